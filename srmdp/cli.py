@@ -1,0 +1,135 @@
+"""Command line: ``srmdp run``, ``srmdp aggregate``, ``srmdp cases``.
+
+Every input error is one line on stderr (``srmdp: error: ...``) and exit status 2, before any
+compute; numerical failures exit with status 3.
+"""
+
+import argparse
+import math
+import sys
+
+from .cases import Case, ConfigError, check_reference, paper_case, paper_rows
+from .strata import OUTSIDE_MODES
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        self.exit(2, f"srmdp: error: {message}\n")
+
+
+def _positive_float(text):
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    return v
+
+
+def build_parser():
+    p = _Parser(prog="srmdp", description="Stratified regression MDP (Gobet et al., SISC 2016).")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    r = sub.add_parser("run", help="run one case (a paper row or free parameters)")
+    r.add_argument("--table", help="paper table id, e.g. LP0d4 (see `srmdp cases`)")
+    r.add_argument("--row", type=int, help="row of the table (1-based) when --dt is ambiguous")
+    r.add_argument("--d", type=int, help="dimension d = q (free form)")
+    r.add_argument("--dt", type=_positive_float, help="time step (T = 1)")
+    r.add_argument("--basis", choices=["LP0", "LP1"], help="local basis (free form)")
+    r.add_argument("--cells", type=int, help="#C, cells per axis (free form)")
+    r.add_argument("--paths", type=int, help="M, paths per stratum (free form)")
+    r.add_argument("--runs", type=int, default=1, help="independent runs (default 1)")
+    r.add_argument("--run-start", type=int, default=0, help="index of the first run (chunking)")
+    r.add_argument("--test-points", type=int, default=1000, help="test points per run and time step")
+    r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--outside", choices=list(OUTSIDE_MODES), default="unbounded",
+                   help="reading outside the box [-6.5, 6.5]^d (default unbounded)")
+    r.add_argument("--trunc-y", type=_positive_float, default=math.inf, help="truncation bound of y")
+    r.add_argument("--trunc-z", type=_positive_float, default=math.inf, help="truncation bound of z")
+    r.add_argument("--precision", choices=["float64", "float32"], default="float64")
+    r.add_argument("--threads", type=int, help="CPU threads (default: all)")
+    r.add_argument("--device", choices=["cpu", "gpu"], default="cpu")
+    r.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="progress bar (default: on a terminal)")
+    r.add_argument("--out", required=True, help="result JSON (written atomically)")
+
+    a = sub.add_parser("aggregate", help="gather run chunks of one case into a summary")
+    a.add_argument("chunks", nargs="+")
+    a.add_argument("--expect-runs", type=int, help="fail naming the missing runs if fewer")
+    a.add_argument("--out", required=True)
+
+    c = sub.add_parser("cases", help="list the paper's cases")
+    c.add_argument("--table")
+    return p
+
+
+def case_from_args(args) -> Case:
+    options = dict(outside=args.outside, trunc_y=args.trunc_y, trunc_z=args.trunc_z, precision=args.precision)
+    free = {"d": args.d, "basis": args.basis, "cells": args.cells, "paths": args.paths}
+    if args.table:
+        given = [k for k, v in free.items() if v is not None]
+        if given:
+            raise ConfigError(f"invalid arguments: --table cannot be combined with --{', --'.join(given)}")
+        return paper_case(args.table, dt=args.dt, row=args.row, **options)
+    missing = [k for k, v in dict(free, dt=args.dt).items() if v is None]
+    if missing:
+        raise ConfigError(f"missing --{', --'.join(missing)}: give --table T or all of --d --dt --basis --cells --paths")
+    return Case(d=args.d, dt=args.dt, basis=args.basis, cells=args.cells, paths=args.paths, **options)
+
+
+def _threads_ok(threads):
+    if threads is None:
+        return None
+    import numba
+
+    if threads < 1 or threads > numba.config.NUMBA_NUM_THREADS:
+        raise ConfigError(f"invalid threads={threads}: must lie in 1..{numba.config.NUMBA_NUM_THREADS}")
+    return threads
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "cases":
+            bad = check_reference()
+            for r in paper_rows():
+                if args.table and r["table"] != args.table:
+                    continue
+                print(f"{r['table']:<10} row {r['row']}  d={r['d']:<3} dt={r['dt']:<5g} #C={r['cells']:<3}"
+                      f" K={r['K']:<8} M={r['M']}")
+            for line in bad:
+                print(f"srmdp: warning: {line}", file=sys.stderr)
+            return 0
+        if args.command == "aggregate":
+            from .aggregate import aggregate
+            from .results import write_json_atomic
+            from .solver import summary_line
+
+            res = aggregate(args.chunks, expect_runs=args.expect_runs)
+            write_json_atomic(args.out, res)
+            print(summary_line(res))
+            return 0
+        # run
+        from .results import write_json_atomic
+        from .solver import NumericalError, run_case, summary_line
+
+        case = case_from_args(args)
+        threads = _threads_ok(args.threads)
+        try:
+            res = run_case(case, runs=args.runs, run_start=args.run_start, test_points=args.test_points,
+                           seed=args.seed, device=args.device, threads=threads, progress=args.progress)
+        except NumericalError as exc:
+            print(f"srmdp: numerical error: {exc}", file=sys.stderr)
+            return 3
+        write_json_atomic(args.out, res)
+        print(summary_line(res))
+        return 0
+    except ConfigError as exc:
+        print(f"srmdp: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("srmdp: interrupted; no result written", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,121 @@
+"""The CPU path: backward step with ``prange`` over chunks of strata (OpenMP-style), Numba.
+
+Each stratum's result depends only on its own random streams, so the coefficients are
+bit-identical whatever the number of threads or chunks.
+"""
+
+from functools import lru_cache
+
+import numba
+import numpy as np
+from numba import njit, prange
+
+from .kernels import I_D, I_K, I_N, I_NB, I_P, make_kernels
+
+
+@lru_cache(maxsize=None)
+def compile_cpu(problem):
+    """(backward_step, test_errors) compiled for ``problem``."""
+    kern = make_kernels(njit(error_model="numpy"), problem)
+    solve_stratum = kern.solve_stratum
+    test_point = kern.test_point
+
+    @njit(parallel=True)
+    def backward_step(coef, i, fp, ip, nchunks, dropped, bad):
+        n_strata = ip[I_K]
+        d = ip[I_D]
+        nb = ip[I_NB]
+        for c in prange(nchunks):
+            lo = c * n_strata // nchunks
+            hi = (c + 1) * n_strata // nchunks
+            st = np.empty(2, np.uint64)
+            cell = np.empty(3 * d)
+            x = np.empty(d + 1)
+            xp = np.empty(d + 1)
+            dw = np.empty(d + 1)
+            inc = np.empty(d + 1)
+            u = np.empty(d + 1)
+            z = np.empty(d + 1)
+            zp = np.empty(d + 1)
+            phi = np.empty(nb)
+            tmp = np.empty(nb)
+            gram = np.empty(nb * nb)
+            acc = np.empty((d + 1) * nb)
+            nd = 0
+            for k in range(lo, hi):
+                dr, ok = solve_stratum(coef, i, k, fp, ip, st, cell, x, xp, dw, inc, u, z, zp, phi, tmp, gram, acc)
+                nd += dr
+                if not ok and bad[c] < 0:
+                    bad[c] = k
+            dropped[c] += nd
+
+    @njit(parallel=True)
+    def test_errors(coef, fp, ip, nchunks, ey, ez):
+        n = ip[I_N]
+        n_points = ip[I_P]
+        d = ip[I_D]
+        total = n * n_points
+        for c in prange(nchunks):
+            lo = c * total // nchunks
+            hi = (c + 1) * total // nchunks
+            st = np.empty(2, np.uint64)
+            x = np.empty(d + 1)
+            u = np.empty(d + 1)
+            z = np.empty(d + 1)
+            ze = np.empty(d + 1)
+            for q in range(lo, hi):
+                i = q // n_points
+                p = q % n_points
+                ey[i, p], ez[i, p] = test_point(st, coef, i, p, fp, ip, x, u, z, ze)
+
+    return backward_step, test_errors
+
+
+class CpuBackend:
+    """Coefficients in host memory; one call per time step."""
+
+    device = "cpu"
+
+    def __init__(self, problem, threads=None):
+        if threads:
+            numba.set_num_threads(int(threads))
+        self.threads = numba.get_num_threads()
+        self._step, self._errors = compile_cpu(problem)
+
+    def allocate(self, case):
+        dtype = np.float32 if case.precision == "float32" else np.float64
+        self.coef = np.zeros((case.steps, case.strata, case.d + 1, case.n_basis), dtype=dtype)
+        self.nchunks = int(min(case.strata, 8 * self.threads))
+        self.dropped = np.zeros(self.nchunks, np.int64)
+        self.bad = np.full(self.nchunks, -1, np.int64)
+
+    def warm_up(self, fp, ip):
+        """Compile outside the timed region (no stratum is touched: K is set to 0)."""
+        ip0 = ip.copy()
+        ip0[I_K] = 0
+        ip0[I_P] = 0
+        self._step(self.coef, 0, fp, ip0, 1, np.zeros(1, np.int64), np.full(1, -1, np.int64))
+        e = np.zeros((self.coef.shape[0], 0))
+        self._errors(self.coef, fp, ip0, 1, e, e.copy())
+
+    def backward_step(self, i, fp, ip):
+        self.bad[:] = -1
+        self._step(self.coef, i, fp, ip, self.nchunks, self.dropped, self.bad)
+        bad = self.bad[self.bad >= 0]
+        return int(bad.min()) if bad.size else -1
+
+    def errors(self, fp, ip):
+        n, n_points = int(ip[I_N]), int(ip[I_P])
+        ey = np.empty((n, n_points))
+        ez = np.empty((n, n_points))
+        chunks = int(max(1, min(n * n_points, 8 * self.threads)))
+        self._errors(self.coef, fp, ip, chunks, ey, ez)
+        return ey.mean(axis=1), ez.mean(axis=1)
+
+    def fallbacks(self):
+        return int(self.dropped.sum())
+
+    def hardware(self):
+        from .results import cpu_model
+
+        return {"device": "cpu", "model": cpu_model(), "threads": self.threads}

@@ -1,0 +1,162 @@
+"""Orchestration of Algorithm SRMDP: runs x backward time steps on a backend, then the errors.
+
+Backends (``cpu.CpuBackend``, ``cuda.CudaBackend``) own the coefficients and expose
+``allocate(case)``, ``warm_up(fp, ip)``, ``backward_step(i, fp, ip) -> first bad stratum or -1``,
+``errors(fp, ip) -> (eY[i], eZ[i])``, ``fallbacks()`` and ``hardware()``.
+"""
+
+import math
+import sys
+import time
+
+import numpy as np
+
+from . import memory
+from .cases import Case, ConfigError, check_seed_run
+from .errors import indicators
+from .problem import PROBLEMS
+from .results import FORMAT_VERSION, content_hash, provenance
+
+DEVICES = ("cpu", "gpu")
+
+
+class NumericalError(RuntimeError):
+    """A non-finite regression coefficient (reported with its time step and stratum)."""
+
+
+def make_backend(device: str, problem, threads=None):
+    if device == "cpu":
+        from .cpu import CpuBackend
+
+        return CpuBackend(problem, threads=threads)
+    if device == "gpu":
+        from .gpu import gpu_unavailable_reason
+
+        reason = gpu_unavailable_reason()
+        if reason:
+            raise ConfigError(f"invalid device='gpu': {reason}")
+        from .cuda import CudaBackend
+
+        return CudaBackend(problem)
+    raise ConfigError(f"invalid device={device!r}: allowed values are {', '.join(DEVICES)}")
+
+
+def validate_run(case: Case, runs: int, run_start: int, test_points: int, seed: int, device: str):
+    if not isinstance(runs, (int, np.integer)) or runs < 1:
+        raise ConfigError(f"invalid runs={runs!r}: must be an integer >= 1")
+    if not isinstance(test_points, (int, np.integer)) or test_points < 1:
+        raise ConfigError(f"invalid test_points={test_points!r}: must be an integer >= 1")
+    check_seed_run(seed, run_start, runs)
+    if device not in DEVICES:
+        raise ConfigError(f"invalid device={device!r}: allowed values are {', '.join(DEVICES)}")
+    if case.problem not in PROBLEMS:
+        raise ConfigError(f"invalid problem={case.problem!r}: allowed values are {', '.join(PROBLEMS)}")
+
+
+class _Progress:
+    """Progress bar (time steps x runs) on a terminal, silent otherwise."""
+
+    def __init__(self, total, label, enabled=None):
+        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+        self.bar = None
+        if self.enabled:
+            try:
+                from tqdm import tqdm
+
+                self.bar = tqdm(total=total, desc=label, unit="step", file=sys.stderr, leave=False)
+            except ImportError:
+                self.enabled = False
+
+    def update(self, n=1):
+        if self.bar is not None:
+            self.bar.update(n)
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+
+
+def run_case(case: Case, runs: int = 1, run_start: int = 0, test_points: int = 1000, seed: int = 0,
+             device: str = "cpu", threads=None, progress=None, backend=None) -> dict:
+    """Run ``runs`` independent runs of ``case``; returns the result/chunk dictionary.
+
+    All checks (arguments, memory model) happen before any allocation or compilation.
+    """
+    validate_run(case, runs, run_start, test_points, seed, device)
+    if device == "cpu":
+        memory.check_fits(case, test_points)
+    problem = PROBLEMS[case.problem]
+    backend = backend or make_backend(device, problem, threads)
+    if device == "gpu":
+        backend.check_fits(case, test_points)
+    backend.allocate(case)
+    n = case.steps
+    fp, ip = case.params(seed, run_start, test_points)
+    t0 = time.perf_counter()
+    backend.warm_up(fp, ip)
+    compile_seconds = time.perf_counter() - t0
+
+    ey = np.empty((runs, n))
+    ez = np.empty((runs, n))
+    solve_seconds = []
+    error_seconds = []
+    bar = _Progress(runs * n, case.label, progress)
+    try:
+        for r in range(runs):
+            fp, ip = case.params(seed, run_start + r, test_points)
+            t0 = time.perf_counter()
+            for i in range(n - 1, -1, -1):  # backward iteration i = N-1 ... 0
+                bad = backend.backward_step(i, fp, ip)
+                if bad >= 0:
+                    raise NumericalError(
+                        f"non-finite regression coefficient in case {case.label}, run {run_start + r},"
+                        f" time step i={i}, stratum k={bad}")
+                bar.update()
+            t1 = time.perf_counter()
+            ey[r], ez[r] = backend.errors(fp, ip)
+            solve_seconds.append(t1 - t0)
+            error_seconds.append(time.perf_counter() - t1)
+    finally:
+        bar.close()
+    if not (np.all(np.isfinite(ey)) and np.all(np.isfinite(ez))):
+        raise NumericalError(f"non-finite test-point error in case {case.label}")
+
+    identity = {"case": case.as_dict(), "seed": seed, "test_points": test_points,
+                "format_version": FORMAT_VERSION}
+    out = {
+        "format_version": FORMAT_VERSION,
+        "case_hash": content_hash(identity),
+        "case": case.as_dict(),
+        "label": case.label,
+        "reading": {"outside": case.outside, "trunc_y": case.as_dict()["trunc_y"],
+                    "trunc_z": case.as_dict()["trunc_z"]},
+        "device": backend.device,
+        "seed": seed,
+        "run_start": run_start,
+        "runs": runs,
+        "test_points": test_points,
+        "path_steps_per_run": case.path_steps,
+        "seconds_per_run": float(np.mean(solve_seconds)),
+        "seconds_per_run_min": float(np.min(solve_seconds)),
+        "path_steps_per_second": case.path_steps / float(np.min(solve_seconds)),
+        "error_seconds_per_run": float(np.mean(error_seconds)),
+        "compile_seconds": compile_seconds,
+        "memory_bytes": memory.required_bytes(case, test_points),
+        "diagnostics": {"dropped_directions": backend.fallbacks()},
+        "per_run": {"ey": ey.tolist(), "ez": ez.tolist()},
+        "provenance": provenance(seed, backend.hardware()),
+    }
+    out.update(indicators(ey, ez))
+    return out
+
+
+def summary_line(res: dict) -> str:
+    def fmt(key):
+        v, se = res.get(key), res.get(key + "_se")
+        if v is None:
+            return "nan"
+        return f"{v:.3f}" + ("" if se is None or math.isnan(se) else f"±{se:.3f}")
+
+    return (f"{res['label']} [{res['device']}, {res['runs']} runs x {res['test_points']} points]: "
+            f"MSE_Y,max {fmt('mse_y_max')}  MSE_Y,av {fmt('mse_y_av')}  MSE_Z,av {fmt('mse_z_av')}  "
+            f"{res['seconds_per_run']:.3g} s/run  {res['path_steps_per_second']:.3g} path-steps/s")

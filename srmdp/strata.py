@@ -1,0 +1,117 @@
+"""Strata (A_Strat) and conditional logistic sampling (A_nu, Algorithm 3).
+
+#C cells per axis on the box [-L, L]^d (width h = 2L/#C), K = #C^d strata, stratum index
+k = sum_l c_l #C^l (int64).  ``outside`` selects what happens beyond the box:
+
+* ``unbounded`` (0): the outer cells extend to +/-inf, as (A_Strat) requires;
+* ``zero`` (1): strata cover only the box, samples come from nu restricted to box cells and the
+  estimators are 0 outside the box;
+* ``clamp`` (2): box-sampled as ``zero``, but a point outside the box uses the nearest cell's
+  estimator (evaluated, i.e. extrapolated, at the point itself).
+
+Local coordinates u_l = (x_l + L)/h - c_l - 1/2 (in [-1/2, 1/2) inside a box cell) are what the LP1
+basis uses, so that its regression is well conditioned whatever the cell.
+"""
+
+import math
+
+OUTSIDE_MODES = {"unbounded": 0, "zero": 1, "clamp": 2}
+UNBOUNDED, ZERO, CLAMP = 0, 1, 2
+
+
+def make_strata(jit, uniform):
+    """Compile (logistic_cdf, logistic_in, locate, cell_setup, sample_cell) with ``jit``."""
+    inf = math.inf
+
+    @jit
+    def logistic_cdf(x):
+        """F_nu(x) = 1/(1+e^-x) (mu = 1) without overflow for any x."""
+        if x >= 0.0:
+            return 1.0 / (1.0 + math.exp(-x))
+        e = math.exp(x)
+        return e / (1.0 + e)
+
+    @jit
+    def logistic_in(a, b, v):
+        """Inverse CDF of nu restricted to [a, b) at v in (0, 1] (Algorithm 3).
+
+        An interval in the right half-line is reflected to the left one, where F is small and has
+        full relative precision: no cancellation in F(b) - F(a) far in the tails.
+        """
+        flip = a >= 0.0
+        if flip:
+            a, b = -b, -a
+        fa = 0.0 if a == -inf else logistic_cdf(a)
+        fb = 1.0 if b == inf else logistic_cdf(b)
+        p = fa + v * (fb - fa)
+        if p >= 1.0:
+            p = 1.0 - 1.1102230246251565e-16
+        x = math.log(p) - math.log1p(-p)
+        return -x if flip else x
+
+    @jit
+    def locate(x, u, d, ncell, half, h, mode):
+        """Stratum index of x (-1 outside the box in mode ZERO); fills local coordinates u."""
+        k = 0
+        mult = 1
+        for l in range(d):
+            t = (x[l] + half) / h
+            if not t >= 0.0:  # also catches NaN
+                if mode == ZERO:
+                    return -1
+                c = 0
+            elif t >= ncell:
+                if mode == ZERO:
+                    return -1
+                c = ncell - 1
+            else:
+                c = int(t)
+                if c >= ncell:  # rounding at the upper edge
+                    c = ncell - 1
+            u[l] = t - c - 0.5
+            k += c * mult
+            mult *= ncell
+        return k
+
+    @jit
+    def cell_setup(k, cell, d, ncell, half, h, unbounded):
+        """Per-axis sampling data of stratum k into cell[3d]: (F(a), +/-(F(b)-F(a)), c + 1/2).
+
+        Computed once per stratum; an interval in the right half-line is reflected to the left one
+        (negative width), where F is small and keeps full relative precision: no cancellation in
+        F(b) - F(a) far in the tails.
+        """
+        for l in range(d):
+            c = k % ncell
+            k = k // ncell
+            a = -half + c * h
+            b = -half + (c + 1) * h
+            if unbounded:
+                if c == 0:
+                    a = -inf
+                if c == ncell - 1:
+                    b = inf
+            flip = a >= 0.0
+            if flip:
+                a, b = -b, -a
+            fa = 0.0 if a == -inf else logistic_cdf(a)
+            fb = 1.0 if b == inf else logistic_cdf(b)
+            cell[l] = fa
+            cell[d + l] = -(fb - fa) if flip else fb - fa
+            cell[2 * d + l] = c + 0.5
+
+    @jit
+    def sample_cell(st, cell, x, u, d, half, h):
+        """x ~ nu_k by inverse CDF (Algorithm 3), d uniforms; fills local coordinates u."""
+        for l in range(d):
+            w = cell[d + l]
+            p = cell[l] + uniform(st) * abs(w)
+            # p <= F(b) <= 1/2 after reflection, except in a cell straddling 0, where 1 - p is
+            # still accurate: one log, no cancellation
+            if p >= 1.0:
+                p = 1.0 - 1.1102230246251565e-16
+            v = math.log(p / (1.0 - p))
+            x[l] = -v if w < 0.0 else v
+            u[l] = (x[l] + half) / h - cell[2 * d + l]
+
+    return logistic_cdf, logistic_in, locate, cell_setup, sample_cell
