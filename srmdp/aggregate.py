@@ -8,7 +8,7 @@ import numpy as np
 
 from .cases import ConfigError
 from .errors import indicators
-from .results import FORMAT_VERSION
+from .results import FORMAT_VERSION, checksum_ok, identity_hash
 
 REQUIRED = ("format_version", "case_hash", "case", "seed", "run_start", "runs", "test_points", "per_run",
             "device", "seconds_per_run")
@@ -18,46 +18,112 @@ class ChunkError(ConfigError):
     """A chunk file is unreadable, incomplete, or does not belong with the others."""
 
 
+def _is_count(v, low=0):
+    return isinstance(v, int) and not isinstance(v, bool) and v >= low
+
+
 def load_chunk(path) -> dict:
+    """Read and check one chunk file; ChunkError (one line naming the file and what is wrong) otherwise."""
+    return _load(path)[0]
+
+
+def _load(path):
+    """(data, ey, ez) of a checked chunk file, ey/ez float arrays of shape (runs, steps)."""
     path = Path(path)
     try:
         data = json.loads(path.read_text())
     except FileNotFoundError:
         raise ChunkError(f"missing chunk file {path}") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ChunkError(f"corrupt chunk file {path}: {type(exc).__name__}: {exc}") from None
+    except IsADirectoryError:
+        raise ChunkError(f"chunk {path} is a directory, not a file") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        msg = str(exc).splitlines()[0] if str(exc) else ""
+        raise ChunkError(f"corrupt chunk file {path}: {type(exc).__name__}: {msg}"
+                         " (truncated or damaged; delete it and rerun that chunk)") from None
     if not isinstance(data, dict):
         raise ChunkError(f"corrupt chunk file {path}: not a JSON object")
     missing = [k for k in REQUIRED if k not in data]
     if missing:
         raise ChunkError(f"corrupt chunk file {path}: missing field(s) {', '.join(missing)}")
     if data["format_version"] != FORMAT_VERSION:
-        raise ChunkError(f"chunk file {path} has format version {data['format_version']},"
+        raise ChunkError(f"chunk file {path} has format version {data['format_version']!r},"
                          f" this srmdp reads {FORMAT_VERSION}; rerun it")
-    ey, ez = data["per_run"].get("ey"), data["per_run"].get("ez")
-    n = data["case"].get("steps")
+    if not checksum_ok(data):
+        raise ChunkError(f"corrupt chunk file {path}: checksum mismatch (content changed after it was written;"
+                         " delete it and rerun that chunk)")
+    case, per_run = data["case"], data["per_run"]
+    if not isinstance(case, dict) or not isinstance(per_run, dict):
+        raise ChunkError(f"corrupt chunk file {path}: case and per_run must be JSON objects")
+    if not (_is_count(data["runs"], 1) and _is_count(data["run_start"], 0) and _is_count(data["test_points"], 1)
+            and _is_count(data["seed"], 0)):
+        raise ChunkError(f"corrupt chunk file {path}: runs, run_start, test_points and seed must be integers"
+                         " (runs, test_points >= 1)")
+    try:
+        expected = identity_hash(case, data["seed"], data["test_points"])
+    except (TypeError, ValueError):
+        expected = None
+    if data["case_hash"] != expected:
+        raise ChunkError(f"corrupt chunk file {path}: case_hash {data['case_hash']!r} does not match its case,"
+                         " seed and test_points")
+    if not isinstance(data["seconds_per_run"], (int, float)) or isinstance(data["seconds_per_run"], bool):
+        raise ChunkError(f"corrupt chunk file {path}: seconds_per_run must be a number")
+    ey, ez = per_run.get("ey"), per_run.get("ez")
+    n = case.get("steps")
     ok = (isinstance(ey, list) and isinstance(ez, list) and len(ey) == len(ez) == data["runs"]
           and all(isinstance(r, list) and len(r) == n for r in ey + ez))
+    if ok:
+        try:
+            ey = np.asarray(ey, dtype=float).reshape(data["runs"], n)
+            ez = np.asarray(ez, dtype=float).reshape(data["runs"], n)
+        except (TypeError, ValueError):
+            ok = False
     if not ok:
-        raise ChunkError(f"corrupt chunk file {path}: per-run errors do not match runs={data['runs']}")
-    return data
+        raise ChunkError(f"corrupt chunk file {path}: per-run errors do not match runs={data['runs']}"
+                         f" x steps={n}")
+    if not (np.all(np.isfinite(ey)) and np.all(np.isfinite(ez))):
+        raise ChunkError(f"non-finite errors in chunk file {path}")
+    return data, ey, ez
+
+
+def _version(c):
+    prov = c.get("provenance")
+    return prov.get("versions", {}).get("srmdp") if isinstance(prov, dict) else None
+
+
+def _mismatch(c, ref):
+    """Name what differs between two chunks of supposedly the same case, or None."""
+    for key in ("device", "seed", "test_points", "reading"):
+        if c.get(key) != ref.get(key):
+            return f"{key} {c.get(key)!r} != {ref.get(key)!r}"
+    diff = sorted(k for k in set(c["case"]) | set(ref["case"]) if c["case"].get(k) != ref["case"].get(k))
+    if diff:
+        return "case " + ", ".join(f"{k} {c['case'].get(k)!r} != {ref['case'].get(k)!r}" for k in diff)
+    if c["case_hash"] != ref["case_hash"]:
+        return f"case_hash {c['case_hash']!r} != {ref['case_hash']!r}"
+    if _version(c) != _version(ref):
+        return f"srmdp version {_version(c)!r} != {_version(ref)!r}"
+    return None
 
 
 def aggregate(paths, expect_runs=None, run_start=0) -> dict:
     """Summary of the chunks in ``paths`` (all runs of one case, seed, test points and device)."""
     if not paths:
         raise ChunkError("no chunk files given")
-    chunks = [(Path(p), load_chunk(p)) for p in paths]
+    if expect_runs is not None and (not _is_count(expect_runs, 1) or not _is_count(run_start, 0)):
+        raise ConfigError(f"invalid expect_runs={expect_runs!r}: must be an integer >= 1")
+    loaded = [(Path(p), *_load(p)) for p in paths]
+    chunks = [(p, c) for p, c, _, _ in loaded]
+    arrays = {id(c): (ey, ez) for _, c, ey, ez in loaded}
     ref_path, ref = chunks[0]
     for p, c in chunks[1:]:
-        for key in ("case_hash", "device"):
-            if c[key] != ref[key]:
-                raise ChunkError(f"chunk {p} does not match {ref_path}: {key} {c[key]!r} != {ref[key]!r}")
+        why = _mismatch(c, ref)
+        if why:
+            raise ChunkError(f"chunk {p} does not belong with {ref_path}: {why}")
     chunks.sort(key=lambda pc: pc[1]["run_start"])
     covered = []
     for p, c in chunks:
         covered.append((c["run_start"], c["run_start"] + c["runs"], p))
-    for (a0, a1, pa), (b0, b1, pb) in zip(covered, covered[1:]):
+    for (a0, a1, pa), (b0, b1, pb) in zip(covered, covered[1:], strict=False):
         if b0 < a1:
             raise ChunkError(f"chunks {pa} and {pb} overlap (runs {a0}-{a1 - 1} and {b0}-{b1 - 1})")
     if expect_runs is not None:
@@ -68,11 +134,12 @@ def aggregate(paths, expect_runs=None, run_start=0) -> dict:
         if want - have:
             gaps = sorted(want - have)
             raise ChunkError(f"missing runs {_ranges(gaps)} of {expect_runs} (no chunk holds them)")
-    ey = np.concatenate([np.asarray(c["per_run"]["ey"], dtype=float) for _, c in chunks])
-    ez = np.concatenate([np.asarray(c["per_run"]["ez"], dtype=float) for _, c in chunks])
-    if not (np.all(np.isfinite(ey)) and np.all(np.isfinite(ez))):
-        bad = [str(p) for p, c in chunks if not np.all(np.isfinite(c["per_run"]["ey"]))]
-        raise ChunkError(f"non-finite errors in chunk(s) {', '.join(bad) or '?'}")
+        extra = [str(p) for a0, a1, p in covered if a0 < run_start or a1 > run_start + expect_runs]
+        if extra:
+            raise ChunkError(f"chunk(s) {', '.join(extra)} hold runs outside {run_start}-"
+                             f"{run_start + expect_runs - 1} (--expect-runs {expect_runs})")
+    ey = np.concatenate([arrays[id(c)][0] for _, c in chunks])
+    ez = np.concatenate([arrays[id(c)][1] for _, c in chunks])
     runs = int(ey.shape[0])
     seconds = [c["seconds_per_run"] for _, c in chunks for _ in range(c["runs"])]
     out = {
@@ -93,6 +160,8 @@ def aggregate(paths, expect_runs=None, run_start=0) -> dict:
                                                       for _, c in chunks))},
         "per_run": {"ey": ey.tolist(), "ez": ez.tolist()},
         "provenance": ref.get("provenance"),
+        "chunk_commits": sorted({str(c["provenance"].get("git_commit")) for _, c in chunks
+                                 if isinstance(c.get("provenance"), dict)}),
     }
     if out["path_steps_per_run"]:
         out["path_steps_per_second"] = out["path_steps_per_run"] / out["seconds_per_run_min"]

@@ -8,13 +8,32 @@ the workflow, for comparison, never copied into a result.
 import csv
 import math
 from dataclasses import asdict, dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import numpy as np
 
-from .kernels import F_DT, F_H, F_HALF, F_LY, F_LZ, F_SQDT, F_T, I_C, I_D, I_K, I_M, I_MODE
-from .kernels import I_N, I_NB, I_P, I_RUN, I_SEED, N_FP, N_IP
+from .kernels import (
+    F_DT,
+    F_H,
+    F_HALF,
+    F_LY,
+    F_LZ,
+    F_SQDT,
+    F_T,
+    I_C,
+    I_D,
+    I_K,
+    I_M,
+    I_MODE,
+    I_N,
+    I_NB,
+    I_P,
+    I_RUN,
+    I_SEED,
+    N_FP,
+    N_IP,
+)
 from .rng import PATH_BITS, RUN_BITS, SEED_BITS, STEP_BITS, STRATUM_BITS
 from .strata import OUTSIDE_MODES
 
@@ -27,6 +46,24 @@ REFERENCE_FILE = Path(__file__).resolve().parent.parent / "config" / "paper_case
 
 class ConfigError(ValueError):
     """Invalid input; the message is one line naming the field and what is allowed."""
+
+
+MAX_HALF_WIDTH = 700.0  # F(-L) = e^-L/(1+e^-L) stays a normal float64 (e^-708 is the limit)
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def _is_real(v) -> bool:
+    """An int or float (not a bool, not a string); NaN passes here and fails the range checks."""
+    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+
+
+def _problem_names():
+    from .problem import PROBLEMS
+
+    return tuple(PROBLEMS)
 
 
 @dataclass(frozen=True)
@@ -82,37 +119,57 @@ class Case:
 
     # --- validation ---------------------------------------------------------------------------
     def validate(self):
+        """Raise ConfigError (one line naming the field and the allowed values) on any invalid field.
+
+        Besides the schema, this refuses every case whose indices would overflow a field of the
+        random-stream counter (see srmdp.rng): N < 2^STEP_BITS, K < 2^STRATUM_BITS, M < 2^PATH_BITS.
+        """
         def bad(name, value, allowed):
+            if isinstance(value, np.generic):
+                value = value.item()
             raise ConfigError(f"invalid {name}={value!r}: {allowed}")
 
-        if not isinstance(self.d, (int, np.integer)) or isinstance(self.d, bool) or self.d < 1:
+        if not _is_int(self.d) or self.d < 1:
             bad("d", self.d, "the dimension must be an integer >= 1")
         if self.basis not in BASES:
             bad("basis", self.basis, f"allowed values are {', '.join(BASES)}")
-        if not (isinstance(self.dt, (int, float)) and math.isfinite(self.dt) and self.dt > 0):
-            bad("dt", self.dt, "the time step must be a number > 0")
+        if self.problem not in _problem_names():
+            bad("problem", self.problem, f"allowed values are {', '.join(_problem_names())}")
+        if not _is_real(self.maturity) or not 0 < self.maturity < math.inf:
+            bad("maturity", self.maturity, "the maturity T must be a finite number > 0")
+        if not _is_real(self.half_width) or not 0 < self.half_width <= MAX_HALF_WIDTH:
+            bad("half_width", self.half_width,
+                f"the box half-width must be a number in (0, {MAX_HALF_WIDTH:g}] (logistic tails stay representable)")
+        if not _is_real(self.dt) or not 0 < self.dt < math.inf:
+            bad("dt", self.dt, "the time step must be a finite number > 0")
         n = self.maturity / self.dt
+        if not math.isfinite(n) or round(n) >= 2**STEP_BITS:
+            bad("dt", self.dt,
+                f"N = T/dt must be < 2^{STEP_BITS} = {2**STEP_BITS} (time-step field of the RNG counter)")
         if abs(n - round(n)) > 1e-9 * max(1.0, n) or round(n) < 1:
-            bad("dt", self.dt, f"the time step must divide T={self.maturity:g} (T/dt an integer)")
-        if round(n) >= 2**STEP_BITS:
-            bad("dt", self.dt, f"N = T/dt must be < {2**STEP_BITS}")
-        if not isinstance(self.cells, (int, np.integer)) or self.cells < 1:
+            bad("dt", self.dt, f"the time step must divide T={self.maturity:g} (T/dt a positive integer)")
+        if not _is_int(self.cells) or self.cells < 1:
             bad("cells", self.cells, "#C must be an integer >= 1")
-        if self.cells**self.d >= 2**STRATUM_BITS:
-            bad("cells", self.cells, f"K = #C^d must be < 2^{STRATUM_BITS}")
-        need = 1 if self.basis == "LP0" else self.d + 1
-        if not isinstance(self.paths, (int, np.integer)) or self.paths < need:
-            bad("paths", self.paths, f"M must be an integer >= {need} (the {self.basis} dimension)")
+        if int(self.cells) ** int(self.d) >= 2**STRATUM_BITS:
+            bad("cells", self.cells, f"K = #C^d = {int(self.cells)}^{int(self.d)} must be < 2^{STRATUM_BITS}"
+                " (stratum field of the RNG counter)")
+        need = 1 if self.basis == "LP0" else int(self.d) + 1
+        if not _is_int(self.paths) or self.paths < need:
+            bad("paths", self.paths, f"M must be an integer >= {need} (the {self.basis} dimension in d={self.d})")
         if self.paths >= 2**PATH_BITS:
-            bad("paths", self.paths, f"M must be < 2^{PATH_BITS}")
+            bad("paths", self.paths, f"M must be < 2^{PATH_BITS} (path field of the RNG counter)")
         if self.outside not in OUTSIDE_MODES:
             bad("outside", self.outside, f"allowed values are {', '.join(OUTSIDE_MODES)}")
         for name in ("trunc_y", "trunc_z"):
             v = getattr(self, name)
-            if not isinstance(v, (int, float)) or not v > 0:
+            if not _is_real(v) or not v > 0:
                 bad(name, v, "a truncation bound must be a number > 0 (inf for none)")
         if self.precision not in PRECISIONS:
             bad("precision", self.precision, f"allowed values are {', '.join(PRECISIONS)}")
+        if not isinstance(self.table, str):
+            bad("table", self.table, "must be a string (a table id, or empty for a free case)")
+        if not _is_int(self.row) or self.row < 0:
+            bad("row", self.row, "must be an integer >= 0")
 
     # --- kernel parameters --------------------------------------------------------------------
     def params(self, seed: int, run: int, test_points: int = 0):
@@ -141,10 +198,18 @@ class Case:
 
 
 def check_seed_run(seed, run, runs=1):
-    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or not 0 <= seed < 2**SEED_BITS:
-        raise ConfigError(f"invalid seed={seed!r}: must be an integer in [0, 2^{SEED_BITS})")
-    if not isinstance(run, (int, np.integer)) or run < 0 or run + runs > 2**RUN_BITS:
-        raise ConfigError(f"invalid run index {run!r}: runs must lie in [0, 2^{RUN_BITS})")
+    """Seed and run indices fit their fields of the RNG key/counter (see srmdp.rng)."""
+    if not _is_int(seed) or not 0 <= seed < 2**SEED_BITS:
+        raise ConfigError(f"invalid seed={_plain(seed)!r}: must be an integer in [0, 2^{SEED_BITS})")
+    if not _is_int(run) or run < 0:
+        raise ConfigError(f"invalid run_start={_plain(run)!r}: must be an integer >= 0")
+    if run + runs > 2**RUN_BITS:
+        raise ConfigError(f"invalid run_start={_plain(run)!r} with runs={_plain(runs)!r}: run indices must lie"
+                          f" in [0, 2^{RUN_BITS}) (run field of the RNG counter)")
+
+
+def _plain(v):
+    return v.item() if isinstance(v, np.generic) else v
 
 
 # --- the paper's rows -----------------------------------------------------------------------------
@@ -153,7 +218,7 @@ def _formula(expr: str, n: int, d: int) -> int:
     return int(value)
 
 
-@lru_cache(maxsize=None)
+@cache
 def paper_rows(path: str = str(REFERENCE_FILE)):
     """All rows of the reference file, with a per-table row number (1-based) and basis."""
     rows = []
@@ -207,6 +272,11 @@ def find_row(table: str, dt=None, row=None, d=None):
         sel = [r for r in rows if r["row"] == row]
     else:
         sel = [r for r in rows if (dt is None or math.isclose(r["dt"], dt)) and (d is None or r["d"] == d)]
+    if not sel and row is None and dt is not None and d is None:
+        allowed = ", ".join(f"{v:g}" for v in sorted({r["dt"] for r in rows}, reverse=True))
+        raise ConfigError(f"invalid dt={dt!r} for table {table}: allowed values are {allowed}")
+    if not sel and row is not None:
+        raise ConfigError(f"invalid row={row!r} for table {table}: allowed values are 1..{len(rows)}")
     if len(sel) != 1:
         choices = "; ".join(f"row {r['row']}: d={r['d']} dt={r['dt']:g} #C={r['cells']} M={r['M']}" for r in rows)
         what = "matches no row" if not sel else "is ambiguous"

@@ -1,7 +1,8 @@
 """Command line: ``srmdp run``, ``srmdp aggregate``, ``srmdp cases``.
 
 Every input error is one line on stderr (``srmdp: error: ...``) and exit status 2, before any
-compute; numerical failures exit with status 3.
+compute (no result file is written); numerical failures exit with status 3, a result that cannot be
+written after the compute with status 1, an interrupt with 130.
 """
 
 import argparse
@@ -14,7 +15,7 @@ from .strata import OUTSIDE_MODES
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):
-        self.exit(2, f"srmdp: error: {message}\n")
+        self.exit(2, f"srmdp: error: {' '.join(str(message).split())}\n")
 
 
 def _positive_float(text):
@@ -70,20 +71,31 @@ def case_from_args(args) -> Case:
         if given:
             raise ConfigError(f"invalid arguments: --table cannot be combined with --{', --'.join(given)}")
         return paper_case(args.table, dt=args.dt, row=args.row, **options)
+    if args.row is not None:
+        raise ConfigError(f"invalid row={args.row}: --row selects a row of --table, give --table too")
     missing = [k for k, v in dict(free, dt=args.dt).items() if v is None]
     if missing:
-        raise ConfigError(f"missing --{', --'.join(missing)}: give --table T or all of --d --dt --basis --cells --paths")
+        raise ConfigError(f"missing --{', --'.join(missing)}: give --table T or all of"
+                          " --d --dt --basis --cells --paths")
     return Case(d=args.d, dt=args.dt, basis=args.basis, cells=args.cells, paths=args.paths, **options)
 
 
 def _threads_ok(threads):
-    if threads is None:
-        return None
-    import numba
+    from .solver import check_threads
 
-    if threads < 1 or threads > numba.config.NUMBA_NUM_THREADS:
-        raise ConfigError(f"invalid threads={threads}: must lie in 1..{numba.config.NUMBA_NUM_THREADS}")
-    return threads
+    return check_threads(threads)
+
+
+def _write(path, res):
+    """Write a result atomically; an I/O failure is one line and exit status 1 (no partial file)."""
+    from .results import write_json_atomic
+
+    try:
+        write_json_atomic(path, res)
+    except OSError as exc:
+        print(f"srmdp: error: cannot write {path}: {exc.strerror or exc}; no result written", file=sys.stderr)
+        return 1
+    return 0
 
 
 def main(argv=None):
@@ -91,6 +103,9 @@ def main(argv=None):
     try:
         if args.command == "cases":
             bad = check_reference()
+            if args.table and args.table not in {r["table"] for r in paper_rows()}:
+                raise ConfigError(f"invalid table={args.table!r}: allowed values are"
+                                  f" {', '.join(sorted({r['table'] for r in paper_rows()}))}")
             for r in paper_rows():
                 if args.table and r["table"] != args.table:
                     continue
@@ -101,34 +116,48 @@ def main(argv=None):
             return 0
         if args.command == "aggregate":
             from .aggregate import aggregate
-            from .results import write_json_atomic
+            from .results import check_writable
             from .solver import summary_line
 
+            if args.expect_runs is not None and args.expect_runs < 1:
+                raise ConfigError(f"invalid expect_runs={args.expect_runs}: must be an integer >= 1")
+            check_writable(args.out)
             res = aggregate(args.chunks, expect_runs=args.expect_runs)
-            write_json_atomic(args.out, res)
+            if _write(args.out, res):
+                return 1
             print(summary_line(res))
             return 0
-        # run
-        from .results import write_json_atomic
+        # run: every check (arguments, output path, memory model) before any compilation or compute
+        from .results import check_writable
         from .solver import NumericalError, run_case, summary_line
 
         case = case_from_args(args)
         threads = _threads_ok(args.threads)
+        check_writable(args.out)
         try:
             res = run_case(case, runs=args.runs, run_start=args.run_start, test_points=args.test_points,
                            seed=args.seed, device=args.device, threads=threads, progress=args.progress)
         except NumericalError as exc:
-            print(f"srmdp: numerical error: {exc}", file=sys.stderr)
+            print(f"srmdp: numerical error: {exc}; no result written", file=sys.stderr)
             return 3
-        write_json_atomic(args.out, res)
+        except MemoryError:
+            print(f"srmdp: error: out of memory running {case.label} (the memory model's estimate is"
+                  " below what the machine could give now); no result written", file=sys.stderr)
+            return 2
+        if _write(args.out, res):
+            return 1
         print(summary_line(res))
         return 0
     except ConfigError as exc:
-        print(f"srmdp: error: {exc}", file=sys.stderr)
+        print(f"srmdp: error: {_one_line(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("srmdp: interrupted; no result written", file=sys.stderr)
         return 130
+
+
+def _one_line(exc) -> str:
+    return " ".join(str(exc).split())
 
 
 if __name__ == "__main__":

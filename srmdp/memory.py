@@ -5,6 +5,7 @@ case's precision.  Work space: per CPU chunk (or GPU stratum) 7 (d+1) + nb^2 + (
 plus 2 N P float64 for the test-point errors of one run.
 """
 
+import math
 import os
 
 from .cases import ConfigError
@@ -30,11 +31,30 @@ def required_bytes(case, test_points: int = 1000, workers: int = 64) -> int:
     return coefficient_bytes(case) + workspace_bytes(case, test_points, workers)
 
 
+_UNITS = {"": 1, "B": 1, "K": 2**10, "KB": 2**10, "KIB": 2**10, "M": 2**20, "MB": 2**20, "MIB": 2**20,
+          "G": 2**30, "GB": 2**30, "GIB": 2**30, "T": 2**40, "TB": 2**40, "TIB": 2**40}
+
+
+def parse_bytes(text: str, name: str = "SRMDP_MEMORY_LIMIT") -> int:
+    """'8000000000', '8e9', '512M', '4G', '4GiB' -> bytes (binary units); ConfigError otherwise."""
+    t = str(text).strip().upper().replace(" ", "")
+    num = t.rstrip("BKMGTI")
+    unit = t[len(num):]
+    try:
+        value = float(num) * _UNITS[unit]
+    except (ValueError, KeyError):
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise ConfigError(f"invalid {name}={text!r}: must be a number of bytes > 0, optionally with a unit"
+                          " K, M, G or T (e.g. 512M, 4G)")
+    return int(value)
+
+
 def available_bytes() -> int:
     """MemAvailable of the host (or SRMDP_MEMORY_LIMIT bytes when set, e.g. on a shared node)."""
     limit = os.environ.get("SRMDP_MEMORY_LIMIT")
     if limit:
-        return int(float(limit))
+        return parse_bytes(limit)
     try:
         with open("/proc/meminfo") as fh:
             for line in fh:
@@ -42,7 +62,10 @@ def available_bytes() -> int:
                     return int(line.split()[1]) * 1024
     except OSError:
         pass
-    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES")
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES")
+    except (ValueError, OSError):  # not on this platform: do not refuse for want of a number
+        return 2**63
 
 
 def check_fits(case, test_points: int = 1000, available: int | None = None, what: str = "host memory"):

@@ -63,8 +63,68 @@ def content_hash(obj) -> str:
     return hashlib.sha256(json.dumps(obj, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def write_json_atomic(path, data):
-    """Write ``data`` as JSON to ``path`` atomically: a reader sees the old file or the whole new one."""
+CHECKSUM_KEY = "checksum"
+
+
+def checksum(data: dict) -> str:
+    """sha256 (16 hex digits) of the canonical JSON of ``data`` without its checksum field."""
+    body = {k: v for k, v in data.items() if k != CHECKSUM_KEY}
+    text = json.dumps(json.loads(json.dumps(body, allow_nan=False)), sort_keys=True, allow_nan=False)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def seal(data: dict) -> dict:
+    """A copy of ``data`` with a checksum over all its other fields (see :func:`checksum_ok`)."""
+    out = {k: v for k, v in data.items() if k != CHECKSUM_KEY}
+    out[CHECKSUM_KEY] = checksum(out)
+    return out
+
+
+def checksum_ok(data: dict) -> bool:
+    """True when ``data`` has no checksum (older files) or its checksum matches its content."""
+    return CHECKSUM_KEY not in data or data[CHECKSUM_KEY] == checksum(data)
+
+
+def check_writable(path):
+    """Refuse, before any compute, an output path that could not be written (ConfigError)."""
+    from .cases import ConfigError
+
+    path = Path(path)
+    if path.is_dir():
+        raise ConfigError(f"invalid out={str(path)!r}: is a directory, give a file name")
+    parent = path.absolute().parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent  # the directories below it will be created when writing
+    try:
+        if not parent.is_dir():
+            raise NotADirectoryError(20, "a path component is not a directory")
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".probe", dir=parent)
+        os.close(fd)
+        os.unlink(tmp)
+    except OSError as exc:
+        raise ConfigError(f"invalid out={str(path)!r}: cannot write there ({exc.strerror or exc})") from None
+    return path
+
+
+def identity_hash(case: dict, seed: int, test_points: int) -> str:
+    """The case_hash of a result: what must agree for chunks to be aggregated together."""
+    return content_hash({"case": case, "seed": seed, "test_points": test_points, "format_version": FORMAT_VERSION})
+
+
+def write_json_atomic(path, data, sealed=None):
+    """Write ``data`` as JSON to ``path`` atomically: a reader sees the old file or the whole new one.
+
+    The JSON goes to a hidden temp file ``.<name>.<random>.tmp`` in the same directory, is flushed
+    and fsync'ed, then renamed over ``path`` (``os.replace``, atomic on POSIX), and the directory is
+    fsync'ed so the rename survives a crash.  A process killed before the rename leaves at most the
+    hidden temp file, which no step reads; it never leaves a truncated ``path``.  Result
+    dictionaries (with a ``case_hash``) are sealed with a checksum of their content, which
+    :mod:`srmdp.aggregate` verifies.
+    """
+    if sealed is None:  # result and chunk files (they carry a case_hash) get a checksum
+        sealed = isinstance(data, dict) and "case_hash" in data
+    if sealed:
+        data = seal(data)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -81,6 +141,14 @@ def write_json_atomic(path, data):
         except OSError:
             pass
         raise
+    try:
+        dfd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+    except OSError:  # some file systems cannot fsync a directory; the rename itself is still atomic
+        pass
 
 
 def read_json(path):

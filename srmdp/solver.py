@@ -12,10 +12,11 @@ import time
 import numpy as np
 
 from . import memory
-from .cases import Case, ConfigError, check_seed_run
+from .cases import Case, ConfigError, _is_int, _plain, check_seed_run
 from .errors import indicators
 from .problem import PROBLEMS
-from .results import FORMAT_VERSION, content_hash, provenance
+from .results import FORMAT_VERSION, identity_hash, provenance
+from .rng import PATH_BITS
 
 DEVICES = ("cpu", "gpu")
 
@@ -41,16 +42,49 @@ def make_backend(device: str, problem, threads=None):
     raise ConfigError(f"invalid device={device!r}: allowed values are {', '.join(DEVICES)}")
 
 
-def validate_run(case: Case, runs: int, run_start: int, test_points: int, seed: int, device: str):
-    if not isinstance(runs, (int, np.integer)) or runs < 1:
-        raise ConfigError(f"invalid runs={runs!r}: must be an integer >= 1")
-    if not isinstance(test_points, (int, np.integer)) or test_points < 1:
-        raise ConfigError(f"invalid test_points={test_points!r}: must be an integer >= 1")
+def validate_run(case: Case, runs: int, run_start: int, test_points: int, seed: int, device: str, threads=None):
+    """Refuse (ConfigError, one line naming the argument) anything invalid before any compute."""
+    if not isinstance(case, Case):
+        raise ConfigError(f"invalid case={case!r}: must be a srmdp.Case")
+    if not _is_int(runs) or runs < 1:
+        raise ConfigError(f"invalid runs={_plain(runs)!r}: must be an integer >= 1")
+    if not _is_int(test_points) or not 1 <= test_points < 2**PATH_BITS:
+        raise ConfigError(f"invalid test_points={_plain(test_points)!r}: must be an integer in [1, 2^{PATH_BITS})"
+                          " (the test points use the path field of the RNG counter)")
     check_seed_run(seed, run_start, runs)
     if device not in DEVICES:
         raise ConfigError(f"invalid device={device!r}: allowed values are {', '.join(DEVICES)}")
     if case.problem not in PROBLEMS:
         raise ConfigError(f"invalid problem={case.problem!r}: allowed values are {', '.join(PROBLEMS)}")
+    check_threads(threads)
+
+
+def check_threads(threads):
+    """None (all threads) or an integer in 1..NUMBA_NUM_THREADS; returns it."""
+    if threads is None:
+        return None
+    import numba
+
+    top = numba.config.NUMBA_NUM_THREADS
+    if not _is_int(threads) or not 1 <= threads <= top:
+        raise ConfigError(f"invalid threads={_plain(threads)!r}: must be an integer in 1..{top}"
+                          " (NUMBA_NUM_THREADS; set that variable to allow more)")
+    return int(threads)
+
+
+def first_nonfinite_stratum(coef, i, block=1 << 16) -> int:
+    """First stratum k with a non-finite coefficient at time step i of a host array coef[i, k, c, a]
+    (-1 if none, or if coef is not a host array).  The kernels check their float64 solutions; this
+    also catches a finite float64 value that overflows when stored in float32 coefficients."""
+    if not isinstance(coef, np.ndarray) or coef.ndim != 4:
+        return -1
+    c = coef[i]
+    for lo in range(0, c.shape[0], block):
+        part = c[lo:lo + block]
+        ok = np.isfinite(part).reshape(part.shape[0], -1).all(axis=1)
+        if not ok.all():
+            return lo + int(np.argmin(ok))
+    return -1
 
 
 class _Progress:
@@ -82,7 +116,7 @@ def run_case(case: Case, runs: int = 1, run_start: int = 0, test_points: int = 1
 
     All checks (arguments, memory model) happen before any allocation or compilation.
     """
-    validate_run(case, runs, run_start, test_points, seed, device)
+    validate_run(case, runs, run_start, test_points, seed, device, threads)
     if device == "cpu":
         memory.check_fits(case, test_points)
     problem = PROBLEMS[case.problem]
@@ -107,6 +141,8 @@ def run_case(case: Case, runs: int = 1, run_start: int = 0, test_points: int = 1
             t0 = time.perf_counter()
             for i in range(n - 1, -1, -1):  # backward iteration i = N-1 ... 0
                 bad = backend.backward_step(i, fp, ip)
+                if bad < 0:
+                    bad = first_nonfinite_stratum(getattr(backend, "coef", None), i)
                 if bad >= 0:
                     raise NumericalError(
                         f"non-finite regression coefficient in case {case.label}, run {run_start + r},"
@@ -121,11 +157,9 @@ def run_case(case: Case, runs: int = 1, run_start: int = 0, test_points: int = 1
     if not (np.all(np.isfinite(ey)) and np.all(np.isfinite(ez))):
         raise NumericalError(f"non-finite test-point error in case {case.label}")
 
-    identity = {"case": case.as_dict(), "seed": seed, "test_points": test_points,
-                "format_version": FORMAT_VERSION}
     out = {
         "format_version": FORMAT_VERSION,
-        "case_hash": content_hash(identity),
+        "case_hash": identity_hash(case.as_dict(), seed, test_points),
         "case": case.as_dict(),
         "label": case.label,
         "reading": {"outside": case.outside, "trunc_y": case.as_dict()["trunc_y"],
