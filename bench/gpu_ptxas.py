@@ -1,0 +1,150 @@
+"""Compile every SRMDP CUDA kernel for sm_90 without a GPU and report ptxas resources.
+
+    python bench/gpu_ptxas.py [--d 1,4,19] [--basis LP0,LP1] [--json out.json]
+
+Stubs numba-cuda's "current device" (compute capability 9.0) so that device functions compile
+with no driver, calls ``numba.cuda.compile_ptx(..., cc=(9, 0))`` for each kernel, then runs the
+ptxas of the ``nvidia-cuda-nvcc-cu12`` wheel with ``-arch=sm_90 -v``.  Exit status 1 when a kernel
+spills registers or uses more than 48 KB of static shared memory.  Must run *without*
+NUMBA_ENABLE_CUDASIM (the simulator does not compile).
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import types
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+SHARED_LIMIT = 48 * 1024
+
+
+def stub_current_device(cc=(9, 0)):
+    """Make numba-cuda believe a device of compute capability ``cc`` is current."""
+    import numba.cuda.compiler as compiler
+    import numba.cuda.dispatcher as dispatcher
+
+    fake = types.SimpleNamespace(compute_capability=cc, name="sm_%d%d stub" % cc)
+    dispatcher.get_current_device = lambda: fake
+    compiler.get_current_device = lambda: fake
+
+
+def find_ptxas():
+    env = os.environ.get("SRMDP_PTXAS")
+    if env:
+        return env
+    try:
+        import nvidia.cuda_nvcc
+
+        for base in nvidia.cuda_nvcc.__path__:
+            cand = Path(base) / "bin" / "ptxas"
+            if cand.exists():
+                return str(cand)
+    except ImportError:
+        pass
+    import shutil
+
+    return shutil.which("ptxas")
+
+
+_RE = {
+    "registers": re.compile(r"Used (\d+) registers"),
+    "stack": re.compile(r"(\d+) bytes stack frame"),
+    "spill_stores": re.compile(r"(\d+) bytes spill stores"),
+    "spill_loads": re.compile(r"(\d+) bytes spill loads"),
+    "smem": re.compile(r"(\d+) bytes smem"),
+}
+
+
+def ptxas_report(ptx, ptxas, arch="sm_90"):
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "k.ptx"
+        src.write_text(ptx)
+        out = subprocess.run([ptxas, f"-arch={arch}", "-v", str(src), "-o", str(Path(tmp) / "k.cubin")],
+                             capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(f"ptxas failed: {out.stderr.strip()[:2000]}")
+    text = out.stderr + out.stdout
+    rep = {}
+    for key, rx in _RE.items():
+        vals = [int(v) for v in rx.findall(text)]
+        rep[key] = max(vals) if vals else 0
+    return rep
+
+
+def variants(ds, bases, precisions=("float64", "float32")):
+    for d in ds:
+        for basis in bases:
+            nb = 1 if basis == "LP0" else d + 1
+            modes = ("thread", "block") if basis == "LP0" else ("block",)
+            for mode in modes:
+                for prec in precisions:
+                    yield d, basis, nb, mode, prec
+
+
+def check(ds, bases, precisions=("float64", "float32"), kernels=("step", "test"), verbose=True):
+    """Compile and assemble; returns the list of report rows (with 'ok' and 'why')."""
+    from numba import cuda
+
+    from srmdp.cuda import kernel_sources, signatures
+    from srmdp.problem import PAPER
+
+    ptxas = find_ptxas()
+    if not ptxas:
+        raise RuntimeError("no ptxas found (pip install -e .[cuda] brings nvidia-cuda-nvcc-cu12)")
+    rows = []
+    for d, basis, nb, mode, prec in variants(ds, bases, precisions):
+        src = kernel_sources(PAPER, d, nb, mode)
+        sigs = signatures(prec)
+        for name in kernels:
+            if name == "test" and (mode != "block" or basis == "LP0" and d not in ds[:1]) and prec != precisions[0]:
+                continue
+            t0 = time.perf_counter()
+            ptx, _ = cuda.compile_ptx(getattr(src, name), sigs[name], cc=(9, 0))
+            t1 = time.perf_counter()
+            rep = ptxas_report(ptx, ptxas)
+            why = []
+            if rep["spill_stores"] or rep["spill_loads"]:
+                why.append(f"spills {rep['spill_stores']}/{rep['spill_loads']} B")
+            if rep["smem"] > SHARED_LIMIT:
+                why.append(f"shared {rep['smem']} B > 48 KB")
+            row = dict(d=d, basis=basis, mode=mode, precision=prec, kernel=name, block=src.block,
+                       specialised=src.specialised, compile_s=round(t1 - t0, 2), ok=not why, why="; ".join(why),
+                       **rep)
+            rows.append(row)
+            if verbose:
+                print(f"d={d:2d} {basis} {mode:6s} {prec:7s} {name:5s} B={src.block:3d} spec={int(src.specialised)}"
+                      f" regs={rep['registers']:3d} stack={rep['stack']:5d} spill={rep['spill_stores']}/"
+                      f"{rep['spill_loads']} smem={rep['smem']:5d} ({t1 - t0:.1f}s) {'OK' if not why else why}",
+                      flush=True)
+    return rows
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--d", default="1,2,4,6,8,9,11,12,13,14,15,16,17,18,19")
+    ap.add_argument("--basis", default="LP0,LP1")
+    ap.add_argument("--precision", default="float64,float32")
+    ap.add_argument("--kernels", default="step,test")
+    ap.add_argument("--json")
+    args = ap.parse_args(argv)
+    if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
+        print("unset NUMBA_ENABLE_CUDASIM: the simulator cannot compile PTX", file=sys.stderr)
+        return 2
+    stub_current_device()
+    rows = check([int(v) for v in args.d.split(",")], args.basis.split(","), tuple(args.precision.split(",")),
+                 tuple(args.kernels.split(",")))
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1))
+    bad = [r for r in rows if not r["ok"]]
+    print(f"{len(rows)} kernels compiled for sm_90, {len(bad)} failing")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
