@@ -1,0 +1,35 @@
+# Reproduction of Gobet, Lopez-Salas, Turkedjiev, Vazquez (SISC 2016): every result table, the
+# speed-up and convergence figures and a LaTeX report, from config/paper_cases.csv and a preset.
+#
+#   snakemake --cores all                                   # default preset (config/config.yaml)
+#   snakemake --cores all --configfile config/paper.yaml    # all 35 cases at the paper's parameters
+#   snakemake --cores all --configfile config/ci.yaml       # the small cases the tests check
+#   snakemake --cores all table_LP0d4                       # one table (or tables/LP0d4.tex)
+#   snakemake --profile profiles/slurm                      # on a SLURM cluster
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/solve.smk"
+include: "workflow/rules/aggregate.smk"
+include: "workflow/rules/tables.smk"
+include: "workflow/rules/figures.smk"
+include: "workflow/rules/paper.smk"
+
+
+report: "workflow/report/workflow.rst"
+
+
+onstart:
+    print_cost_report()
+
+
+rule all:
+    default_target: True
+    input:
+        all_targets(),

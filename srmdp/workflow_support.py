@@ -1,0 +1,281 @@
+"""What the Snakemake workflow needs from the package: the plan of a preset and the cost of its jobs.
+
+The rules in ``workflow/rules/*.smk`` stay thin; they ask this module which jobs a preset makes
+(one per reading x paper row x device x run chunk, plus one timing job per row and device), where
+their files live, how much memory (from :mod:`srmdp.memory`) and time (from :func:`estimate_seconds`)
+each needs.  ``python -m srmdp.workflow_support plan CONFIG.yaml...`` prints the estimated cost of
+every job of a preset without Snakemake.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import math
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from .cases import paper_case, paper_rows, table_ids
+from .memory import required_bytes
+
+# Calibration of the cost model (seconds, one thread, float64), measured on the 2-core development
+# machine (see README "Expected times"); deliberately on the safe side.
+COMPILE_SECONDS = 12.0  # Numba JIT compilation, once per job (process)
+STARTUP_SECONDS = 3.0  # interpreter + imports
+NS_PER_PATH_STEP = {"LP0": (60.0, 25.0), "LP1": (60.0, 25.0)}  # a + b*d ns per path step
+NS_PER_REGRESSION_TERM = 2.5  # LP1: (d+1)^2 accumulations per path and time step
+
+
+@dataclass(frozen=True)
+class Reading:
+    name: str
+    outside: str
+    trunc_y: float | None
+    trunc_z: float | None
+
+    def options(self) -> dict:
+        return {
+            "outside": self.outside,
+            "trunc_y": math.inf if self.trunc_y is None else float(self.trunc_y),
+            "trunc_z": math.inf if self.trunc_z is None else float(self.trunc_z),
+        }
+
+    def cli(self) -> str:
+        out = f"--outside {self.outside}"
+        if self.trunc_y is not None:
+            out += f" --trunc-y {self.trunc_y:g}"
+        if self.trunc_z is not None:
+            out += f" --trunc-z {self.trunc_z:g}"
+        return out
+
+    def describe(self) -> str:
+        trunc = "no truncation"
+        if self.trunc_y is not None or self.trunc_z is not None:
+            trunc = f"truncation $|y|\\le{_g(self.trunc_y)}$, $|z_j|\\le{_g(self.trunc_z)}$"
+        return f"outside={self.outside}, {trunc}"
+
+
+def _g(x):
+    return "\\infty" if x is None else f"{x:g}"
+
+
+@dataclass(frozen=True)
+class Selected:
+    """One paper row run by the preset."""
+
+    table: str
+    row: int
+    runs: int
+    chunk_runs: int
+    timing: bool
+
+    @property
+    def key(self) -> str:
+        return f"{self.table}_r{self.row}"
+
+    @property
+    def chunks(self) -> int:
+        return math.ceil(self.runs / self.chunk_runs)
+
+    def chunk_range(self, j: int) -> tuple[int, int]:
+        start = j * self.chunk_runs
+        return start, min(self.chunk_runs, self.runs - start)
+
+
+class Plan:
+    """The jobs of one preset (a validated Snakemake config dictionary)."""
+
+    def __init__(self, config: dict):
+        self.config = config
+        self.preset = config["preset"]
+        self.results = config.get("results_dir", "results") + "/" + self.preset
+        self.seed = int(config["seed"])
+        self.test_points = int(config["test_points"])
+        self.precision = config.get("precision", "float64")
+        self.devices = list(config["devices"])
+        self.threads = int(config.get("threads", 1))
+        timing = config.get("timing", {})
+        self.timing_runs = int(timing.get("runs", 3))
+        self.timing_threads = int(timing.get("threads", 0))
+        self.readings = [
+            Reading(r["name"], r["outside"], r.get("trunc_y"), r.get("trunc_z")) for r in config["readings"]
+        ]
+        self.gpu_results = config.get("gpu_results", "data/gpu")
+        rows = {(r["table"], r["row"]): r for r in paper_rows()}
+        selected = {}
+        for entry in config["cases"]:
+            table = entry["table"]
+            if table not in table_ids():
+                raise ValueError(f"config cases: unknown table {table!r}; allowed: {', '.join(table_ids())}")
+            wanted = entry.get("rows", "all")
+            numbers = [r for (t, r) in rows if t == table] if wanted == "all" else list(wanted)
+            for n in numbers:
+                if (table, n) not in rows:
+                    raise ValueError(f"config cases: table {table} has no row {n}")
+                runs = int(entry.get("runs", config["runs"]))
+                chunk = int(entry.get("chunk_runs", config.get("chunk_runs", runs)))
+                timing_rows = entry.get("timing", True)
+                selected[(table, n)] = Selected(table, n, runs, min(chunk, runs), bool(timing_rows))
+        order = {(r["table"], r["row"]): i for i, r in enumerate(paper_rows())}
+        self.selected = [selected[k] for k in sorted(selected, key=order.get)]
+        self.by_key = {s.key: s for s in self.selected}
+
+    # --- names and paths ---------------------------------------------------------------------
+    def reading(self, name: str) -> Reading:
+        return next(r for r in self.readings if r.name == name)
+
+    def case(self, key: str, reading: str | None = None):
+        sel = self.by_key[key]
+        options = self.reading(reading).options() if reading else {}
+        return paper_case(sel.table, row=sel.row, precision=self.precision, **options)
+
+    def chunk_path(self, reading, key, device, j):
+        return f"{self.results}/runs/{reading}/{key}/{device}/chunk-{j}.json"
+
+    def summary_path(self, reading, key, device):
+        return f"{self.results}/runs/{reading}/{key}/{device}/summary.json"
+
+    def timing_path(self, key, device):
+        return f"{self.results}/timing/{key}/{device}.json"
+
+    @property
+    def timing_reading(self) -> str:
+        return self.config.get("timing", {}).get("reading", self.readings[0].name)
+
+    @property
+    def error_device(self) -> str:
+        return "cpu" if "cpu" in self.devices else self.devices[0]
+
+    def chunk_paths(self, reading, key, device):
+        return [self.chunk_path(reading, key, device, j) for j in range(self.by_key[key].chunks)]
+
+    def summaries(self, table=None, device=None):
+        device = device or self.error_device
+        return [
+            self.summary_path(r.name, s.key, device)
+            for s in self.selected
+            if table is None or s.table == table
+            for r in self.readings
+        ]
+
+    def timings(self, table=None):
+        return [
+            self.timing_path(s.key, dev)
+            for s in self.selected
+            if s.timing and (table is None or s.table == table)
+            for dev in self.devices
+        ]
+
+    def gpu_files(self):
+        return sorted(glob.glob(os.path.join(self.gpu_results, "*.json")))
+
+    # --- resources ---------------------------------------------------------------------------
+    def chunk_runs(self, key, j) -> tuple[int, int]:
+        return self.by_key[key].chunk_range(int(j))
+
+    def mem_mb(self, key, threads: int = 1) -> int:
+        case = self.case(key, self.readings[0].name)
+        need = required_bytes(case, self.test_points, workers=max(64, threads))
+        return int(math.ceil(need / 1e6)) + 600  # + interpreter, Numba and LLVM
+
+    def job_seconds(self, key, runs, threads, device="cpu") -> float:
+        return estimate_seconds(self.case(key, self.readings[0].name), runs, threads, device, self.test_points)
+
+    def runtime_min(self, key, runs, threads, device="cpu") -> int:
+        return int(math.ceil(3 * self.job_seconds(key, runs, threads, device) / 60.0)) + 5
+
+    def jobs(self, cores: int | None = None):
+        """Every job of the preset: (kind, target, estimated seconds, threads, mem_mb)."""
+        cores = cores or os.cpu_count() or 1
+        out = []
+        for s in self.selected:
+            for dev in self.devices:
+                for r in self.readings:
+                    for j in range(s.chunks):
+                        _, n = s.chunk_range(j)
+                        thr = min(self.threads, cores)
+                        out.append(("solve", self.chunk_path(r.name, s.key, dev, j),
+                                    self.job_seconds(s.key, n, thr, dev), thr, self.mem_mb(s.key, thr)))
+                if s.timing:
+                    thr = min(self.timing_threads or cores, cores)
+                    out.append(("time", self.timing_path(s.key, dev),
+                                self.job_seconds(s.key, self.timing_runs, thr, dev), thr, self.mem_mb(s.key, thr)))
+        return out
+
+    def cost_report(self, cores: int | None = None, done=os.path.exists) -> str:
+        cores = cores or os.cpu_count() or 1
+        jobs = self.jobs(cores)
+        lines = [f"srmdp: estimated cost of the {len(jobs)} compute jobs of preset '{self.preset}'"
+                 f" ({len(self.selected)} paper rows x {len(self.readings)} readings x {len(self.devices)} device(s)):"]
+        todo = 0.0
+        for kind, target, sec, thr, mem in jobs:
+            mark = "done" if done(target) else f"~{_hms(sec)}"
+            if not done(target):
+                todo += sec * thr
+            lines.append(f"  {kind:<5} {target:<60} {thr} thr  {mem:>6} MB  {mark}")
+        lines.append(f"srmdp: still to compute ~{_hms(todo)} core-time, ~{_hms(todo / cores)} wall on {cores} cores")
+        return "\n".join(lines)
+
+
+def estimate_seconds(case, runs: int, threads: int = 1, device: str = "cpu", test_points: int = 1000) -> float:
+    """A job's wall time: start-up, JIT compilation, then runs x (path steps x cost per step / threads)."""
+    a, b = NS_PER_PATH_STEP[case.basis]
+    ns = a + b * case.d
+    if case.basis == "LP1":
+        ns += NS_PER_REGRESSION_TERM * (case.d + 1) ** 2 * 2.0 / (case.steps + 1)
+    per_run = case.path_steps * ns * 1e-9 / max(1, threads)
+    per_run += case.steps * test_points * 2e-6 + 0.01 * case.steps  # errors, per-step overheads
+    if device == "gpu":
+        per_run = per_run * threads / 200.0 + 0.02 * case.steps
+    return STARTUP_SECONDS + COMPILE_SECONDS + runs * per_run
+
+
+def _hms(seconds: float) -> str:
+    seconds = int(round(seconds))
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m{seconds % 60:02d}s"
+    return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+
+
+def load_configs(paths) -> dict:
+    """Merge YAML configs as Snakemake does (later files update earlier ones, dicts recursively)."""
+    import yaml
+
+    out: dict = {}
+
+    def update(a, b):
+        for k, v in b.items():
+            if isinstance(v, dict) and isinstance(a.get(k), dict):
+                update(a[k], v)
+            else:
+                a[k] = v
+
+    for p in paths:
+        update(out, yaml.safe_load(Path(p).read_text()) or {})
+    return out
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] != "plan":
+        print("usage: python -m srmdp.workflow_support plan [config/config.yaml [config/PRESET.yaml]]",
+              file=sys.stderr)
+        return 2
+    paths = argv[1:] or ["config/config.yaml"]
+    if paths[0] != "config/config.yaml" and Path("config/config.yaml").exists():
+        paths = ["config/config.yaml", *paths]
+    print(Plan(load_configs(paths)).cost_report())
+    return 0
+
+
+def read_json(path):
+    with open(path) as fh:
+        return json.load(fh)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

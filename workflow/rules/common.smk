@@ -1,0 +1,91 @@
+# Shared definitions: config validation, the preset's plan (srmdp.workflow_support) and helpers.
+import os
+import shutil
+import sys
+
+from snakemake.utils import validate
+
+# Jobs run `python -m srmdp` in the working directory: this checkout's srmdp, whatever is installed.
+sys.path.insert(0, workflow.basedir)
+
+from srmdp.cases import table_ids  # noqa: E402
+from srmdp.workflow_support import Plan  # noqa: E402
+
+validate(config, "../schemas/config.schema.yaml")
+
+PLAN = Plan(config)
+PRESET = PLAN.preset
+RES = PLAN.results
+LOGS = f"logs/{PRESET}"
+TABLES = list(table_ids())
+FIGURES = ["speedup", "time_vs_K", "convergence"]
+ENV = "../../environment.yml"
+
+
+wildcard_constraints:
+    reading="|".join(r.name for r in PLAN.readings),
+    key=r"LP[01]d[0-9_]+_r[0-9]+",
+    chunk=r"[0-9]+",
+    device="cpu|gpu",
+    table="|".join(TABLES),
+    fig="|".join(FIGURES),
+
+
+def want_pdf():
+    choice = config.get("paper_pdf", "auto")
+    return choice == "yes" or (choice == "auto" and shutil.which("latexmk") is not None)
+
+
+def all_targets():
+    targets = [f"tables/{t}.tex" for t in TABLES]
+    targets += ["tables/agreement.tex", "tables/preset.tex"]
+    targets += [f"figures/{f}.{ext}" for f in FIGURES for ext in ("pdf", "png")]
+    for (
+        dev
+    ) in (
+        PLAN.devices
+    ):  # the error runs of every device, even those the tables do not show
+        targets += PLAN.summaries(device=dev)
+    if want_pdf():
+        targets.append("paper/main.pdf")
+    return targets
+
+
+def solve_args(wildcards):
+    """Arguments of `srmdp run` for one run chunk of one paper row under one reading."""
+    sel = PLAN.by_key[wildcards.key]
+    start, runs = sel.chunk_range(int(wildcards.chunk))
+    return (
+        f"--table {sel.table} --row {sel.row} {PLAN.reading(wildcards.reading).cli()}"
+        f" --runs {runs} --run-start {start} --test-points {PLAN.test_points} --seed {PLAN.seed}"
+        f" --precision {PLAN.precision}"
+    )
+
+
+def timing_args(wildcards):
+    """Arguments of `srmdp run` for the timing job of one paper row (its own runs, all threads)."""
+    sel = PLAN.by_key[wildcards.key]
+    return (
+        f"--table {sel.table} --row {sel.row} {PLAN.reading(PLAN.timing_reading).cli()}"
+        f" --runs {PLAN.timing_runs} --test-points {PLAN.test_points} --seed {PLAN.seed}"
+        f" --precision {PLAN.precision}"
+    )
+
+
+def chunk_runtime(wildcards, threads):
+    _, runs = PLAN.chunk_runs(wildcards.key, wildcards.chunk)
+    return PLAN.runtime_min(wildcards.key, runs, threads, "cpu")
+
+
+def timing_threads():
+    return min(PLAN.timing_threads or workflow.cores, workflow.cores)
+
+
+def print_cost_report():
+    print(PLAN.cost_report(int(workflow.cores)), file=sys.stderr)
+
+
+def figure_inputs(wildcards):
+    if wildcards.fig == "convergence":
+        return {"summaries": PLAN.summaries()}
+    return {"timings": PLAN.timings(), "gpu": PLAN.gpu_files()}

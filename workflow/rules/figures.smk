@@ -1,0 +1,35 @@
+# Figures (PDF for LaTeX, PNG for the README): speed-up, time vs K, convergence in dt.
+
+
+localrules:
+    figure,
+    figures,
+
+
+rule figure:
+    input:
+        unpack(figure_inputs),
+        reference="config/paper_cases.csv",
+    output:
+        pdf="figures/{fig}.pdf",
+        png=report(
+            "figures/{fig}.png",
+            caption="../report/figure.rst",
+            category="Figures",
+            labels={"figure": "{fig}"},
+        ),
+    log:
+        f"{LOGS}/figures/{{fig}}.log",
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    script:
+        "../scripts/make_figure.py"
+
+
+rule figures:
+    input:
+        [f"figures/{f}.{ext}" for f in FIGURES for ext in ("pdf", "png")],

@@ -1,0 +1,32 @@
+# The reproduction report paper/main.pdf (latexmk), from the tables and figures.
+
+
+localrules:
+    latex,
+    paper,
+
+
+rule latex:
+    input:
+        main="paper/main.tex",
+        tables=[f"tables/{t}.tex" for t in TABLES],
+        agreement="tables/agreement.tex",
+        preset="tables/preset.tex",
+        figures=[f"figures/{f}.pdf" for f in FIGURES],
+    output:
+        "paper/main.pdf",
+    log:
+        f"{LOGS}/paper/latexmk.log",
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    script:
+        "../scripts/build_paper.py"
+
+
+rule paper:
+    input:
+        "paper/main.pdf",

@@ -1,0 +1,86 @@
+# The paper's 11 result tables (paper vs ours under each reading), the agreement summary and the
+# preset's LaTeX macros; `snakemake table_LP0d4` (or tables/LP0d4.tex) renders one table.
+
+
+localrules:
+    table,
+    agreement,
+    preset_tex,
+
+
+rule table:
+    input:
+        summaries=lambda wc: PLAN.summaries(wc.table),
+        timings=lambda wc: PLAN.timings(wc.table),
+        gpu=PLAN.gpu_files(),
+        reference="config/paper_cases.csv",
+        template="workflow/templates/table.tex.j2",
+    output:
+        "tables/{table}.tex",
+    log:
+        f"{LOGS}/tables/{{table}}.log",
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    script:
+        "../scripts/render_table.py"
+
+
+rule agreement:
+    input:
+        summaries=PLAN.summaries(),
+        reference="config/paper_cases.csv",
+        template="workflow/templates/agreement.tex.j2",
+    output:
+        "tables/agreement.tex",
+    log:
+        f"{LOGS}/tables/agreement.log",
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    script:
+        "../scripts/render_agreement.py"
+
+
+rule preset_tex:
+    input:
+        template="workflow/templates/preset.tex.j2",
+    output:
+        "tables/preset.tex",
+    log:
+        f"{LOGS}/tables/preset.log",
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    params:
+        preset=PRESET,
+        readings=[r.cli() for r in PLAN.readings],
+        seed=PLAN.seed,
+        test_points=PLAN.test_points,
+    script:
+        "../scripts/render_preset.py"
+
+
+rule tables:
+    input:
+        [f"tables/{t}.tex" for t in TABLES],
+        "tables/agreement.tex",
+        "tables/preset.tex",
+
+
+for _table in TABLES:
+
+    rule:
+        name:
+            f"table_{_table}"
+        input:
+            f"tables/{_table}.tex",
