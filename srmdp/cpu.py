@@ -9,15 +9,19 @@ from functools import lru_cache
 import numba
 import numpy as np
 from numba import njit, prange
+import llvmlite.binding as _llb
+import os
+_llb.set_option('', '-inline-threshold=' + os.environ.get('INL', '225'))
 
-from .kernels import I_D, I_K, I_N, I_NB, I_P, make_kernels
+from .kernels import I_D, I_K, I_M, I_N, I_NB, I_P, make_kernels
 
 
 @lru_cache(maxsize=None)
 def compile_cpu(problem):
     """(backward_step, test_errors) compiled for ``problem``."""
-    kern = make_kernels(njit(error_model="numpy"), problem)
-    solve_stratum = kern.solve_stratum
+    kern = make_kernels(njit(error_model="numpy"), problem,
+                        inline_jit=njit(error_model="numpy", inline="always"))
+    solve_stratum = kern.solve_stratum_cached
     test_point = kern.test_point
 
     @njit(parallel=True)
@@ -41,9 +45,11 @@ def compile_cpu(problem):
             tmp = np.empty(nb)
             gram = np.empty(nb * nb)
             acc = np.empty((d + 1) * nb)
+            cache = np.empty(ip[I_M] * (2 * d + 1))
             nd = 0
             for k in range(lo, hi):
-                dr, ok = solve_stratum(coef, i, k, fp, ip, st, cell, x, xp, dw, inc, u, z, zp, phi, tmp, gram, acc)
+                dr, ok = solve_stratum(coef, i, k, fp, ip, cell, x, xp, dw, inc, u, z, zp, phi, tmp, gram, acc,
+                                       cache)
                 nd += dr
                 if not ok and bad[c] < 0:
                     bad[c] = k

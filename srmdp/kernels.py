@@ -37,14 +37,31 @@ def scratch_sizes(d, nb):
     return 7 * (d + 1) + 3 * d, nb * nb, (d + 1) * nb
 
 
-def make_kernels(jit, problem):
-    seed_stream, next_u64, uniform, normal = make_rng(jit)
-    logistic_cdf, logistic_in, locate, cell_setup, sample_cell = make_strata(jit, uniform)
-    accumulate_gram, accumulate, cholesky, solve_into, evaluate = make_regression(jit)
-    terminal, driver, forward, y_exact, z_exact = problem.make(jit)
+def cache_width(d):
+    """Doubles kept per path between the two passes by :func:`solve_stratum_cached`: x_i, u_i, y_{i+1}."""
+    return 2 * d + 1
+
+
+def make_kernels(jit, problem, inline_jit=None):
+    """Compile the shared code with ``jit``.
+
+    ``inline_jit`` (default ``jit``) compiles the small functions of the per-path hot loop; the CPU
+    passes ``numba.njit(inline="always")`` so that Numba inlines them into the few large functions
+    (a call that passes arrays costs many arguments, and LLVM would not inline them all).  The
+    stream state travels as two uint64 scalars along a path (``*_s`` functions) and is written back
+    to the ``st`` arrays of the public functions, which draw exactly the same numbers.
+    """
+    ijit = inline_jit or jit
+    rng = make_rng(jit, ijit)
+    seed_stream, next_u64, uniform, normal = rng.seed_stream, rng.next_u64, rng.uniform, rng.normal
+    seed_state, normal_s = rng.seed_state, rng.normal_s
+    logistic_cdf, logistic_in, locate, cell_setup, sample_cell, sample_cell_s = make_strata(
+        jit, uniform, rng.uniform_s, ijit)
+    accumulate_gram, accumulate, cholesky, solve_into, evaluate = make_regression(jit, ijit)
+    terminal, driver, forward, y_exact, z_exact = problem.make(ijit)
     inf = math.inf
 
-    @jit
+    @ijit
     def estimate(coef, j, x, u, z, d, nb, ncell, half, h, mode, ly, lz):
         """y^M_j(x), and z^M_j(x) into z; both 0 outside the box in mode ZERO."""
         s = locate(x, u, d, ncell, half, h, mode)
@@ -56,50 +73,72 @@ def make_kernels(jit, problem):
             z[l] = evaluate(coef, j, s, 1 + l, u, nb, lz)
         return evaluate(coef, j, s, 0, u, nb, ly)
 
-    @jit
-    def first_step(st, cell, fp, ip, x, dw, u, phi):
-        """x_i ~ nu_k (phi: basis at x_i) and Delta W_i (dw)."""
-        d = ip[I_D]
-        nb = ip[I_NB]
-        sample_cell(st, cell, x, u, d, fp[F_HALF], fp[F_H])
+    @ijit
+    def first_step_s(s0, s1, cell, x, dw, u, phi, d, nb, half, h, sq):
+        """x_i ~ nu_k (phi: basis at x_i) and Delta W_i (dw); returns the stream state."""
+        s0, s1 = sample_cell_s(s0, s1, cell, x, u, d, half, h)
         phi[0] = 1.0
         for a in range(1, nb):
             phi[a] = u[a - 1]
         for l in range(d):
-            dw[l] = fp[F_SQDT] * normal(st)
+            v, s0, s1 = normal_s(s0, s1)
+            dw[l] = sq * v
+        return s0, s1
+
+    @ijit
+    def continue_path(s0, s1, coef, i, x, xp, dw, inc, u, z, zp, n, d, nb, ncell, mode, dt, sq, tmat,
+                      half, h, ly, lz):
+        """Pass 1 after the first step: x_{i+1} = x_i + dw, then x_{i+2..N}.
+
+        Returns (S_{Y,i+1}, y_{i+1}(x_{i+1}) [g(x_N) if i+1 = N], s0, s1).
+        """
+        s = 0.0
+        y1 = 0.0
+        for j in range(i, n):
+            if j == i:
+                for l in range(d):
+                    inc[l] = dw[l]
+            else:
+                for l in range(d):
+                    xp[l] = x[l]
+                    zp[l] = z[l]
+                    v, s0, s1 = normal_s(s0, s1)
+                    inc[l] = sq * v
+            forward(j * dt, x, inc, dt, d)
+            if j + 1 == n:
+                ynext = terminal(tmat, x, d)
+                if j == i:
+                    return ynext, ynext, s0, s1
+                s += ynext
+            else:
+                ynext = estimate(coef, j + 1, x, u, z, d, nb, ncell, half, h, mode, ly, lz)
+                if j == i:
+                    y1 = ynext
+                    continue
+            s += dt * driver(j * dt, xp, ynext, zp, d)
+        return s, y1, s0, s1
+
+    @jit
+    def first_step(st, cell, fp, ip, x, dw, u, phi):
+        """x_i ~ nu_k (phi: basis at x_i) and Delta W_i (dw)."""
+        s0, s1 = first_step_s(st[0], st[1], cell, x, dw, u, phi, ip[I_D], ip[I_NB], fp[F_HALF], fp[F_H],
+                              fp[F_SQDT])
+        st[0] = s0
+        st[1] = s1
 
     @jit
     def response(st, cell, coef, i, fp, ip, x, xp, dw, inc, u, z, zp, phi):
         """Pass 1 for one path: returns S_{Y,i+1}; dw = Delta W_i, phi = basis at x_i."""
         d = ip[I_D]
         nb = ip[I_NB]
-        n = ip[I_N]
-        ncell = ip[I_C]
-        mode = ip[I_MODE]
-        dt = fp[F_DT]
         sq = fp[F_SQDT]
         half = fp[F_HALF]
         h = fp[F_H]
-        ly = fp[F_LY]
-        lz = fp[F_LZ]
-        first_step(st, cell, fp, ip, x, dw, u, phi)
-        forward(i * dt, x, dw, dt, d)
-        if i + 1 == n:
-            return terminal(fp[F_T], x, d)
-        estimate(coef, i + 1, x, u, z, d, nb, ncell, half, h, mode, ly, lz)
-        s = 0.0
-        for j in range(i + 1, n):
-            for l in range(d):
-                xp[l] = x[l]
-                zp[l] = z[l]
-                inc[l] = sq * normal(st)
-            forward(j * dt, x, inc, dt, d)
-            if j + 1 == n:
-                ynext = terminal(fp[F_T], x, d)
-                s += ynext
-            else:
-                ynext = estimate(coef, j + 1, x, u, z, d, nb, ncell, half, h, mode, ly, lz)
-            s += dt * driver(j * dt, xp, ynext, zp, d)
+        s0, s1 = first_step_s(st[0], st[1], cell, x, dw, u, phi, d, nb, half, h, sq)
+        s, y1, s0, s1 = continue_path(s0, s1, coef, i, x, xp, dw, inc, u, z, zp, ip[I_N], d, nb, ip[I_C],
+                                      ip[I_MODE], fp[F_DT], sq, fp[F_T], half, h, fp[F_LY], fp[F_LZ])
+        st[0] = s0
+        st[1] = s1
         return s
 
     @jit
@@ -108,7 +147,9 @@ def make_kernels(jit, problem):
         d = ip[I_D]
         nb = ip[I_NB]
         dt = fp[F_DT]
-        first_step(st, cell, fp, ip, x, dw, u, phi)
+        s0, s1 = first_step_s(st[0], st[1], cell, x, dw, u, phi, d, nb, fp[F_HALF], fp[F_H], fp[F_SQDT])
+        st[0] = s0
+        st[1] = s1
         for l in range(d):
             xp[l] = x[l]
             z[l] = evaluate(coef, i, k, 1 + l, u, nb, fp[F_LZ])  # u: local coordinates of x_i
@@ -122,7 +163,10 @@ def make_kernels(jit, problem):
 
     @jit
     def solve_stratum(coef, i, k, fp, ip, st, cell, x, xp, dw, inc, u, z, zp, phi, tmp, G, acc):
-        """Regressions of stratum k at time i (eq. PsiM); returns (dropped directions, ok)."""
+        """Regressions of stratum k at time i (eq. PsiM); returns (dropped directions, ok).
+
+        Pass 2 replays the first step of every path (no per-path storage: the GPU's form).
+        """
         d = ip[I_D]
         nb = ip[I_NB]
         m_paths = ip[I_M]
@@ -152,6 +196,70 @@ def make_kernels(jit, problem):
         return dropped, ok
 
     @jit
+    def solve_stratum_cached(coef, i, k, fp, ip, cell, x, xp, dw, inc, u, z, zp, phi, tmp, G, acc, cache):
+        """:func:`solve_stratum` keeping (x_i, u_i, y_{i+1}(x_{i+1})) of each path for pass 2.
+
+        Bit-identical to the replay (same draws, same operations), without pass 2's second stream
+        start, sampling and first step; ``cache`` holds ``M * cache_width(d)`` doubles (the CPU's
+        per-thread work space).
+        """
+        d = ip[I_D]
+        nb = ip[I_NB]
+        n = ip[I_N]
+        ncell = ip[I_C]
+        mode = ip[I_MODE]
+        m_paths = ip[I_M]
+        seed = ip[I_SEED]
+        run = ip[I_RUN]
+        dt = fp[F_DT]
+        sq = fp[F_SQDT]
+        tmat = fp[F_T]
+        half = fp[F_HALF]
+        h = fp[F_H]
+        ly = fp[F_LY]
+        lz = fp[F_LZ]
+        width = 2 * d + 1
+        cell_setup(k, cell, d, ncell, half, h, mode == UNBOUNDED)
+        for a in range(nb * nb):
+            G[a] = 0.0
+        for a in range((d + 1) * nb):
+            acc[a] = 0.0
+        for m in range(m_paths):
+            s0, s1 = seed_state(seed, DOMAIN_PATHS, run, i, k, m)
+            s0, s1 = first_step_s(s0, s1, cell, x, dw, u, phi, d, nb, half, h, sq)
+            row = m * width
+            for l in range(d):
+                cache[row + l] = x[l]
+                cache[row + d + l] = u[l]
+            s, y1, s0, s1 = continue_path(s0, s1, coef, i, x, xp, dw, inc, u, z, zp, n, d, nb, ncell, mode,
+                                          dt, sq, tmat, half, h, ly, lz)
+            cache[row + 2 * d] = y1
+            accumulate_gram(G, phi, nb)
+            accumulate(acc, 0, phi, s, nb)
+            w = s / dt
+            for l in range(d):
+                accumulate(acc, 1 + l, phi, w * dw[l], nb)
+        dropped = cholesky(G, nb)
+        ok = True
+        for l in range(d):  # z first ...
+            ok = solve_into(G, acc, 1 + l, nb, coef, i, k, tmp) and ok
+        t = i * dt
+        for m in range(m_paths):  # ... then y, which uses z_i
+            row = m * width
+            for l in range(d):
+                xp[l] = cache[row + l]
+                u[l] = cache[row + d + l]
+            phi[0] = 1.0
+            for a in range(1, nb):
+                phi[a] = u[a - 1]
+            for l in range(d):
+                z[l] = evaluate(coef, i, k, 1 + l, u, nb, lz)
+            f = dt * driver(t, xp, cache[row + 2 * d], z, d)
+            accumulate(acc, 0, phi, f, nb)
+        ok = solve_into(G, acc, 0, nb, coef, i, k, tmp) and ok
+        return dropped, ok
+
+    @jit
     def test_point(st, coef, i, p, fp, ip, x, u, z, ze):
         """Squared errors |y_i - y^M_i|^2 and |z_i - z^M_i|^2 at test point R_{i,p} ~ nu (eq. mse)."""
         d = ip[I_D]
@@ -174,9 +282,11 @@ def make_kernels(jit, problem):
         sample_cell=sample_cell, accumulate_gram=accumulate_gram, accumulate=accumulate,
         cholesky=cholesky, solve_into=solve_into, evaluate=evaluate, estimate=estimate,
         response=response, driver_term=driver_term, solve_stratum=solve_stratum,
+        solve_stratum_cached=solve_stratum_cached, first_step=first_step, seed_state=seed_state,
+        normal_s=normal_s, sample_cell_s=sample_cell_s,
         test_point=test_point, terminal=terminal, driver=driver, forward=forward,
         y_exact=y_exact, z_exact=z_exact,
     )
 
 
-__all__ = ["make_kernels", "ZERO", "UNBOUNDED"]
+__all__ = ["make_kernels", "cache_width", "ZERO", "UNBOUNDED"]

@@ -17,16 +17,20 @@ import math
 PIVOT_RTOL = 1e-12
 
 
-def make_regression(jit):
-    """Compile (accumulate_gram, accumulate, cholesky, solve_into, evaluate) with ``jit``."""
+def make_regression(jit, inline_jit=None):
+    """Compile (accumulate_gram, accumulate, cholesky, solve_into, evaluate) with ``jit``.
 
-    @jit
+    ``inline_jit`` (default ``jit``) compiles the small per-path functions.
+    """
+    ijit = inline_jit or jit
+
+    @ijit
     def accumulate_gram(G, phi, nb):
         for a in range(nb):
             for b in range(a, nb):
                 G[a * nb + b] += phi[a] * phi[b]
 
-    @jit
+    @ijit
     def accumulate(acc, c, phi, value, nb):
         """r_c += phi * value."""
         for a in range(nb):
@@ -74,7 +78,7 @@ def make_regression(jit):
             coef[i, k, c, p] = tmp[p]
         return ok
 
-    @jit
+    @ijit
     def evaluate(coef, i, k, c, u, nb, bound):
         """T_L(psi(x)) = clip(a_0 + sum_l a_l u_l, -L, L) (truncation of eq. PsiM)."""
         v = float(coef[i, k, c, 0])

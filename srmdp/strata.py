@@ -19,9 +19,14 @@ OUTSIDE_MODES = {"unbounded": 0, "zero": 1, "clamp": 2}
 UNBOUNDED, ZERO, CLAMP = 0, 1, 2
 
 
-def make_strata(jit, uniform):
-    """Compile (logistic_cdf, logistic_in, locate, cell_setup, sample_cell) with ``jit``."""
+def make_strata(jit, uniform, uniform_s, inline_jit=None):
+    """Compile (logistic_cdf, logistic_in, locate, cell_setup, sample_cell, sample_cell_s).
+
+    ``uniform(st)`` / ``uniform_s(s0, s1)`` are the two forms of the uniform draw (see
+    :func:`srmdp.rng.make_rng`); ``inline_jit`` (default ``jit``) compiles the hot-path functions.
+    """
     inf = math.inf
+    ijit = inline_jit or jit
 
     @jit
     def logistic_cdf(x):
@@ -49,7 +54,7 @@ def make_strata(jit, uniform):
         x = math.log(p) - math.log1p(-p)
         return -x if flip else x
 
-    @jit
+    @ijit
     def locate(x, u, d, ncell, half, h, mode):
         """Stratum index of x (-1 outside the box in mode ZERO); fills local coordinates u."""
         k = 0
@@ -100,18 +105,31 @@ def make_strata(jit, uniform):
             cell[d + l] = -(fb - fa) if flip else fb - fa
             cell[2 * d + l] = c + 0.5
 
-    @jit
-    def sample_cell(st, cell, x, u, d, half, h):
-        """x ~ nu_k by inverse CDF (Algorithm 3), d uniforms; fills local coordinates u."""
+    @ijit
+    def sample_cell_s(s0, s1, cell, x, u, d, half, h):
+        """x ~ nu_k by inverse CDF (Algorithm 3), d uniforms; fills local coordinates u.
+
+        Scalar-state form: returns the advanced stream state (s0, s1).
+        """
         for l in range(d):
             w = cell[d + l]
-            p = cell[l] + uniform(st) * abs(w)
+            v, s0, s1 = uniform_s(s0, s1)
+            p = cell[l] + v * abs(w)
             # p <= F(b) <= 1/2 after reflection, except in a cell straddling 0, where 1 - p is
             # still accurate: one log, no cancellation
             if p >= 1.0:
                 p = 1.0 - 1.1102230246251565e-16
             v = math.log(p / (1.0 - p))
-            x[l] = -v if w < 0.0 else v
-            u[l] = (x[l] + half) / h - cell[2 * d + l]
+            xl = -v if w < 0.0 else v
+            x[l] = xl
+            u[l] = (xl + half) / h - cell[2 * d + l]
+        return s0, s1
 
-    return logistic_cdf, logistic_in, locate, cell_setup, sample_cell
+    @jit
+    def sample_cell(st, cell, x, u, d, half, h):
+        """x ~ nu_k by inverse CDF (Algorithm 3), d uniforms; fills local coordinates u."""
+        s0, s1 = sample_cell_s(st[0], st[1], cell, x, u, d, half, h)
+        st[0] = s0
+        st[1] = s1
+
+    return logistic_cdf, logistic_in, locate, cell_setup, sample_cell, sample_cell_s
