@@ -19,8 +19,8 @@ from .kernels import I_D, I_K, I_M, I_N, I_NB, I_P, make_kernels
 @lru_cache(maxsize=None)
 def compile_cpu(problem):
     """(backward_step, test_errors) compiled for ``problem``."""
-    kern = make_kernels(njit(error_model="numpy"), problem,
-                        inline_jit=njit(error_model="numpy", inline="always"))
+    kern = make_kernels(njit(error_model="numpy", _nrt=False), problem,
+                        inline_jit=njit(error_model="numpy", inline="always", _nrt=False))
     solve_stratum = kern.solve_stratum_cached
     test_point = kern.test_point
 
