@@ -18,6 +18,10 @@ class ChunkError(ConfigError):
     """A chunk file is unreadable, incomplete, or does not belong with the others."""
 
 
+def _no_constants(name):
+    raise ValueError(f"non-finite number {name} (results are written without NaN or Infinity)")
+
+
 def _is_count(v, low=0):
     return isinstance(v, int) and not isinstance(v, bool) and v >= low
 
@@ -31,12 +35,12 @@ def _load(path):
     """(data, ey, ez) of a checked chunk file, ey/ez float arrays of shape (runs, steps)."""
     path = Path(path)
     try:
-        data = json.loads(path.read_text())
+        data = json.loads(path.read_text(), parse_constant=_no_constants)
     except FileNotFoundError:
         raise ChunkError(f"missing chunk file {path}") from None
     except IsADirectoryError:
         raise ChunkError(f"chunk {path} is a directory, not a file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
         msg = str(exc).splitlines()[0] if str(exc) else ""
         raise ChunkError(f"corrupt chunk file {path}: {type(exc).__name__}: {msg}"
                          " (truncated or damaged; delete it and rerun that chunk)") from None

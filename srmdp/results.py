@@ -82,7 +82,12 @@ def seal(data: dict) -> dict:
 
 def checksum_ok(data: dict) -> bool:
     """True when ``data`` has no checksum (older files) or its checksum matches its content."""
-    return CHECKSUM_KEY not in data or data[CHECKSUM_KEY] == checksum(data)
+    if CHECKSUM_KEY not in data:
+        return True
+    try:
+        return data[CHECKSUM_KEY] == checksum(data)
+    except (TypeError, ValueError):  # NaN/Infinity or non-JSON content: cannot match what was written
+        return False
 
 
 def check_writable(path):

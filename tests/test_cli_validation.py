@@ -198,7 +198,7 @@ def test_invalid_argument_examples(outdir, argv, keywords):
 def test_output_path_is_checked_before_compute(outdir):
     blocker = outdir / "a-file"
     blocker.write_text("x")
-    for out, word in ((blocker / "r.json", "out="), (outdir, "out=")):  # under a file; a directory
+    for out in (blocker / "r.json", outdir):  # under a file; a directory
         status, stderr = run_cli(["run", "--table", "LP0d4", "--dt", "0.2", "--out", str(out)])
         assert status == 2 and stderr.startswith("srmdp: error: invalid out=") and len(stderr.splitlines()) == 1
     assert blocker.read_text() == "x"
