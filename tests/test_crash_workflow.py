@@ -1,0 +1,161 @@
+"""Crash safety of the workflow: kill a running Snakemake at a random point, resume, same tables.
+
+In two temporary copies of the working tree, the ci preset (config/ci.yaml) shrunk to its first case
+and reading, with no timing job (times are the only numbers that legitimately differ between two
+runs), is run to ``tables/<table>.tex``:
+
+* once uninterrupted, the reference;
+* once SIGKILLed, Snakemake and its jobs together (a lost node), at a random moment after the
+  first job started; then resumed the way a user would: ``snakemake --cores all``, adding
+  ``--unlock`` / ``--rerun-incomplete`` when Snakemake asks for them.
+
+Checks: after the kill no chunk or summary on disk is partial (each parses and its checksum holds);
+the resumed workflow finishes; chunks that were complete before the kill are not recomputed; the
+table is byte-identical to the reference and the per-run errors of every chunk are bit-identical.
+The random moment is printed and can be replayed with SRMDP_CRASH_SEED.
+"""
+
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from srmdp.results import checksum_ok
+
+ROOT = Path(__file__).resolve().parent.parent
+CI_PRESET = ROOT / "config" / "ci.yaml"
+
+pytestmark = pytest.mark.skipif(
+    not (ROOT / "Snakefile").exists() or not CI_PRESET.exists() or shutil.which("snakemake") is None,
+    reason="needs the Snakemake workflow (Snakefile), its ci preset (config/ci.yaml) and snakemake on PATH")
+
+
+def _copy_tree(dst):
+    """The working tree as git sees it (tracked and untracked-but-not-ignored files)."""
+    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, capture_output=True,
+                           check=True).stdout.decode().split("\0")
+    for name in filter(None, files):
+        src = ROOT / name
+        if src.is_file():
+            (dst / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dst / name)
+    return dst
+
+
+def _overlay(ci):
+    """The ci preset, shrunk: its first case (first row, no timing job) and its first reading."""
+    case = dict(ci["cases"][0])
+    rows = case.get("rows", [1])
+    case["rows"] = [rows[0] if isinstance(rows, list) else 1]
+    case["timing"] = False
+    runs = int(case.get("runs", ci.get("runs", 4)))
+    chunk = int(case.get("chunk_runs", ci.get("chunk_runs", runs)))
+    if runs <= chunk:  # keep at least two chunks: a kill can land between them
+        chunk = max(1, runs // 2)
+        case["chunk_runs"] = chunk
+    return {"preset": "crashtest", "cases": [case], "readings": [ci["readings"][0]], "devices": ["cpu"],
+            "paper_pdf": "no"}, case["table"]
+
+
+def _env(tree):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(tree) + os.pathsep + env.get("PYTHONPATH", "")  # jobs import the copy's srmdp
+    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+    return env
+
+
+def _snakemake_args(table, *extra):
+    return ["snakemake", f"tables/{table}.tex", "--cores", "all", *extra, "--configfile", "config/ci.yaml",
+            "crashtest.yaml"]
+
+
+def _prepare(tmp_path, name):
+    tree = _copy_tree(tmp_path / name)
+    overlay, table = _overlay(yaml.safe_load(CI_PRESET.read_text()))
+    (tree / "crashtest.yaml").write_text(yaml.safe_dump(overlay))
+    return tree, table
+
+
+def _run(tree, table, *extra, timeout=600):
+    return subprocess.run(_snakemake_args(table, *extra), cwd=tree, env=_env(tree), capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def _results(tree, pattern):
+    return sorted((tree / "results").rglob(pattern)) if (tree / "results").exists() else []
+
+
+def test_killed_workflow_resumes_to_the_same_tables(tmp_path):
+    seed = int(os.environ.get("SRMDP_CRASH_SEED", time.time_ns() % 2**32))
+    rng = random.Random(seed)
+    print(f"workflow crash test: SRMDP_CRASH_SEED={seed}")
+
+    # the reference: uninterrupted
+    ref_tree, table = _prepare(tmp_path, "reference")
+    ref = _run(ref_tree, table)
+    assert ref.returncode == 0, ref.stderr[-3000:]
+    ref_table = (ref_tree / "tables" / f"{table}.tex").read_text()
+    ref_chunks = {p.relative_to(ref_tree): json.loads(p.read_text()) for p in _results(ref_tree, "chunk-*.json")}
+    assert len(ref_chunks) >= 2
+
+    # the victim: killed with all its jobs at a random moment after the first job started
+    tree, _ = _prepare(tmp_path, "victim")
+    proc = subprocess.Popen(_snakemake_args(table), cwd=tree, env=_env(tree), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and proc.poll() is None and not list((tree / "logs").rglob("*.log")):
+        time.sleep(0.05)
+    delay = rng.uniform(0.0, 25.0)
+    time.sleep(delay)
+    finished = proc.poll() is not None
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait(timeout=60)
+    print(f"workflow crash test: killed {delay:.2f} s after the first job started"
+          f" ({'it had already finished' if finished else 'while running'})")
+
+    # nothing partial on disk: every chunk or summary present is whole
+    survivors = {}
+    for p in _results(tree, "*.json"):
+        data = json.loads(p.read_text())
+        assert checksum_ok(data), p
+        survivors[p] = p.stat().st_mtime_ns
+
+    # resume the way a user would, adding what Snakemake asks for
+    extra, said = [], ""
+    for _ in range(3):
+        res = _run(tree, table, *extra)
+        if res.returncode == 0:
+            break
+        text = res.stdout + res.stderr
+        said += text
+        if "--unlock" in text and "--unlock" not in extra:
+            unlock = _run(tree, table, "--unlock")
+            assert unlock.returncode == 0, unlock.stderr[-2000:]
+        if "--rerun-incomplete" in text and "--rerun-incomplete" not in extra:
+            extra.append("--rerun-incomplete")
+    assert res.returncode == 0, (extra, res.stderr[-3000:])
+    print(f"workflow crash test: resumed with {' '.join(extra) or 'no extra option'}"
+          f"{' after --unlock' if '--unlock' in said else ''}; {len(survivors)} result files had survived")
+
+    # finished chunks were not redone (except those Snakemake listed as incomplete: written, but
+    # killed before Snakemake recorded the job as done); the table and every chunk equal the reference
+    for p, mtime in survivors.items():
+        if p.name.startswith("chunk-") and str(p.relative_to(tree)) not in said:
+            assert p.stat().st_mtime_ns == mtime, f"{p} was recomputed"
+    assert (tree / "tables" / f"{table}.tex").read_text() == ref_table
+    chunks = {p.relative_to(tree): json.loads(p.read_text()) for p in _results(tree, "chunk-*.json")}
+    assert chunks.keys() == ref_chunks.keys()
+    for key, data in chunks.items():
+        assert data["per_run"] == ref_chunks[key]["per_run"], key
+        assert data["case_hash"] == ref_chunks[key]["case_hash"], key
