@@ -61,8 +61,7 @@ def _overlay(ci):
     if runs <= chunk:  # keep at least two chunks: a kill can land between them
         chunk = max(1, runs // 2)
         case["chunk_runs"] = chunk
-    return {"preset": "crashtest", "cases": [case], "readings": [ci["readings"][0]], "devices": ["cpu"],
-            "paper_pdf": "no"}, case["table"]
+    return {"preset": "crashtest", "cases": [case], "readings": [ci["readings"][0]], "devices": ["cpu"]}, case["table"]
 
 
 def _env(tree):
