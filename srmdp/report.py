@@ -38,7 +38,7 @@ TABLE_TITLES = {
 
 # --- formatting (also used by the tests to trace numbers back) ----------------------------------
 def fmt_value(x, digits=3) -> str:
-    return "--" if x is None else f"{x:.{digits}f}"
+    return "--" if x is None else f"${x:.{digits}f}$"
 
 
 def fmt_pm(x, se, digits=3) -> str:
@@ -160,9 +160,10 @@ def table_model(plan, table, summaries, timings, gpu_files):
         sources = []
         for reading in plan.readings:
             res = next((x for x in sums.get(key, []) if _matches(x, reading)), None) if key in selected else None
-            entry = {"name": reading.name, "run": res is not None}
+            entry = {"name": reading.name, "run": res is not None, "sources": []}
             if res is not None:
                 sources.append(res["_path"])
+                entry["sources"].append(res["_path"])
                 entry.update({k: res.get(k) for k in INDICATORS})
                 entry.update({k + "_se": res.get(k + "_se") for k in INDICATORS})
                 entry["runs"] = res["runs"]
@@ -170,9 +171,11 @@ def table_model(plan, table, summaries, timings, gpu_files):
             ours.append(entry)
         cpu = best_timing(times.get(key, []), "cpu")
         gpu = best_timing(times.get(key, []), "gpu")
+        time_sources = []
         for t in (cpu, gpu):
             if t is not None:
                 sources.append(t["_path"])
+                time_sources.append(t["_path"])
                 hardware.setdefault(hardware_label(t), len(hardware) + 1)
         rows.append({
             "row": r["row"], "d": r["d"], "dt": f"{r['dt']:g}", "cells": r["cells"], "K": r["K"], "M": r["M"],
@@ -184,6 +187,7 @@ def table_model(plan, table, summaries, timings, gpu_files):
             "gpu_s": gpu["seconds_per_run"] if gpu else None,
             "gpu_hw": hardware.get(hardware_label(gpu)) if gpu else None,
             "sources": sources,
+            "time_sources": time_sources,
         })
     return {
         "table": table,
@@ -262,6 +266,8 @@ def case_label(r) -> str:
         return f"{r['table']} {r['dt']:g}"
     if len({x['d'] for x in same}) > 1:
         return f"LP1 d{r['d']}"
+    if len({x["cells"] for x in same}) > 1:
+        return f"{r['table']} #C{r['cells']}"
     return f"{r['table']} M{r['M']}"
 
 
@@ -303,8 +309,8 @@ def figure_speedup(plan, timings, gpu_files, stem):
         ax.bar([i + 0.2 for i in have], [ours_su[i] for i in have], width=0.4, color="#fc8d62",
                label="ours (" + "; ".join(sorted({_hw_short(t) for t in _timing_files(timings, gpu_files)})) + ")")
     else:
-        ax.text(0.5, 0.92, "no GPU times available for this preset (data/gpu/ empty): paper only",
-                transform=ax.transAxes, ha="center", fontsize=8)
+        ax.text(0.99, 0.03, "no GPU times of ours (none run in this preset, data/gpu/ empty): paper only",
+                transform=ax.transAxes, ha="right", fontsize=7)
     ax.axhline(1.0, color="k", lw=0.6)
     ax.set_yscale("log")
     ax.set_ylabel("speed-up = CPU time / GPU time")
@@ -382,6 +388,8 @@ def figure_convergence(plan, summaries, stem):
             ax.plot(dts, [anchor[ind] + math.log(dt / anchor["dt"]) for dt in dts], color="0.6", lw=0.8,
                     label="slope 1: $O(N^{-1})$")
             ax.set_xscale("log")
+            ax.set_xticks(dts, [f"{dt:g}" for dt in dts])
+            ax.minorticks_off()
             if i == 0:
                 ax.set_title(table, fontsize=8)
             if j == 0:

@@ -33,7 +33,9 @@ wildcard_constraints:
 
 def want_pdf():
     choice = config.get("paper_pdf", "auto")
-    return choice == "yes" or (choice == "auto" and shutil.which("latexmk") is not None)
+    if str(choice).lower() == "auto":
+        return shutil.which("latexmk") is not None
+    return str(choice).lower() == "true"
 
 
 def all_targets():
@@ -77,12 +79,20 @@ def chunk_runtime(wildcards, threads):
     return PLAN.runtime_min(wildcards.key, runs, threads, "cpu")
 
 
+def available_cores():
+    """The cores Snakemake was given (the local machine's when it runs jobs on a cluster)."""
+    cores = workflow.cores
+    if not isinstance(cores, int) or cores < 1 or cores > 4096:
+        cores = os.cpu_count() or 1
+    return cores
+
+
 def timing_threads():
-    return min(PLAN.timing_threads or workflow.cores, workflow.cores)
+    return min(PLAN.timing_threads or available_cores(), available_cores())
 
 
 def print_cost_report():
-    print(PLAN.cost_report(int(workflow.cores)), file=sys.stderr)
+    print(PLAN.cost_report(available_cores()), file=sys.stderr)
 
 
 def figure_inputs(wildcards):
