@@ -4,25 +4,35 @@ Each stratum's result depends only on its own random streams, so the coefficient
 bit-identical whatever the number of threads or chunks.
 """
 
+import os
 from functools import lru_cache
 
 import numba
 import numpy as np
 from numba import njit, prange
-import llvmlite.binding as _llb
-import os
-_llb.set_option('', '-inline-threshold=' + os.environ.get('INL', '225'))
 
 from .kernels import I_D, I_K, I_M, I_N, I_NB, I_P, make_kernels
 
 
+SPECIALISE_MAX_D = int(os.environ.get("SRMDP_CPU_SPECIALISE_MAX_D", "12"))
+
+
+def _kernels(problem, dims=None):
+    # No NRT: the shared code never allocates, and without it no reference-count operations are
+    # emitted around the arrays of the inlined functions in the hot loop.
+    return make_kernels(njit(error_model="numpy", _nrt=False), problem,
+                        inline_jit=njit(error_model="numpy", inline="always", _nrt=False), dims=dims)
+
+
+def specialised_dims(d, nb):
+    """(d, nb) when the CPU kernels are compiled for this size only, else None (generic)."""
+    return (int(d), int(nb)) if 0 < d <= SPECIALISE_MAX_D else None
+
+
 @lru_cache(maxsize=None)
-def compile_cpu(problem):
-    """(backward_step, test_errors) compiled for ``problem``."""
-    kern = make_kernels(njit(error_model="numpy", _nrt=False), problem,
-                        inline_jit=njit(error_model="numpy", inline="always", _nrt=False))
-    solve_stratum = kern.solve_stratum_cached
-    test_point = kern.test_point
+def compile_cpu(problem, dims=None):
+    """(backward_step, test_errors) compiled for ``problem`` (backward_step for ``dims`` = (d, nb))."""
+    solve_stratum = _kernels(problem, dims).solve_stratum_cached
 
     @njit(parallel=True)
     def backward_step(coef, i, fp, ip, nchunks, dropped, bad):
@@ -55,6 +65,14 @@ def compile_cpu(problem):
                     bad[c] = k
             dropped[c] += nd
 
+    return backward_step, _compile_errors(problem)
+
+
+@lru_cache(maxsize=None)
+def _compile_errors(problem):
+    """test_errors for ``problem`` (generic in d: not hot)."""
+    test_point = _kernels(problem).test_point
+
     @njit(parallel=True)
     def test_errors(coef, fp, ip, nchunks, ey, ez):
         n = ip[I_N]
@@ -74,7 +92,7 @@ def compile_cpu(problem):
                 p = q % n_points
                 ey[i, p], ez[i, p] = test_point(st, coef, i, p, fp, ip, x, u, z, ze)
 
-    return backward_step, test_errors
+    return test_errors
 
 
 class CpuBackend:
@@ -86,9 +104,13 @@ class CpuBackend:
         if threads:
             numba.set_num_threads(int(threads))
         self.threads = numba.get_num_threads()
-        self._step, self._errors = compile_cpu(problem)
+        self.problem = problem
+
+    def _compile(self, case):
+        self._step, self._errors = compile_cpu(self.problem, specialised_dims(case.d, case.n_basis))
 
     def allocate(self, case):
+        self._compile(case)
         dtype = np.float32 if case.precision == "float32" else np.float64
         self.coef = np.zeros((case.steps, case.strata, case.d + 1, case.n_basis), dtype=dtype)
         self.nchunks = int(min(case.strata, 8 * self.threads))

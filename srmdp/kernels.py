@@ -42,7 +42,7 @@ def cache_width(d):
     return 2 * d + 1
 
 
-def make_kernels(jit, problem, inline_jit=None):
+def make_kernels(jit, problem, inline_jit=None, dims=None):
     """Compile the shared code with ``jit``.
 
     ``inline_jit`` (default ``jit``) compiles the small functions of the per-path hot loop; the CPU
@@ -50,8 +50,13 @@ def make_kernels(jit, problem, inline_jit=None):
     (a call that passes arrays costs many arguments, and LLVM would not inline them all).  The
     stream state travels as two uint64 scalars along a path (``*_s`` functions) and is written back
     to the ``st`` arrays of the public functions, which draw exactly the same numbers.
+
+    ``dims = (d, nb)`` compiles :func:`solve_stratum_cached` for that dimension and basis only
+    (loop bounds become constants: LLVM unrolls the per-axis loops and drops LP1's loops for LP0);
+    the default reads them from ``ip`` at run time.  Results are the same either way.
     """
     ijit = inline_jit or jit
+    spec_d, spec_nb = (int(dims[0]), int(dims[1])) if dims else (0, 0)
     rng = make_rng(jit, ijit)
     seed_stream, next_u64, uniform, normal = rng.seed_stream, rng.next_u64, rng.uniform, rng.normal
     seed_state, normal_s = rng.seed_state, rng.normal_s
@@ -203,8 +208,8 @@ def make_kernels(jit, problem, inline_jit=None):
         start, sampling and first step; ``cache`` holds ``M * cache_width(d)`` doubles (the CPU's
         per-thread work space).
         """
-        d = ip[I_D]
-        nb = ip[I_NB]
+        d = spec_d if spec_d > 0 else ip[I_D]
+        nb = spec_nb if spec_nb > 0 else ip[I_NB]
         n = ip[I_N]
         ncell = ip[I_C]
         mode = ip[I_MODE]
