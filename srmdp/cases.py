@@ -150,7 +150,9 @@ class Case:
             bad("dt", self.dt, f"the time step must divide T={self.maturity:g} (T/dt a positive integer)")
         if not _is_int(self.cells) or self.cells < 1:
             bad("cells", self.cells, "#C must be an integer >= 1")
-        if int(self.cells) ** int(self.d) >= 2**STRATUM_BITS:
+        # (the logarithm first: #C^d of a huge d would take long to compute exactly)
+        too_many = int(self.d) * math.log2(int(self.cells)) >= STRATUM_BITS + 1
+        if too_many or int(self.cells) ** int(self.d) >= 2**STRATUM_BITS:
             bad("cells", self.cells, f"K = #C^d = {int(self.cells)}^{int(self.d)} must be < 2^{STRATUM_BITS}"
                 " (stratum field of the RNG counter)")
         need = 1 if self.basis == "LP0" else int(self.d) + 1

@@ -1,8 +1,9 @@
 """Memory model of a case, checked before anything is allocated.
 
 Coefficients: N x K x (1 + q) x n_basis values (q = d; n_basis = 1 for LP0, d + 1 for LP1) in the
-case's precision.  Work space: per CPU chunk (or GPU stratum) 7 (d+1) + nb^2 + (d+1) nb float64,
-plus 2 N P float64 for the test-point errors of one run.
+case's precision.  Work space: per CPU chunk (or GPU stratum) 7 (d+1) + 3d + nb^2 + (d+1) nb float64
+and the pass-1 cache of M paths (kernels.cache_width(d) doubles each), plus 2 N P float64 for the
+test-point errors of one run, plus the per-run errors of all R runs (arrays, lists, JSON text).
 """
 
 import math
@@ -22,13 +23,32 @@ def coefficient_bytes(case) -> int:
     return case.steps * case.strata * (case.d + 1) * case.n_basis * itemsize(case.precision)
 
 
+def _pass_cache_width(d) -> int:
+    """Doubles per path that the CPU keeps between the two passes of one stratum (0 if none)."""
+    try:
+        from .kernels import cache_width
+    except ImportError:
+        return 0
+    return int(cache_width(d))
+
+
 def workspace_bytes(case, test_points: int, workers: int) -> int:
     vec, gram, acc = scratch_sizes(case.d, case.n_basis)
-    return 8 * (workers * (vec + gram + acc) + 2 * case.steps * test_points)
+    per_worker = vec + gram + acc + case.paths * _pass_cache_width(case.d)
+    return 8 * (workers * per_worker + 2 * case.steps * test_points)
 
 
-def required_bytes(case, test_points: int = 1000, workers: int = 64) -> int:
-    return coefficient_bytes(case) + workspace_bytes(case, test_points, workers)
+# per (run, time step) and indicator: a float64 array entry, a Python float in a list, ~25 B of JSON
+RESULT_BYTES_PER_VALUE = 8 + 32 + 25
+
+
+def result_bytes(case, runs: int = 1) -> int:
+    """The per-run errors e_Y, e_Z (R x N each) held for the result and its JSON text."""
+    return 2 * runs * case.steps * RESULT_BYTES_PER_VALUE
+
+
+def required_bytes(case, test_points: int = 1000, workers: int = 64, runs: int = 1) -> int:
+    return coefficient_bytes(case) + workspace_bytes(case, test_points, workers) + result_bytes(case, runs)
 
 
 _UNITS = {"": 1, "B": 1, "K": 2**10, "KB": 2**10, "KIB": 2**10, "M": 2**20, "MB": 2**20, "MIB": 2**20,
@@ -68,8 +88,9 @@ def available_bytes() -> int:
         return 2**63
 
 
-def check_fits(case, test_points: int = 1000, available: int | None = None, what: str = "host memory"):
-    need = required_bytes(case, test_points)
+def check_fits(case, test_points: int = 1000, available: int | None = None, what: str = "host memory",
+               runs: int = 1):
+    need = required_bytes(case, test_points, runs=runs)
     have = available_bytes() if available is None else available
     if need > have:
         raise ConfigError(

@@ -118,7 +118,7 @@ def run_case(case: Case, runs: int = 1, run_start: int = 0, test_points: int = 1
     """
     validate_run(case, runs, run_start, test_points, seed, device, threads)
     if device == "cpu":
-        memory.check_fits(case, test_points)
+        memory.check_fits(case, test_points, runs=runs)
     problem = PROBLEMS[case.problem]
     backend = backend or make_backend(device, problem, threads)
     if device == "gpu":
@@ -175,7 +175,7 @@ def run_case(case: Case, runs: int = 1, run_start: int = 0, test_points: int = 1
         "path_steps_per_second": case.path_steps / float(np.min(solve_seconds)),
         "error_seconds_per_run": float(np.mean(error_seconds)),
         "compile_seconds": compile_seconds,
-        "memory_bytes": memory.required_bytes(case, test_points),
+        "memory_bytes": memory.required_bytes(case, test_points, runs=runs),
         "diagnostics": {"dropped_directions": backend.fallbacks()},
         "per_run": {"ey": ey.tolist(), "ez": ez.tolist()},
         "provenance": provenance(seed, backend.hardware()),

@@ -346,3 +346,21 @@ def test_invalid_arguments_in_a_process(tmp_path, args, keywords):
     out = tmp_path / "r.json"
     proc, seconds = _srmdp(["run", *args, "--out", str(out)])
     _assert_process_refusal(proc, seconds, keywords, out)
+
+
+def test_huge_dimension_is_refused_without_computing_k():
+    t0 = time.perf_counter()
+    with pytest.raises(ConfigError, match=r"invalid cells=2: K = #C\^d = 2\^1000000000 must be < 2\^48"):
+        Case(d=10**9, dt=0.5, basis="LP0", cells=2, paths=2)
+    assert time.perf_counter() - t0 < 1.0
+
+
+def test_the_runs_enter_the_memory_model():
+    """10^9 runs of a tiny case: the per-run errors alone (R x N, twice, as arrays, lists and JSON) exceed 1 GiB."""
+    case = Case(d=1, dt=0.5, basis="LP0", cells=2, paths=2)
+    with mock.patch.dict(os.environ, {"SRMDP_MEMORY_LIMIT": "1G"}):
+        with mock.patch.object(srmdp.solver, "make_backend", _no_compute):
+            with pytest.raises(ConfigError, match="needs .* GiB"):
+                srmdp.solver.run_case(case, runs=10**9)
+            with pytest.raises(AssertionError, match="compute started"):  # while 1000 runs fit
+                srmdp.solver.run_case(case, runs=1000)
