@@ -116,6 +116,8 @@ def index_results(paths):
     out = defaultdict(list)
     for p in paths:
         res = load(p)
+        if not isinstance(res, dict) or not isinstance(res.get("case"), dict):
+            continue  # not a result file
         res["_path"] = str(p)
         case = res.get("case", {})
         if case.get("table"):
@@ -400,6 +402,22 @@ def figure_convergence(plan, summaries, stem):
     fig.suptitle(f"Convergence in $\\Delta t$ (preset {plan.preset})", fontsize=9)
     _save(fig, stem)
     plt.close(fig)
+
+
+def run_logged(log_path, fn, *args, **kwargs):
+    """Run ``fn`` with its messages and, on failure, its traceback in ``log_path`` (then re-raise)."""
+    import contextlib
+    import traceback
+
+    Path(log_path).parent.mkdir(parents=True, exist_ok=True)
+    with open(log_path, "w") as log, contextlib.redirect_stdout(log):
+        try:
+            out = fn(*args, **kwargs)
+        except BaseException:
+            traceback.print_exc(file=log)
+            raise
+        print(f"{fn.__name__}: done")
+    return out
 
 
 # --- the report's PDF ---------------------------------------------------------------------------------

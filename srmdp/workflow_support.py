@@ -169,7 +169,9 @@ class Plan:
         ]
 
     def gpu_files(self):
-        return sorted(glob.glob(os.path.join(self.gpu_results, "*.json")))
+        """Result JSONs (``srmdp run`` output) under gpu_results; other JSON files there are ignored."""
+        return [p for p in sorted(glob.glob(os.path.join(self.gpu_results, "**", "*.json"), recursive=True))
+                if is_result_file(p)]
 
     # --- resources ---------------------------------------------------------------------------
     def chunk_runs(self, key, j) -> tuple[int, int]:
@@ -270,6 +272,16 @@ def main(argv=None):
         paths = ["config/config.yaml", *paths]
     print(Plan(load_configs(paths)).cost_report())
     return 0
+
+
+def is_result_file(path) -> bool:
+    """A result/summary JSON of ``srmdp run``/``aggregate`` naming a paper row (not, e.g., a benchmark dump)."""
+    try:
+        data = read_json(path)
+    except (OSError, ValueError):
+        return False
+    return (isinstance(data, dict) and isinstance(data.get("case"), dict) and "device" in data
+            and "seconds_per_run" in data and bool(data["case"].get("table")))
 
 
 def read_json(path):

@@ -8,17 +8,16 @@ sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1]))
 from srmdp import report  # noqa: E402
 from srmdp.workflow_support import Plan  # noqa: E402
 
-with open(snakemake.log[0], "w") as log:
-    sys.stderr = log
-    plan = Plan(snakemake.config)
-    stem = str(Path(snakemake.output.pdf).with_suffix(""))
-    fig = snakemake.wildcards.fig
-    if fig == "convergence":
-        report.figure_convergence(plan, list(snakemake.input.summaries), stem)
-    elif fig == "speedup":
-        report.figure_speedup(plan, list(snakemake.input.timings), list(snakemake.input.gpu), stem)
-    elif fig == "time_vs_K":
-        report.figure_time_vs_k(plan, list(snakemake.input.timings), list(snakemake.input.gpu), stem)
-    else:
-        raise SystemExit(f"unknown figure {fig}")
-    print(f"wrote {stem}.pdf and {stem}.png", file=log)
+plan = Plan(snakemake.config)
+stem = str(Path(snakemake.output.pdf).with_suffix(""))
+fig = snakemake.wildcards.fig
+if fig == "convergence":
+    report.run_logged(snakemake.log[0], report.figure_convergence, plan, list(snakemake.input.summaries), stem)
+elif fig == "speedup":
+    report.run_logged(snakemake.log[0], report.figure_speedup, plan, list(snakemake.input.timings),
+                      list(snakemake.input.gpu), stem)
+elif fig == "time_vs_K":
+    report.run_logged(snakemake.log[0], report.figure_time_vs_k, plan, list(snakemake.input.timings),
+                      list(snakemake.input.gpu), stem)
+else:
+    raise SystemExit(f"unknown figure {fig}")

@@ -5,15 +5,14 @@ from pathlib import Path
 
 snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
 sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1]))
-from srmdp.report import render_agreement  # noqa: E402
+from srmdp.report import render_agreement, run_logged  # noqa: E402
 from srmdp.workflow_support import Plan  # noqa: E402
 
-with open(snakemake.log[0], "w") as log:
-    sys.stderr = log
-    render_agreement(
-        Plan(snakemake.config),
-        list(snakemake.input.summaries),
-        Path(snakemake.input.template).parent,
-        snakemake.output[0],
-    )
-    print(f"wrote {snakemake.output[0]}", file=log)
+run_logged(
+    snakemake.log[0],
+    render_agreement,
+    Plan(snakemake.config),
+    list(snakemake.input.summaries),
+    Path(snakemake.input.template).parent,
+    snakemake.output[0],
+)

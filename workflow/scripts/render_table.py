@@ -5,18 +5,17 @@ from pathlib import Path
 
 snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
 sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1]))
-from srmdp.report import render_table  # noqa: E402
+from srmdp.report import render_table, run_logged  # noqa: E402
 from srmdp.workflow_support import Plan  # noqa: E402
 
-with open(snakemake.log[0], "w") as log:
-    sys.stderr = log
-    render_table(
-        Plan(snakemake.config),
-        snakemake.wildcards.table,
-        list(snakemake.input.summaries),
-        list(snakemake.input.timings),
-        list(snakemake.input.gpu),
-        Path(snakemake.input.template).parent,
-        snakemake.output[0],
-    )
-    print(f"wrote {snakemake.output[0]}", file=log)
+run_logged(
+    snakemake.log[0],
+    render_table,
+    Plan(snakemake.config),
+    snakemake.wildcards.table,
+    list(snakemake.input.summaries),
+    list(snakemake.input.timings),
+    list(snakemake.input.gpu),
+    Path(snakemake.input.template).parent,
+    snakemake.output[0],
+)
