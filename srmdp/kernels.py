@@ -60,7 +60,7 @@ def make_kernels(jit, problem, inline_jit=None, dims=None):
     rng = make_rng(jit, ijit)
     seed_stream, next_u64, uniform, normal = rng.seed_stream, rng.next_u64, rng.uniform, rng.normal
     seed_state, normal_s = rng.seed_state, rng.normal_s
-    logistic_cdf, logistic_in, locate, cell_setup, sample_cell, sample_cell_s = make_strata(
+    logistic_cdf, logistic_in, locate, cell_setup, sample_cell, sample_cell_s, locate_fast = make_strata(
         jit, uniform, rng.uniform_s, ijit)
     accumulate_gram, accumulate, cholesky, solve_into, evaluate = make_regression(jit, ijit)
     terminal, driver, forward, y_exact, z_exact = problem.make(ijit)
@@ -79,9 +79,21 @@ def make_kernels(jit, problem, inline_jit=None, dims=None):
         return evaluate(coef, j, s, 0, u, nb, ly)
 
     @ijit
+    def estimate_fast(coef, j, x, u, z, d, nb, ncell, half, h, inv_h, mode, ly, lz):
+        """:func:`estimate`, bit for bit (see :func:`srmdp.strata.locate_fast`)."""
+        s = locate_fast(x, u, d, ncell, half, h, inv_h, mode, nb > 1)
+        if s < 0:
+            for l in range(d):
+                z[l] = 0.0
+            return 0.0
+        for l in range(d):
+            z[l] = evaluate(coef, j, s, 1 + l, u, nb, lz)
+        return evaluate(coef, j, s, 0, u, nb, ly)
+
+    @ijit
     def first_step_s(s0, s1, cell, x, dw, u, phi, d, nb, half, h, sq):
         """x_i ~ nu_k (phi: basis at x_i) and Delta W_i (dw); returns the stream state."""
-        s0, s1 = sample_cell_s(s0, s1, cell, x, u, d, half, h)
+        s0, s1 = sample_cell_s(s0, s1, cell, x, u, d, half, h, nb > 1)
         phi[0] = 1.0
         for a in range(1, nb):
             phi[a] = u[a - 1]
@@ -92,7 +104,7 @@ def make_kernels(jit, problem, inline_jit=None, dims=None):
 
     @ijit
     def continue_path(s0, s1, coef, i, x, xp, dw, inc, u, z, zp, n, d, nb, ncell, mode, dt, sq, tmat,
-                      half, h, ly, lz):
+                      half, h, inv_h, ly, lz):
         """Pass 1 after the first step: x_{i+1} = x_i + dw, then x_{i+2..N}.
 
         Returns (S_{Y,i+1}, y_{i+1}(x_{i+1}) [g(x_N) if i+1 = N], s0, s1).
@@ -116,7 +128,7 @@ def make_kernels(jit, problem, inline_jit=None, dims=None):
                     return ynext, ynext, s0, s1
                 s += ynext
             else:
-                ynext = estimate(coef, j + 1, x, u, z, d, nb, ncell, half, h, mode, ly, lz)
+                ynext = estimate_fast(coef, j + 1, x, u, z, d, nb, ncell, half, h, inv_h, mode, ly, lz)
                 if j == i:
                     y1 = ynext
                     continue
@@ -141,7 +153,7 @@ def make_kernels(jit, problem, inline_jit=None, dims=None):
         h = fp[F_H]
         s0, s1 = first_step_s(st[0], st[1], cell, x, dw, u, phi, d, nb, half, h, sq)
         s, y1, s0, s1 = continue_path(s0, s1, coef, i, x, xp, dw, inc, u, z, zp, ip[I_N], d, nb, ip[I_C],
-                                      ip[I_MODE], fp[F_DT], sq, fp[F_T], half, h, fp[F_LY], fp[F_LZ])
+                                      ip[I_MODE], fp[F_DT], sq, fp[F_T], half, h, 1.0 / h, fp[F_LY], fp[F_LZ])
         st[0] = s0
         st[1] = s1
         return s
@@ -223,6 +235,7 @@ def make_kernels(jit, problem, inline_jit=None, dims=None):
         h = fp[F_H]
         ly = fp[F_LY]
         lz = fp[F_LZ]
+        inv_h = 1.0 / h
         width = 2 * d + 1
         cell_setup(k, cell, d, ncell, half, h, mode == UNBOUNDED)
         for a in range(nb * nb):
@@ -235,9 +248,11 @@ def make_kernels(jit, problem, inline_jit=None, dims=None):
             row = m * width
             for l in range(d):
                 cache[row + l] = x[l]
-                cache[row + d + l] = u[l]
+            if nb > 1:
+                for l in range(d):
+                    cache[row + d + l] = u[l]
             s, y1, s0, s1 = continue_path(s0, s1, coef, i, x, xp, dw, inc, u, z, zp, n, d, nb, ncell, mode,
-                                          dt, sq, tmat, half, h, ly, lz)
+                                          dt, sq, tmat, half, h, inv_h, ly, lz)
             cache[row + 2 * d] = y1
             accumulate_gram(G, phi, nb)
             accumulate(acc, 0, phi, s, nb)
@@ -253,7 +268,9 @@ def make_kernels(jit, problem, inline_jit=None, dims=None):
             row = m * width
             for l in range(d):
                 xp[l] = cache[row + l]
-                u[l] = cache[row + d + l]
+            if nb > 1:
+                for l in range(d):
+                    u[l] = cache[row + d + l]
             phi[0] = 1.0
             for a in range(1, nb):
                 phi[a] = u[a - 1]
@@ -288,7 +305,7 @@ def make_kernels(jit, problem, inline_jit=None, dims=None):
         cholesky=cholesky, solve_into=solve_into, evaluate=evaluate, estimate=estimate,
         response=response, driver_term=driver_term, solve_stratum=solve_stratum,
         solve_stratum_cached=solve_stratum_cached, first_step=first_step, seed_state=seed_state,
-        normal_s=normal_s, sample_cell_s=sample_cell_s,
+        normal_s=normal_s, sample_cell_s=sample_cell_s, locate_fast=locate_fast, estimate_fast=estimate_fast,
         test_point=test_point, terminal=terminal, driver=driver, forward=forward,
         y_exact=y_exact, z_exact=z_exact,
     )

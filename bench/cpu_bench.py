@@ -1,0 +1,116 @@
+"""CPU benchmark (not a test): path-steps/s per core of the SRMDP backward loop.
+
+For each case (LP0 d=4 dt=0.1, LP1 d=6 dt=0.1, LP1 d=11 dt=0.2, with fewer strata/paths than the
+paper so that a run takes about a second) and each thread count (1, 2) it prints
+
+* ``srmdp``: path-steps per second per core of ``srmdp.run_case`` (the number in the result JSON,
+  ``path_steps_per_second`` / threads: the fastest of ``--runs`` runs, JIT compilation excluded);
+* ``baseline``: a minimal plain-Numba loop over the same paths (K x M paths per time step, N - i
+  Brownian steps each, streams seeded by the same Philox call and drawn from the same
+  xoroshiro128++/ziggurat normals, ``prange`` over strata) that only sums the path -- no sampling in
+  the stratum, no estimator evaluation, no driver, no regression.  It is the floor that the RNG and
+  the loop set; ``srmdp/baseline`` says how much the rest costs.
+
+Also printed: the CPU time per path-step (process CPU time of all threads, less sensitive than wall
+time to other processes on a shared machine: with perfect scaling it is the same for 1 and 2 threads)
+and the compile time of the first run of each case (0 when already compiled in this process).
+
+    python bench/cpu_bench.py                 # all cases, 1 and 2 threads
+    python bench/cpu_bench.py --cases LP0d4 --threads 1 --runs 3
+"""
+
+import argparse
+import math
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+import numba  # noqa: E402
+import numpy as np  # noqa: E402
+from numba import njit, prange  # noqa: E402
+
+import srmdp  # noqa: E402
+from srmdp.cases import Case  # noqa: E402
+from srmdp.rng import DOMAIN_PATHS, make_rng  # noqa: E402
+
+CASES = {
+    # paper: LP0d4 dt=0.1 #C=12 (K=20736), M=100
+    "LP0d4": dict(d=4, dt=0.1, basis="LP0", cells=8, paths=100),
+    # paper: LP1d6 dt=0.1 #C=3 (K=729), M=700
+    "LP1d6": dict(d=6, dt=0.1, basis="LP1", cells=3, paths=300),
+    # paper: LP1d11 dt=0.2 #C=2 (K=2048), M=2000
+    "LP1d11": dict(d=11, dt=0.2, basis="LP1", cells=2, paths=200),
+}
+
+_rng = make_rng(njit(error_model="numpy"), njit(error_model="numpy", inline="always"))
+_seed_state = _rng.seed_state
+_normal_s = _rng.normal_s
+
+
+@njit(error_model="numpy", parallel=True)
+def baseline_step(i, n, d, n_strata, m_paths, seed, run, sq, out):
+    """Time step i of the baseline: K x M Brownian paths of N - i steps, d normals per step."""
+    for k in prange(n_strata):
+        total = 0.0
+        for m in range(m_paths):
+            s0, s1 = _seed_state(seed, DOMAIN_PATHS, run, i, k, m)
+            path = 0.0
+            for _ in range(i, n):
+                for _l in range(d):
+                    v, s0, s1 = _normal_s(s0, s1)
+                    path += sq * v
+            total += path
+        out[k] = total
+
+
+def baseline(case, threads, runs):
+    numba.set_num_threads(threads)
+    out = np.zeros(case.strata)
+    n, sq = case.steps, math.sqrt(case.dt)
+    baseline_step(n - 1, n, case.d, 1, 1, 0, 0, sq, out)  # compile
+    best_wall, best_cpu = math.inf, math.inf
+    for r in range(runs):
+        w0, c0 = time.perf_counter(), time.process_time()
+        for i in range(n - 1, -1, -1):
+            baseline_step(i, n, case.d, case.strata, case.paths, 1, r, sq, out)
+        best_wall = min(best_wall, time.perf_counter() - w0)
+        best_cpu = min(best_cpu, time.process_time() - c0)
+    return case.path_steps / best_wall / threads, best_cpu / case.path_steps * 1e9
+
+
+def solver(case, threads, runs):
+    """(path-steps/s per core as run_case reports it, compile seconds, CPU ns per path-step)."""
+    first = srmdp.run_case(case, runs=1, test_points=10, seed=1, threads=threads, progress=False)
+    c0 = time.process_time()
+    res = srmdp.run_case(case, runs=runs, test_points=10, seed=1, threads=threads, progress=False)
+    cpu = time.process_time() - c0  # all threads; includes 10 test points per step (~ms)
+    return (res["path_steps_per_second"] / threads, first["compile_seconds"],
+            cpu / (runs * case.path_steps) * 1e9)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cases", default=",".join(CASES), help="comma-separated among " + ", ".join(CASES))
+    ap.add_argument("--threads", default="1,2", help="comma-separated thread counts")
+    ap.add_argument("--runs", type=int, default=2, help="runs per measurement (the fastest is kept)")
+    args = ap.parse_args(argv)
+    threads = [int(t) for t in args.threads.split(",")]
+    print(f"numba {numba.__version__}, {os.cpu_count()} CPUs, threading layer after first run below")
+    print(f"{'case':8s} {'K':>6s} {'M':>5s} {'N':>3s} {'path-steps':>10s} {'thr':>3s} "
+          f"{'srmdp /s/core':>14s} {'ns cpu/step':>11s} {'baseline /s/core':>16s} {'ns cpu/step':>11s} "
+          f"{'ratio':>6s} {'compile s':>9s}")
+    for name in args.cases.split(","):
+        case = Case(**CASES[name])
+        for t in threads:
+            rate, compile_s, ns_cpu = solver(case, t, args.runs)
+            brate, bns_cpu = baseline(case, t, args.runs)
+            print(f"{name:8s} {case.strata:6d} {case.paths:5d} {case.steps:3d} {case.path_steps:10.3g} {t:3d} "
+                  f"{rate:14.3e} {ns_cpu:11.1f} {brate:16.3e} {bns_cpu:11.1f} {rate / brate:6.2f} "
+                  f"{compile_s:9.1f}", flush=True)
+    print(f"threading layer: {numba.threading_layer()}")
+
+
+if __name__ == "__main__":
+    main()
