@@ -174,8 +174,8 @@ def make_kernels(jit, problem, inline_jit=None, dims=None):
         if i + 1 == ip[I_N]:
             y1 = terminal(fp[F_T], x, d)
         else:
-            y1 = estimate(coef, i + 1, x, u, zp, d, nb, ip[I_C], fp[F_HALF], fp[F_H], ip[I_MODE],
-                          fp[F_LY], fp[F_LZ])
+            y1 = estimate_fast(coef, i + 1, x, u, zp, d, nb, ip[I_C], fp[F_HALF], fp[F_H], 1.0 / fp[F_H],
+                               ip[I_MODE], fp[F_LY], fp[F_LZ])  # as pass 1 computes it
         return dt * driver(i * dt, xp, y1, z, d)
 
     @jit
