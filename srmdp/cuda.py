@@ -30,6 +30,7 @@ Only the first bad stratum and the fallback count come back per time step (16 by
 per-step means of the test-point errors (2 N values) per run.
 """
 
+import math
 import os
 from functools import lru_cache
 from types import SimpleNamespace
@@ -71,7 +72,8 @@ def block_size(d, nb):
 
 
 def shared_bytes(d, nb, block):
-    return 8 * (block * (nb + d + 1) + nb * nb + (d + 1) * nb)
+    ne = nb * (nb + 1) // 2 + (d + 1) * nb
+    return 8 * (block * (nb + d + 1) + nb * nb + (d + 1) * nb + ne)
 
 
 def _entries(d, nb):
@@ -93,6 +95,10 @@ def _entries(d, nb):
             dst.append(c * nb + a)
     return (np.array(pa, np.int32), np.array(pb, np.int32), np.array(dst, np.int32),
             nb * (nb + 1) // 2)
+
+
+def _device(fn):
+    return cuda.jit(device=True)(fn) if SIMULATOR else cuda.jit(device=True, forceinline=True)(fn)
 
 
 # --- kernel sources -------------------------------------------------------------------------------
@@ -124,6 +130,15 @@ def kernel_sources(problem, d, nb, mode, block=0, specialise=None):
     SPEC_D = D if SPEC else -1
     SPEC_NB = NB if SPEC else -1
 
+    @_device
+    def stored_finite(coef, i, k):
+        """The stored coefficients of (i, k) are finite (float32 storage can overflow)."""
+        for c in range(D1):
+            for a in range(NB):
+                if not math.isfinite(coef[i, k, c, a]):
+                    return False
+        return True
+
     def step_thread(coef, i, fp, ip, counters):
         k = int64(cuda.blockIdx.x) * cuda.blockDim.x + cuda.threadIdx.x
         if k >= ip[I_K]:
@@ -150,7 +165,7 @@ def kernel_sources(problem, d, nb, mode, block=0, specialise=None):
         dropped, ok = solve_stratum(coef, i, k, fp, ipl, st, cell, x, xp, dw, inc, u, z, zp, phi, tmp, G, acc)
         if dropped > 0:
             cuda.atomic.add(counters, 0, dropped)
-        if not ok:
+        if not (ok and stored_finite(coef, i, k)):
             cuda.atomic.min(counters, 1, k)
 
     B = int(block) if block else block_size(D, NB)
@@ -158,7 +173,6 @@ def kernel_sources(problem, d, nb, mode, block=0, specialise=None):
     TILE = B * W
     PA, PB, DST, NG = _entries(D, NB)
     NE = PA.shape[0]
-    EPT = (NE + B - 1) // B
 
     def step_block(coef, i, fp, ip, counters):
         k = int64(cuda.blockIdx.x)
@@ -168,6 +182,7 @@ def kernel_sources(problem, d, nb, mode, block=0, specialise=None):
         tile = cuda.shared.array(TILE, float64)
         G = cuda.shared.array(NGRAM, float64)
         acc = cuda.shared.array(NACC, float64)
+        own = cuda.shared.array(NE, float64)  # running sums, each owned by thread e % B
         ipl = cuda.local.array(N_IP, int64)
         for t in range(N_IP):
             ipl[t] = ip[t]
@@ -185,10 +200,10 @@ def kernel_sources(problem, d, nb, mode, block=0, specialise=None):
         zp = cuda.local.array(D1, float64)
         phi = cuda.local.array(NB, float64)
         tmp = cuda.local.array(NB, float64)
-        own = cuda.local.array(EPT, float64)
-        for j in range(EPT):
-            own[j] = 0.0
+        for e in range(tid, NE, B):
+            own[e] = 0.0
         dd = ipl[I_D]
+        nb_run = ipl[I_NB]  # a run-time bound unless specialised: the solves stay loops
         m_paths = ipl[I_M]
         dt = fp[F_DT]
         cell_setup(k, cell, dd, ipl[I_C], fp[F_HALF], fp[F_H], ipl[I_MODE] == UNBOUNDED)
@@ -207,31 +222,27 @@ def kernel_sources(problem, d, nb, mode, block=0, specialise=None):
                     tile[row + NB + 1 + l] = w * dw[l]
             cuda.syncthreads()
             rows = min(B, m_paths - base)
-            for j in range(EPT):
-                e = tid + j * B
-                if e < NE:
-                    ca = PA[e]
-                    cb = PB[e]
-                    sacc = own[j]
-                    for r in range(rows):
-                        sacc += tile[r * W + ca] * tile[r * W + cb]
-                    own[j] = sacc
+            for e in range(tid, NE, B):
+                ca = PA[e]
+                cb = PB[e]
+                sacc = own[e]
+                for r in range(rows):
+                    sacc += tile[r * W + ca] * tile[r * W + cb]
+                own[e] = sacc
             cuda.syncthreads()
-        for j in range(EPT):
-            e = tid + j * B
-            if e < NE:
-                if e < NG:
-                    G[DST[e]] = own[j]
-                else:
-                    acc[DST[e]] = own[j]
+        for e in range(tid, NE, B):
+            if e < NG:
+                G[DST[e]] = own[e]
+            else:
+                acc[DST[e]] = own[e]
         cuda.syncthreads()
         if tid == 0:
-            dropped = cholesky(G, NB)
+            dropped = cholesky(G, nb_run)
             if dropped > 0:
                 cuda.atomic.add(counters, 0, dropped)
         cuda.syncthreads()
-        for l in range(tid, D, B):  # z first (one component per thread) ...
-            if not solve_into(G, acc, 1 + l, NB, coef, i, k, tmp):
+        for l in range(tid, dd, B):  # z first (one component per thread) ...
+            if not solve_into(G, acc, 1 + l, nb_run, coef, i, k, tmp):
                 cuda.atomic.min(counters, 1, k)
         cuda.syncthreads()
         # pass 2: driver terms with the new z_i, owners of acc row 0 continue in path order
@@ -245,22 +256,19 @@ def kernel_sources(problem, d, nb, mode, block=0, specialise=None):
                 tile[row + NB] = f
             cuda.syncthreads()
             rows = min(B, m_paths - base)
-            for j in range(EPT):
-                e = tid + j * B
-                if e >= NG and e < NG + NB:
-                    ca = PA[e]
-                    sacc = own[j]
-                    for r in range(rows):
-                        sacc += tile[r * W + ca] * tile[r * W + NB]
-                    own[j] = sacc
+            for e in range(NG + tid, NG + NB, B):
+                ca = PA[e]
+                sacc = own[e]
+                for r in range(rows):
+                    sacc += tile[r * W + ca] * tile[r * W + NB]
+                own[e] = sacc
             cuda.syncthreads()
-        for j in range(EPT):
-            e = tid + j * B
-            if e >= NG and e < NG + NB:
-                acc[DST[e]] = own[j]
+        for e in range(NG + tid, NG + NB, B):
+            acc[DST[e]] = own[e]
         cuda.syncthreads()
         if tid == 0:  # ... then y, which uses z_i
-            if not solve_into(G, acc, 0, NB, coef, i, k, tmp):
+            ok = solve_into(G, acc, 0, nb_run, coef, i, k, tmp)
+            if not (ok and stored_finite(coef, i, k)):
                 cuda.atomic.min(counters, 1, k)
 
     def test_kernel(coef, fp, ip, ey, ez):
@@ -418,6 +426,8 @@ class CudaBackend:
         self._errs = None
 
     def _launch1(self, kernel, n, *args, threads=128):
+        if SIMULATOR:
+            threads = min(threads, 16)  # each simulated thread is a Python thread
         if n > 0:
             kernel[(n + threads - 1) // threads, threads](*args)
 

@@ -1,0 +1,233 @@
+"""The CUDA path against the CPU path, on tiny cases (K <= 64, M <= 25, <= 6 time steps).
+
+Runs under numba-cuda's simulator (NUMBA_ENABLE_CUDASIM=1, set by README's test command) and, when
+a CUDA GPU is present, on the GPU itself; skipped otherwise.  Under the simulator the kernels run
+as Python with the same IEEE double arithmetic as the CPU path, so paths and coefficients must agree
+bit for bit.  On a real GPU, NVVM contracts a*b+c into FMAs and libdevice's exp/log may differ from
+the CPU's by an ulp: there the tolerance is 1e-9 relative (observed differences ~1e-15).
+Launch-shape independence (block sizes, thread vs block) is exact on both.
+"""
+
+import math
+import os
+import sys
+import warnings
+
+import numpy as np
+import pytest
+from numba import cuda  # module level: the simulator swaps kernel globals, not closure variables
+
+SIM = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
+
+
+def _usable():
+    if SIM:
+        return True
+    try:
+        from srmdp.gpu import gpu_unavailable_reason
+
+        return gpu_unavailable_reason() is None
+    except Exception:
+        return False
+
+
+pytestmark = pytest.mark.skipif(not _usable(), reason="needs NUMBA_ENABLE_CUDASIM=1 or a CUDA GPU")
+EXACT = SIM
+RTOL, ATOL = (0.0, 0.0) if EXACT else (1e-9, 1e-11)
+
+
+@pytest.fixture(autouse=True)
+def _fast_simulator():
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-4)  # the simulator's barriers are thread switches: 2-3x faster
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # uint64 wrap-around in numpy scalars
+        yield
+    sys.setswitchinterval(old)
+
+
+def _agree(a, b, rtol=RTOL, atol=ATOL):
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    if rtol == 0.0 and atol == 0.0:
+        if not np.array_equal(a, b):
+            bad = np.argwhere(a != b)
+            raise AssertionError(f"{len(bad)} values differ, first at {tuple(bad[0])}: {a[tuple(bad[0])]!r} vs "
+                                 f"{b[tuple(bad[0])]!r}; max |diff| {np.abs(a - b).max():.3g}")
+    else:
+        np.testing.assert_allclose(a, b, rtol=rtol, atol=atol)
+
+
+def _solve(backend, case, seed=11, run=2, points=16):
+    backend.allocate(case)
+    fp, ip = case.params(seed, run, points)
+    backend.warm_up(fp, ip)
+    for i in range(case.steps - 1, -1, -1):
+        assert backend.backward_step(i, fp, ip) == -1
+    ey, ez = backend.errors(fp, ip)
+    coef = backend.coef if isinstance(backend.coef, np.ndarray) else backend.coef.copy_to_host()
+    return coef, ey, ez, backend.fallbacks()
+
+
+@pytest.fixture(scope="module")
+def cpu():
+    from srmdp.cpu import CpuBackend
+    from srmdp.problem import PAPER
+
+    return CpuBackend(PAPER)
+
+
+def _case(**kw):
+    from srmdp.cases import Case
+
+    return Case(**kw)
+
+
+CASES = {
+    "LP0_d2": dict(d=2, dt=1 / 3, basis="LP0", cells=3, paths=7),
+    "LP0_d1_clamp_6steps": dict(d=1, dt=1 / 6, basis="LP0", cells=5, paths=6, outside="clamp"),
+    "LP1_d2": dict(d=2, dt=1 / 3, basis="LP1", cells=2, paths=10),
+    "LP1_d3_zero_f32_trunc": dict(d=3, dt=0.5, basis="LP1", cells=2, paths=9, outside="zero", precision="float32",
+                                  trunc_y=0.8, trunc_z=0.3),
+    "LP1_d1_M25": dict(d=1, dt=0.25, basis="LP1", cells=8, paths=25, precision="float32"),
+}
+RUNS = [("LP0_d2", "thread", 0), ("LP0_d2", "block", 4), ("LP0_d1_clamp_6steps", "thread", 0),
+        ("LP1_d2", "block", 4), ("LP1_d3_zero_f32_trunc", "block", 8), ("LP1_d1_M25", "block", 8)]
+
+
+@pytest.mark.parametrize("name,mode,block", RUNS, ids=[f"{n}-{m}{b or ''}" for n, m, b in RUNS])
+def test_backward_loop_matches_cpu(cpu, name, mode, block):
+    from srmdp.cuda import CudaBackend
+    from srmdp.problem import PAPER
+
+    case = _case(**CASES[name])
+    c_cpu, ey_cpu, ez_cpu, fb_cpu = _solve(cpu, case)
+    c_gpu, ey_gpu, ez_gpu, fb_gpu = _solve(CudaBackend(PAPER, mode=mode, block=block), case)
+    assert c_gpu.dtype == c_cpu.dtype and c_gpu.shape == c_cpu.shape
+    assert np.isfinite(c_gpu).all() and np.abs(c_gpu).max() > 0
+    _agree(c_gpu, c_cpu)
+    assert fb_gpu == fb_cpu
+    # per-step error means: sums in another order than numpy's pairwise mean
+    np.testing.assert_allclose(ey_gpu, ey_cpu, rtol=1e-12 if EXACT else 1e-8, atol=1e-15)
+    np.testing.assert_allclose(ez_gpu, ez_cpu, rtol=1e-12 if EXACT else 1e-8, atol=1e-15)
+
+
+def test_launch_shape_does_not_change_results():
+    """Streams are keyed per path and every sum runs in path order: B = 3, 8, 32 and one thread per
+    stratum give identical coefficients (M = 10 is not a multiple of 3 or 8)."""
+    from srmdp.cuda import CudaBackend
+    from srmdp.problem import PAPER
+
+    lp1 = _case(d=2, dt=0.5, basis="LP1", cells=2, paths=10)
+    ref = _solve(CudaBackend(PAPER, mode="block", block=3), lp1)[0]
+    for b in (8, 32):
+        got = _solve(CudaBackend(PAPER, mode="block", block=b), lp1)[0]
+        assert np.array_equal(got, ref), f"block {b} differs from block 3"
+    lp0 = _case(d=2, dt=0.5, basis="LP0", cells=3, paths=10)
+    ref = _solve(CudaBackend(PAPER, mode="thread"), lp0)[0]
+    for b in (3, 16):
+        got = _solve(CudaBackend(PAPER, mode="block", block=b), lp0)[0]
+        _agree(got, ref, *((0.0, 0.0) if EXACT else (1e-12, 1e-14)))
+
+
+def test_paths_bitwise_per_path(cpu_kernels):
+    """The response S_Y,i+1 and Delta W_i of every path (seed, run, i, k, m) as computed by the shared
+    code compiled for the device equal the CPU's, from the same (random) coefficients."""
+    from numba import float64, int64, uint64
+
+    from srmdp.cuda import device_functions
+    from srmdp.kernels import F_H, F_HALF, I_C, I_D, I_K, I_M, I_MODE, I_RUN, I_SEED
+    from srmdp.problem import PAPER
+    from srmdp.rng import DOMAIN_PATHS
+    from srmdp.strata import UNBOUNDED
+
+    case = _case(d=3, dt=0.25, basis="LP1", cells=2, paths=6)
+    d, nb = case.d, case.n_basis
+    fp, ip = case.params(5, 1, 0)
+    rng = np.random.default_rng(0)
+    coef = rng.normal(scale=0.3, size=(case.steps, case.strata, d + 1, nb))
+    i = 1
+    kern = device_functions(PAPER)
+    response, seed_stream, cell_setup = kern.response, kern.seed_stream, kern.cell_setup
+    D1 = d + 1
+    NB = nb
+    NC = 3 * d
+
+    @cuda.jit
+    def paths(coef, i, fp, ip, out, dws):
+        t = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
+        m_paths = ip[I_M]
+        if t >= ip[I_K] * m_paths:
+            return
+        k = t // m_paths
+        m = t % m_paths
+        st = cuda.local.array(2, uint64)
+        cell = cuda.local.array(NC, float64)
+        x = cuda.local.array(D1, float64)
+        xp = cuda.local.array(D1, float64)
+        dw = cuda.local.array(D1, float64)
+        inc = cuda.local.array(D1, float64)
+        u = cuda.local.array(D1, float64)
+        z = cuda.local.array(D1, float64)
+        zp = cuda.local.array(D1, float64)
+        phi = cuda.local.array(NB, float64)
+        cell_setup(int64(k), cell, ip[I_D], ip[I_C], fp[F_HALF], fp[F_H], ip[I_MODE] == UNBOUNDED)
+        seed_stream(st, ip[I_SEED], DOMAIN_PATHS, ip[I_RUN], i, int64(k), m)
+        out[t] = response(st, cell, coef, i, fp, ip, x, xp, dw, inc, u, z, zp, phi)
+        for l in range(ip[I_D]):
+            dws[t, l] = dw[l]
+
+    n = case.strata * case.paths
+    out = np.zeros(n)
+    dws = np.zeros((n, d))
+    paths[(n + 31) // 32, 32](coef, i, fp, ip, out, dws)
+
+    ck = cpu_kernels
+    st = np.zeros(2, np.uint64)
+    vec = [np.zeros(d + 1) for _ in range(7)]
+    phi = np.zeros(nb)
+    cell = np.zeros(3 * d)
+    ref = np.zeros(n)
+    ref_dw = np.zeros((n, d))
+    for k in range(case.strata):
+        ck.cell_setup(k, cell, d, case.cells, fp[F_HALF], fp[F_H], True)
+        for m in range(case.paths):
+            ck.seed_stream(st, int(ip[I_SEED]), DOMAIN_PATHS, int(ip[I_RUN]), i, k, m)
+            t = k * case.paths + m
+            x, xp, dw, inc, u, z, zp = vec
+            ref[t] = ck.response(st, cell, coef, i, fp, ip, x, xp, dw, inc, u, z, zp, phi)
+            ref_dw[t] = dw[:d]
+    assert np.isfinite(ref).all()
+    _agree(out, ref, *((0.0, 0.0) if EXACT else (1e-12, 1e-14)))
+    _agree(dws, ref_dw, *((0.0, 0.0) if EXACT else (1e-14, 1e-15)))
+
+
+def test_run_case_gpu_matches_cpu(tmp_path):
+    """The whole solver (two runs, errors on the device, result JSON) with device='gpu'."""
+    from srmdp.solver import run_case
+
+    case = _case(d=2, dt=0.5, basis="LP1", cells=2, paths=6)
+    res_cpu = run_case(case, runs=2, test_points=20, seed=4, device="cpu", progress=False)
+    res_gpu = run_case(case, runs=2, test_points=20, seed=4, device="gpu", progress=False)
+    assert res_gpu["device"] == "gpu"
+    hw = res_gpu["provenance"]["hardware"]
+    assert hw["device"] == "gpu" and hw["model"] and hw["kernel_mode"] in ("thread", "block")
+    for key in ("mse_y_max", "mse_y_av", "mse_z_av"):
+        assert math.isclose(res_gpu[key], res_cpu[key], rel_tol=1e-10, abs_tol=1e-12), key
+    np.testing.assert_allclose(res_gpu["per_run"]["ey"], res_cpu["per_run"]["ey"], rtol=1e-10)
+
+
+def test_nonfinite_coefficient_is_reported():
+    """A float32 coefficient that overflows is reported as the first bad stratum."""
+    from srmdp.cuda import CudaBackend
+    from srmdp.problem import PAPER
+
+    case = _case(d=1, dt=0.5, basis="LP0", cells=2, paths=3, precision="float32")
+    b = CudaBackend(PAPER, mode="block", block=2)
+    b.allocate(case)
+    fp, ip = case.params(0, 0, 4)
+    fp = fp.copy()
+    fp[0] = 1e-300  # dt so small that S_Z = S_Y dW / dt overflows float32 (not float64)
+    fp[1] = math.sqrt(1e-300)
+    b.warm_up(fp, ip)
+    assert b.backward_step(case.steps - 1, fp, ip) == 0
