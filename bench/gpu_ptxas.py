@@ -134,14 +134,21 @@ def main(argv=None):
     ap.add_argument("--basis", default="LP0,LP1")
     ap.add_argument("--precision", default="float64,float32")
     ap.add_argument("--kernels", default="step,test")
+    ap.add_argument("--float32-d", help="compile float32 only for these d (default: every d)")
     ap.add_argument("--json")
     args = ap.parse_args(argv)
     if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
         print("unset NUMBA_ENABLE_CUDASIM: the simulator cannot compile PTX", file=sys.stderr)
         return 2
     stub_current_device()
+    only = None
+    if args.float32_d:
+        f32 = {int(v) for v in args.float32_d.split(",")}
+
+        def only(d, basis, mode, prec):
+            return prec != "float32" or d in f32
     rows = check([int(v) for v in args.d.split(",")], args.basis.split(","), tuple(args.precision.split(",")),
-                 tuple(args.kernels.split(",")))
+                 tuple(args.kernels.split(",")), only=only)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))
     bad = [r for r in rows if not r["ok"]]

@@ -1,0 +1,50 @@
+"""Every CUDA kernel compiles for sm_90 (H100) without a GPU, with no register spills and at most
+48 KB of static shared memory, for d from 1 to 19 (LP0 thread and block kernels, LP1 block kernel,
+the test-point kernel; float64, and float32 for a few d).
+
+Runs ``bench/gpu_ptxas.py`` in a subprocess without NUMBA_ENABLE_CUDASIM (the simulator cannot
+compile): it stubs numba-cuda's current device (compute capability 9.0), calls
+``numba.cuda.compile_ptx`` and assembles with the ptxas of the nvidia-cuda-nvcc-cu12 wheel
+(``ptxas -arch=sm_90 -v``).  The full sweep over every d is ``python bench/gpu_ptxas.py``.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+# the sizes where the kernels change shape: d = 1; specialised (constant loop bounds) up to d = 8,
+# run-time bounds from d = 9; LP1 block B = 128 up to d = 11, B = 64 beyond; d = 12 once spilled; max 19
+DIMS = "1,4,8,9,12,19"
+FLOAT32 = "4,12,19"
+
+
+def _have_toolchain():
+    try:
+        import nvidia.cuda_nvcc  # noqa: F401  (ptxas, from numba-cuda[cu12])
+        import numba_cuda  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+@pytest.mark.skipif(not _have_toolchain(), reason="needs numba-cuda[cu12] (pip install -e .[cuda])")
+def test_all_kernels_compile_for_sm90_without_spills(root, tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
+    out = tmp_path / "ptxas.json"
+    proc = subprocess.run([sys.executable, str(root / "bench" / "gpu_ptxas.py"), "--d", DIMS,
+                           "--float32-d", FLOAT32, "--json", str(out)],
+                          cwd=root, env=env, capture_output=True, text=True, timeout=600)
+    assert out.exists(), proc.stdout[-3000:] + proc.stderr[-3000:]
+    rows = json.loads(out.read_text())
+    bad = [r for r in rows if not r["ok"]]
+    assert not bad, "\n".join(f"d={r['d']} {r['basis']} {r['mode']} {r['precision']} {r['kernel']}: {r['why']}"
+                              for r in bad)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    seen = {(r["d"], r["basis"], r["mode"]) for r in rows if r["kernel"] == "step"}
+    for d in map(int, DIMS.split(",")):
+        assert {(d, "LP0", "thread"), (d, "LP0", "block"), (d, "LP1", "block")} <= seen
+    assert max(r["smem"] for r in rows) <= 48 * 1024
+    assert all(r["spill_stores"] == 0 and r["spill_loads"] == 0 for r in rows)
