@@ -99,9 +99,12 @@ def main(argv=None):
                 from srmdp.cpu import CpuBackend
 
                 c64 = paper_case(table, dt=dt, row=row, precision="float64")
-                gb = CudaBackend(PAPER, mode=mode)
-                rg = run_case(c64, runs=1, test_points=args.test_points, seed=args.seed, device="gpu",
-                              progress=False, backend=gb)
+                if args.precision == "float64" and args.runs == 1:
+                    gb, rg = backend, res
+                else:
+                    gb = CudaBackend(PAPER, mode=mode)
+                    rg = run_case(c64, runs=1, test_points=args.test_points, seed=args.seed, device="gpu",
+                                  progress=False, backend=gb)
                 cb = CpuBackend(PAPER)
                 rc = run_case(c64, runs=1, test_points=args.test_points, seed=args.seed, device="cpu",
                               progress=False, backend=cb)

@@ -54,12 +54,20 @@ GIB = 2.0**30
 
 
 # --- the shared device functions ------------------------------------------------------------------
+def _device_jit():
+    """cuda.jit(device=True), forcing NVVM inlining where numba-cuda offers it (not the simulator)."""
+    if SIMULATOR:
+        return cuda.jit(device=True)
+    try:
+        return cuda.jit(device=True, forceinline=True)
+    except TypeError:  # an older numba-cuda
+        return cuda.jit(device=True)
+
+
 @lru_cache(maxsize=None)
 def device_functions(problem):
     """make_kernels compiled as CUDA device functions (inlined into the kernels on a real GPU)."""
-    if SIMULATOR:
-        return make_kernels(cuda.jit(device=True), problem)
-    return make_kernels(cuda.jit(device=True, forceinline=True), problem)
+    return make_kernels(_device_jit(), problem)
 
 
 def block_size(d, nb):
@@ -98,7 +106,7 @@ def _entries(d, nb):
 
 
 def _device(fn):
-    return cuda.jit(device=True)(fn) if SIMULATOR else cuda.jit(device=True, forceinline=True)(fn)
+    return _device_jit()(fn)
 
 
 # --- kernel sources -------------------------------------------------------------------------------
