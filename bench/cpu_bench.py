@@ -17,6 +17,7 @@ and the compile time of the first run of each case (0 when already compiled in t
 
     python bench/cpu_bench.py                 # all cases, 1 and 2 threads
     python bench/cpu_bench.py --cases LP0d4 --threads 1 --runs 3
+    python bench/cpu_bench.py --paper --cases LP0d4 --threads 1,2   # the paper's LP0 d=4 dt=0.1 row
 """
 
 import argparse
@@ -43,6 +44,9 @@ CASES = {
     # paper: LP1d11 dt=0.2 #C=2 (K=2048), M=2000
     "LP1d11": dict(d=11, dt=0.2, basis="LP1", cells=2, paths=200),
 }
+
+PAPER_SIZES = {"LP0d4": dict(cells=12, paths=100), "LP1d6": dict(cells=3, paths=700),
+               "LP1d11": dict(cells=2, paths=2000)}
 
 _rng = make_rng(njit(error_model="numpy"), njit(error_model="numpy", inline="always"))
 _seed_state = _rng.seed_state
@@ -95,19 +99,26 @@ def main(argv=None):
     ap.add_argument("--cases", default=",".join(CASES), help="comma-separated among " + ", ".join(CASES))
     ap.add_argument("--threads", default="1,2", help="comma-separated thread counts")
     ap.add_argument("--runs", type=int, default=2, help="runs per measurement (the fastest is kept)")
+    ap.add_argument("--paper", action="store_true",
+                    help="use the paper's #C and M for each case (LP0d4: 20736 strata; takes minutes)")
     args = ap.parse_args(argv)
     threads = [int(t) for t in args.threads.split(",")]
     print(f"numba {numba.__version__}, {os.cpu_count()} CPUs, threading layer after first run below")
+    print("per core = path-steps/s (wall, fastest run) / threads;  per cpu-s = path-steps per second of "
+          "process CPU time (all threads)")
     print(f"{'case':8s} {'K':>6s} {'M':>5s} {'N':>3s} {'path-steps':>10s} {'thr':>3s} "
-          f"{'srmdp /s/core':>14s} {'ns cpu/step':>11s} {'baseline /s/core':>16s} {'ns cpu/step':>11s} "
+          f"{'srmdp /s/core':>14s} {'/cpu-s':>9s} {'baseline /s/core':>16s} {'/cpu-s':>9s} "
           f"{'ratio':>6s} {'compile s':>9s}")
     for name in args.cases.split(","):
-        case = Case(**CASES[name])
+        params = dict(CASES[name])
+        if args.paper:
+            params.update(PAPER_SIZES[name])
+        case = Case(**params)
         for t in threads:
             rate, compile_s, ns_cpu = solver(case, t, args.runs)
             brate, bns_cpu = baseline(case, t, args.runs)
             print(f"{name:8s} {case.strata:6d} {case.paths:5d} {case.steps:3d} {case.path_steps:10.3g} {t:3d} "
-                  f"{rate:14.3e} {ns_cpu:11.1f} {brate:16.3e} {bns_cpu:11.1f} {rate / brate:6.2f} "
+                  f"{rate:14.3e} {1e9 / ns_cpu:9.3e} {brate:16.3e} {1e9 / bns_cpu:9.3e} {rate / brate:6.2f} "
                   f"{compile_s:9.1f}", flush=True)
     print(f"threading layer: {numba.threading_layer()}")
 
