@@ -14,6 +14,12 @@ OUT=${OUT:-/tmp/gpu_out}
 mkdir -p "$OUT" data/gpu
 cd "$(dirname "$0")/.."
 PY=${PY:-python3}
+# the image's numpy (2.5) removed np.row_stack, which numba-cuda 0.30 still references at import:
+# carry numpy 2.4 as a wheel in .whl/ (git-ignored) and put it first on the path
+if ls .whl/numpy-*.whl >/dev/null 2>&1; then
+  $PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/numpy-*.whl \
+    && export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
+fi
 T0=$(date +%s)
 LOG="$OUT/stage$STAGE.log"
 exec > >(tee "$LOG") 2>&1
@@ -33,13 +39,13 @@ left() { echo $(( ${BUDGET:-$1} - ($(date +%s) - T0) )); }
 if [ "$STAGE" = 1 ]; then
   BUDGET=${BUDGET:-270}
   echo "== GPU test suite (real GPU, no simulator)"
-  timeout 110 $PY -m pytest -q -p no:cacheprovider tests/test_cuda_sim.py -rs 2>&1 | tail -25
+  timeout 100 $PY -m pytest -q -p no:cacheprovider tests/test_cuda_sim.py -rs 2>&1 | tail -25
   echo "== CPU vs GPU agreement (float64, paper rows)"
-  timeout 60 $PY bench/gpu_bench.py --precision float64 --compare-cpu --no-write --summary "$SUMMARY" \
+  timeout 50 $PY bench/gpu_bench.py --precision float64 --compare-cpu --no-write --summary "$SUMMARY" \
       --cases LP0d4:0.2,LP0d4:0.1,LP1d4:0.2,LP1d6:0.2,LP0d6_0:0.1 --test-points 1000
   echo "== launch modes (float32)"
   $PY bench/gpu_bench.py --precision float32 --modes thread,block --no-write --summary "$SUMMARY" \
-      --cases LP0d4:0.05,LP0d6_1:0.1 --budget 40
+      --cases LP0d4:0.05,LP0d6_1:0.1 --budget 30
   echo "== cheap paper rows (float32), $(left 0) s left"
   $PY bench/gpu_bench.py --precision float32 --summary "$SUMMARY" --budget "$(( $(left 0) - 15 ))" \
       --cases LP0d4:0.2,LP0d4:0.1,LP0d4:0.05,LP0d6_0:0.2,LP0d6_0:0.1,LP0d6_0:0.05,LP0d6_1:0.2,LP0d6_1:0.1,LP0d11:0.2,LP0d11:0.1,LP1d4:0.2,LP1d4:0.1,LP1d4:0.05,LP1d6:0.2,LP1d6:0.1,LP1d6:0.05,LP1d11:0.2:1,LP1d12:0.2:1,LP1d13:0.2:1,LP1d13:0.2:2,LP1d14:0.2:1,LP1d14:0.2:2,LP1d15_19:0.2:1,LP0d6_1:0.05
