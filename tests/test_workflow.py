@@ -8,6 +8,7 @@ cores: 9 compute jobs, each ~10 s of JIT compilation) feeds the checks:
   * a second run is a no-op; deleting one case's results rebuilds only that case and its table;
   * paper/main.pdf is built when latexmk is installed (CI installs it);
   * `--lint`, `-n` for every preset, snakefmt and `--report` work.
+The end-to-end checks are marked slow: `-m "not slow"` leaves only the static ones.
 """
 
 import csv
@@ -119,7 +120,9 @@ def pm(x, se):
     return f"${x:.3f}\\pm{se:.3f}$"
 
 
+@pytest.mark.slow
 # --- the checks -------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_ci_run_renders_every_table(ci_run):
     repo, log = ci_run
     assert "estimated cost" in log, "the cost of each job is printed before the run"
@@ -131,6 +134,7 @@ def test_ci_run_renders_every_table(ci_run):
     assert (repo / "tables" / "agreement.tex").is_file()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("table", TABLE_IDS)
 def test_table_is_booktabs_latex_with_every_row(ci_run, table):
     repo, _ = ci_run
@@ -160,6 +164,7 @@ def test_table_is_booktabs_latex_with_every_row(ci_run, table):
                 assert r"\emph{not run in this preset}" in row
 
 
+@pytest.mark.slow
 def test_every_number_traces_back_to_a_results_file(ci_run):
     repo, _ = ci_run
     paper = paper_rows()
@@ -197,6 +202,7 @@ def test_every_number_traces_back_to_a_results_file(ci_run):
     assert checked == len(CI_CASES) * len(READINGS) * 3
 
 
+@pytest.mark.slow
 def test_small_n_indicators_agree_with_the_paper(ci_run):
     """Paper-fit reading, dt = 0.2: |ours - paper| <= 3 s.e. + 0.10.
 
@@ -214,12 +220,14 @@ def test_small_n_indicators_agree_with_the_paper(ci_run):
             assert abs(res[key] - float(prow[key])) <= tol, (table, key, res[key], prow[key], tol)
 
 
+@pytest.mark.slow
 def test_second_run_is_a_noop(ci_run):
     repo, _ = ci_run
     proc = snakemake(repo, "-n", "--cores", "2", "--configfile", "config/ci.yaml")
     assert "Nothing to be done" in proc.stdout + proc.stderr, proc.stdout[-3000:]
 
 
+@pytest.mark.slow
 def test_latex_report_builds_when_tex_is_installed(ci_run):
     repo, _ = ci_run
     if shutil.which("latexmk") is None:
@@ -230,12 +238,14 @@ def test_latex_report_builds_when_tex_is_installed(ci_run):
     assert "LaTeX Error" not in log and "Undefined control sequence" not in log
 
 
+@pytest.mark.slow
 def test_report_html(ci_run):
     repo, _ = ci_run
     snakemake(repo, "--cores", "1", "--configfile", "config/ci.yaml", "--report", "report.html")
     assert (repo / "report.html").stat().st_size > 10000
 
 
+@pytest.mark.slow
 def test_deleting_one_case_rebuilds_only_that_case_and_its_table(ci_run):
     repo, _ = ci_run
     case_dir = repo / "results/ci/runs/theory/LP1d4_r1"
