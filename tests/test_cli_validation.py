@@ -176,6 +176,7 @@ def test_invalid_cli_argument_is_refused_before_compute(outdir, base, field, dat
 @pytest.mark.parametrize("argv, keywords", [
     (["run", "--table", "LP0d4", "--dt", "0.3"], ("dt=",)),           # no such row: allowed values listed
     (["run", "--table", "LP0d4", "--row", "9"], ("row=",)),
+    (["run", "--table", "LP0d4", "--row", "1", "--dt", "0.1"], ("row=",)),  # row and dt disagree
     (["run", "--table", "LP1d13", "--dt", "0.2"], ("--row",)),          # ambiguous: rows listed
     (["run", "--table", "LP0d4", "--dt", "0.2", "--d", "3"], ("--d",)),  # table and free form mixed
     (["run", "--d", "2", "--dt", "0.5", "--basis", "LP0"], ("--cells", "--paths")),  # missing fields
