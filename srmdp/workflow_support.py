@@ -25,7 +25,7 @@ from .memory import required_bytes
 COMPILE_SECONDS = 12.0  # Numba JIT compilation, once per job (process)
 STARTUP_SECONDS = 3.0  # interpreter + imports
 NS_PER_PATH_STEP = {"LP0": (60.0, 25.0), "LP1": (60.0, 25.0)}  # a + b*d ns per path step
-NS_PER_REGRESSION_TERM = 2.5  # LP1: (d+1)^2 accumulations per path and time step
+NS_PER_REGRESSION_TERM = 5.0  # LP1: (d+1)^2 accumulations per path and regression
 
 
 @dataclass(frozen=True)
