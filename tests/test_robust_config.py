@@ -120,7 +120,14 @@ def test_snakemake_refuses_a_broken_preset_before_any_job(tmp_path):
     bad.write_text(yaml.safe_dump(cfg))
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
-    proc = subprocess.run(["snakemake", "-n", "--cores", "1", "--configfile", str(bad)], cwd=ROOT, env=env,
+    tree = tmp_path / "tree"  # a copy of the tracked files: no .snakemake/ state shared with the checkout
+    names = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout.decode()
+    for name in filter(None, names.split("\0")):
+        if (ROOT / name).is_file():
+            (tree / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, tree / name)
+    env["PYTHONPATH"] = str(tree) + os.pathsep + env["PYTHONPATH"]
+    proc = subprocess.run(["snakemake", "-n", "--cores", "1", "--configfile", str(bad)], cwd=tree, env=env,
                           capture_output=True, text=True, timeout=120)
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0
