@@ -33,7 +33,7 @@ from srmdp.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 MAX_THREADS = numba.config.NUMBA_NUM_THREADS
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=60, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 
 # --- a valid base case (small: passes the memory model) --------------------------------------------
 valid_base = st.fixed_dictionaries({

@@ -80,7 +80,7 @@ BROKEN = {
 }
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 @given(field=st.sampled_from(sorted(BROKEN)), data=st.data())
 def test_a_broken_preset_is_refused_naming_the_field(field, data):
     strategy, words = BROKEN[field]
