@@ -150,6 +150,10 @@ def run_case(case: Case, runs: int = 1, run_start: int = 0, test_points: int = 1
                 bar.update()
             t1 = time.perf_counter()
             ey[r], ez[r] = backend.errors(fp, ip)
+            bad_steps = np.flatnonzero(~(np.isfinite(ey[r]) & np.isfinite(ez[r])))
+            if bad_steps.size:
+                raise NumericalError(f"non-finite test-point error in case {case.label}, run {run_start + r},"
+                                     f" time step i={int(bad_steps[0])}")
             solve_seconds.append(t1 - t0)
             error_seconds.append(time.perf_counter() - t1)
     finally:

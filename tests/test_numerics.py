@@ -369,3 +369,15 @@ def test_dropped_directions_are_counted_in_results_and_aggregate(tmp_path):
         paths.append(tmp_path / f"c{j}.json")
         write_json_atomic(paths[-1], res)
     assert aggregate(paths, expect_runs=4)["diagnostics"]["dropped_directions"] == 7
+
+
+def test_nonfinite_test_point_error_names_run_and_step():
+    class NanErrors(FakeBackend):
+        def errors(self, fp, ip):
+            ey, ez = super().errors(fp, ip)
+            ez[1] = np.nan
+            return ey, ez
+
+    case = Case(d=1, dt=0.25, basis="LP0", cells=2, paths=2)
+    with pytest.raises(NumericalError, match=r"test-point error .* run 3, time step i=1$"):
+        run_case(case, runs=1, run_start=3, test_points=5, backend=NanErrors())
