@@ -86,6 +86,10 @@ def make_kernels(jit, problem, inline_jit=None, dims=None):
             for l in range(d):
                 z[l] = 0.0
             return 0.0
+        if ly == inf and lz == inf:  # no truncation: T_L is the identity (one test, not 2 (d+1))
+            for l in range(d):
+                z[l] = evaluate(coef, j, s, 1 + l, u, nb, inf)
+            return evaluate(coef, j, s, 0, u, nb, inf)
         for l in range(d):
             z[l] = evaluate(coef, j, s, 1 + l, u, nb, lz)
         return evaluate(coef, j, s, 0, u, nb, ly)
