@@ -37,9 +37,9 @@ from srmdp.solver import run_case
 ROOT = Path(__file__).resolve().parent.parent
 CI_PRESET = ROOT / "config" / "ci.yaml"
 
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(
     not (ROOT / "Snakefile").exists() or not CI_PRESET.exists() or shutil.which("snakemake") is None,
-    reason="needs the Snakemake workflow (Snakefile), its ci preset (config/ci.yaml) and snakemake on PATH")
+    reason="needs the Snakemake workflow (Snakefile), its ci preset (config/ci.yaml) and snakemake on PATH")]
 
 
 def _copy_tree(dst):
