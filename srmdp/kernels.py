@@ -113,29 +113,24 @@ def make_kernels(jit, problem, inline_jit=None, dims=None):
 
         Returns (S_{Y,i+1}, y_{i+1}(x_{i+1}) [g(x_N) if i+1 = N], s0, s1).
         """
+        forward(i * dt, x, dw, dt, d)
+        if i + 1 == n:
+            y1 = terminal(tmat, x, d)
+            return y1, y1, s0, s1
+        y1 = estimate_fast(coef, i + 1, x, u, z, d, nb, ncell, half, h, inv_h, mode, ly, lz)
         s = 0.0
-        y1 = 0.0
-        for j in range(i, n):
-            if j == i:
-                for l in range(d):
-                    inc[l] = dw[l]
-            else:
-                for l in range(d):
-                    xp[l] = x[l]
-                    zp[l] = z[l]
-                    v, s0, s1 = normal_s(s0, s1)
-                    inc[l] = sq * v
+        for j in range(i + 1, n):
+            for l in range(d):
+                xp[l] = x[l]
+                zp[l] = z[l]
+                v, s0, s1 = normal_s(s0, s1)
+                inc[l] = sq * v
             forward(j * dt, x, inc, dt, d)
             if j + 1 == n:
                 ynext = terminal(tmat, x, d)
-                if j == i:
-                    return ynext, ynext, s0, s1
                 s += ynext
             else:
                 ynext = estimate_fast(coef, j + 1, x, u, z, d, nb, ncell, half, h, inv_h, mode, ly, lz)
-                if j == i:
-                    y1 = ynext
-                    continue
             s += dt * driver(j * dt, xp, ynext, zp, d)
         return s, y1, s0, s1
 
