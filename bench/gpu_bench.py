@@ -51,6 +51,7 @@ def main(argv=None):
     ap.add_argument("--summary", help="append one JSON line per case here")
     ap.add_argument("--compare-cpu", action="store_true")
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--pack", help="tar.gz of OUT_DIR's JSON files, rewritten after every case")
     args = ap.parse_args(argv)
 
     from srmdp.cases import ConfigError, find_row, paper_case
@@ -68,8 +69,9 @@ def main(argv=None):
             case = paper_case(table, dt=dt, row=row, precision=args.precision)
             paper = find_row(table, dt=dt, row=row)
             left = args.budget - (time.perf_counter() - t_start)
-            rate = rates.get((case.basis, case.d >= 9))
-            predicted = case.path_steps * args.runs / rate if rate else None
+            # rate in path-steps x d per second: measured on the same basis, nearest d class first
+            rate = rates.get((case.basis, case.d >= 9)) or rates.get(case.basis)
+            predicted = case.path_steps * case.d * args.runs / rate if rate else None
             if predicted is not None and predicted * 1.15 + 10 > left:
                 print(f"skip {case.label} {args.precision} {mode}: predicted {predicted:.0f} s > {left:.0f} s left",
                       flush=True)
@@ -83,7 +85,7 @@ def main(argv=None):
                 continue
             secs = res["seconds_per_run_min"]
             ps = res["path_steps_per_run"] / secs
-            rates[(case.basis, case.d >= 9)] = ps
+            rates[(case.basis, case.d >= 9)] = rates[case.basis] = ps * case.d
             entry = {
                 "label": case.label, "table": table, "row": paper["row"], "d": case.d, "dt": case.dt,
                 "basis": case.basis, "K": case.strata, "M": case.paths, "precision": args.precision,
@@ -125,6 +127,14 @@ def main(argv=None):
             if args.summary:
                 with open(args.summary, "a") as fh:
                     fh.write(json.dumps(entry) + "\n")
+            if args.pack:  # re-pack after every case: a run stopped at its time limit keeps what it did
+                import tarfile
+
+                tmp = args.pack + ".tmp"
+                with tarfile.open(tmp, "w:gz") as tar:
+                    for f in sorted(out_dir.glob("*.json*")):
+                        tar.add(f, arcname=str(f))
+                Path(tmp).replace(args.pack)
             extra = ""
             if "cpu_vs_gpu" in entry:
                 cv = entry["cpu_vs_gpu"]

@@ -8,7 +8,7 @@
 set -u
 STAGE=${1:-1}
 BUDGET=${2:-}
-export PYTHONUNBUFFERED=1
+export PYTHONUNBUFFERED=1 NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS=0
 unset NUMBA_ENABLE_CUDASIM
 OUT=${OUT:-/tmp/gpu_out}
 mkdir -p "$OUT" data/gpu
@@ -47,12 +47,12 @@ if [ "$STAGE" = 1 ]; then
   $PY bench/gpu_bench.py --precision float32 --modes thread,block --no-write --summary "$SUMMARY" \
       --cases LP0d4:0.05,LP0d6_1:0.1 --budget 30
   echo "== cheap paper rows (float32), $(left 0) s left"
-  $PY bench/gpu_bench.py --precision float32 --summary "$SUMMARY" --budget "$(( $(left 0) - 15 ))" \
+  $PY bench/gpu_bench.py --precision float32 --summary "$SUMMARY" --budget "$(( $(left 0) - 15 ))" --pack "$OUT/stage1.tgz" \
       --cases LP0d4:0.2,LP0d4:0.1,LP0d4:0.05,LP0d6_0:0.2,LP0d6_0:0.1,LP0d6_0:0.05,LP0d6_1:0.2,LP0d6_1:0.1,LP0d11:0.2,LP0d11:0.1,LP1d4:0.2,LP1d4:0.1,LP1d4:0.05,LP1d6:0.2,LP1d6:0.1,LP1d6:0.05,LP1d11:0.2:1,LP1d12:0.2:1,LP1d13:0.2:1,LP1d13:0.2:2,LP1d14:0.2:1,LP1d14:0.2:2,LP1d15_19:0.2:1,LP0d6_1:0.05
 else
   BUDGET=${BUDGET:-380}
   echo "== large paper rows (float32), budget $(left 0) s"
-  $PY bench/gpu_bench.py --precision float32 --summary "$SUMMARY" --budget "$(( $(left 0) - 10 ))" \
+  $PY bench/gpu_bench.py --precision float32 --summary "$SUMMARY" --budget "$(( $(left 0) - 10 ))" --pack "$OUT/stage2.tgz" \
       --cases LP0d4:0.05,LP0d4:0.02,LP1d15_19:0.2:2,LP1d15_19:0.2:3,LP1d15_19:0.2:4,LP1d15_19:0.2:5,LP1d11:0.2:2,LP1d12:0.2:2,LP1d4:0.05,LP1d4:0.02,LP0d6_0:0.02,LP0d11:0.05,LP1d6:0.02
 fi
 echo "== done in $(( $(date +%s) - T0 )) s"
