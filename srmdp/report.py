@@ -332,7 +332,8 @@ def _hw_short(res):
     model = str(hw.get("model") or "?")
     if res.get("device") == "gpu":
         return f"GPU: {model}"
-    return f"CPU: {model.split('@')[0].strip()} x{hw.get('threads', '?')}"
+    threads = hw.get("threads", "?")
+    return f"CPU: {model.split('@')[0].strip()}, {threads} thread{'' if threads == 1 else 's'}"
 
 
 def figure_time_vs_k(plan, timings, gpu_files, stem):
@@ -347,10 +348,12 @@ def figure_time_vs_k(plan, timings, gpu_files, stem):
         ax.scatter([r["K"] for r in rows], [r["gpu_s"] for r in rows], marker="s", facecolors="none",
                    edgecolors="C1", label="paper GPU")
         for dev, col, mk in (("cpu", "C0", "o"), ("gpu", "C1", "s")):
-            pts = [(r["K"], best_timing(times.get((r["table"], r["row"]), []), dev)) for r in rows]
-            pts = [(k, t["seconds_per_run"]) for k, t in pts if t is not None]
-            if pts:
-                ax.scatter(*zip(*pts, strict=False), marker=mk, color=col, label=f"ours {dev.upper()}")
+            found = [(r["K"], best_timing(times.get((r["table"], r["row"]), []), dev)) for r in rows]
+            found = [(k, t) for k, t in found if t is not None]
+            if found:
+                hw = "; ".join(sorted({_hw_short(t) for _, t in found}))
+                ax.scatter([k for k, _ in found], [t["seconds_per_run"] for _, t in found], marker=mk, color=col,
+                           label=f"ours ({hw})")
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("K (number of strata)")
