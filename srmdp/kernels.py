@@ -14,7 +14,10 @@ For time step i and stratum k (eq. PsiM), each of the M paths m uses its own str
 * pass 2 replays only the first step of the same stream (x_i, Delta W_i) and adds
   sum phi f_i(x_i, y_{i+1}(x_{i+1}), z_i(x_i)) dt to r_0, z_i being the fresh estimate; by
   linearity of OLS in the response this is the regression of S_{Y,i} = S_{Y,i+1} + f_i dt.
-  No per-path storage: O((d+1)^2) work space per stratum.
+  No per-path storage: O((d+1)^2) work space per stratum (``solve_stratum``, the GPU's form).
+  The CPU uses ``solve_stratum_cached``, which keeps (x_i, u_i, y_{i+1}(x_{i+1})) of each path from
+  pass 1 in a per-thread buffer of M (2d+1) doubles instead of replaying the first step: same
+  numbers, same operations, bit-identical coefficients.
 """
 
 import math
