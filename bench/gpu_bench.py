@@ -138,7 +138,8 @@ def main(argv=None):
             extra = ""
             if "cpu_vs_gpu" in entry:
                 cv = entry["cpu_vs_gpu"]
-                extra = (f"  cpu-vs-gpu: max|dcoef| {cv['max_abs_coef_diff']:.2e} (bitwise {cv['frac_coef_bitwise_equal']:.3f})"
+                extra = (f"  cpu-vs-gpu: max|dcoef| {cv['max_abs_coef_diff']:.2e}"
+                         f" (bitwise {cv['frac_coef_bitwise_equal']:.3f})"
                          f" cpu {cv['cpu'][0]:.4f} gpu {cv['gpu'][0]:.4f}")
             print(f"{case.label:14s} {args.precision} {backend.mode:6s} K={case.strata:<8d} M={case.paths:<6d}"
                   f" {secs:9.3f} s  {ps:.3e} path-steps/s  paper GPU {paper['gpu_s']:8.2f} s"

@@ -29,7 +29,7 @@ def stub_current_device(cc=(9, 0)):
     import numba.cuda.compiler as compiler
     import numba.cuda.dispatcher as dispatcher
 
-    fake = types.SimpleNamespace(compute_capability=cc, name="sm_%d%d stub" % cc)
+    fake = types.SimpleNamespace(compute_capability=cc, name=f"sm_{cc[0]}{cc[1]} stub")
     dispatcher.get_current_device = lambda: fake
     compiler.get_current_device = lambda: fake
 

@@ -32,19 +32,24 @@ per-step means of the test-point errors (2 N values) per run.
 
 import math
 import os
-from functools import lru_cache
+from functools import cache
 from types import SimpleNamespace
 
 import numpy as np
 from numba import cuda, float64, int64, uint64
 
 from .cases import ConfigError
-from .kernels import (F_DT, F_H, F_HALF, I_C, I_D, I_K, I_M, I_MODE, I_N, I_NB, I_P, I_RUN, I_SEED,
-                      N_IP, make_kernels)
+from .kernels import F_DT, F_H, F_HALF, I_C, I_D, I_K, I_M, I_MODE, I_N, I_NB, I_P, I_RUN, I_SEED, N_IP, make_kernels
 from .rng import DOMAIN_PATHS
 from .strata import UNBOUNDED
 
 SIMULATOR = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
+# SRMDP_CUDA_FMA=0: no contraction of a*b+c into FMAs (NVVM -fma=0), as the CPU path compiles.  The
+# default keeps NVVM's contraction (faster).  It matters beyond rounding in one place: a cell edge
+# a = -L + c h that is 0 in exact arithmetic (even #C) rounds to 0.0 on the CPU but to -2e-16 with
+# an FMA when h is inexact (#C = 12), so the sampler's reflection (a >= 0) differs and the paths of
+# that stratum are other (equally valid) draws -- the max |coef diff| 0.27 seen on LP0d4 dt=0.1.
+STRICT_FP = os.environ.get("SRMDP_CUDA_FMA", "1") == "0"
 THREAD, BLOCK = "thread", "block"
 MODES = ("auto", THREAD, BLOCK)
 SHARED_LIMIT = 48 * 1024  # static shared memory per block without opt-in
@@ -54,6 +59,27 @@ GIB = 2.0**30
 
 
 # --- the shared device functions ------------------------------------------------------------------
+def _no_contraction():
+    """Make NVVM compile without FMA contraction unless fastmath was asked (process-wide)."""
+    from numba.cuda.cudadrv import nvvm
+
+    if getattr(nvvm.compile_ir, "_srmdp_strict", False):
+        return
+    inner = nvvm.compile_ir
+
+    def compile_ir(llvmir, **options):
+        if not options.get("fastmath", False):
+            options.setdefault("fma", False)
+        return inner(llvmir, **options)
+
+    compile_ir._srmdp_strict = True
+    nvvm.compile_ir = compile_ir
+
+
+if STRICT_FP and not SIMULATOR:
+    _no_contraction()
+
+
 def _device_jit():
     """cuda.jit(device=True), forcing NVVM inlining where numba-cuda offers it (not the simulator)."""
     if SIMULATOR:
@@ -64,7 +90,7 @@ def _device_jit():
         return cuda.jit(device=True)
 
 
-@lru_cache(maxsize=None)
+@cache
 def device_functions(problem):
     """make_kernels compiled as CUDA device functions (inlined into the kernels on a real GPU)."""
     return make_kernels(_device_jit(), problem)
@@ -110,7 +136,7 @@ def _device(fn):
 
 
 # --- kernel sources -------------------------------------------------------------------------------
-@lru_cache(maxsize=None)
+@cache
 def kernel_sources(problem, d, nb, mode, block=0, specialise=None):
     """Python sources of the kernels for one size (compiled by :func:`compiled`, or by compile_ptx).
 
@@ -324,7 +350,7 @@ def kernel_sources(problem, d, nb, mode, block=0, specialise=None):
                            mode=mode, specialised=SPEC, shared=shared_bytes(D, NB, B) if mode == BLOCK else 0)
 
 
-@lru_cache(maxsize=None)
+@cache
 def compiled(problem, d, nb, mode, block=0, specialise=None):
     """The kernels of :func:`kernel_sources`, jitted for the current device (compiled lazily)."""
     src = kernel_sources(problem, d, nb, mode, block, specialise)
@@ -360,7 +386,7 @@ def device_info():
         return {"name": "numba-cuda simulator", "cc": "sim", "sms": 1, "free": have, "total": have}
     name = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
     free, total = cuda.current_context().get_memory_info()
-    return {"name": name, "cc": "%d.%d" % dev.compute_capability, "sms": int(dev.MULTIPROCESSOR_COUNT),
+    return {"name": name, "cc": "{}.{}".format(*dev.compute_capability), "sms": int(dev.MULTIPROCESSOR_COUNT),
             "free": int(free), "total": int(total)}
 
 
@@ -507,5 +533,6 @@ class CudaBackend:
                 "multiprocessors": info["sms"], "memory_total_bytes": info["total"],
                 "kernel_mode": self.mode, "block_threads": self.k.block if self.mode == BLOCK else None,
                 "specialised": self.k.specialised if self.mode else None,
-                "numba_cuda": getattr(numba_cuda, "__version__", "?"), "simulator": SIMULATOR}
+                "numba_cuda": getattr(numba_cuda, "__version__", "?"), "simulator": SIMULATOR,
+                "fma_contraction": not STRICT_FP}
 

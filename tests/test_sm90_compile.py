@@ -23,8 +23,8 @@ FLOAT32 = "4,12,19"
 
 def _have_toolchain():
     try:
-        import nvidia.cuda_nvcc  # noqa: F401  (ptxas, from numba-cuda[cu12])
         import numba_cuda  # noqa: F401
+        import nvidia.cuda_nvcc  # noqa: F401  (ptxas, from numba-cuda[cu12])
     except ImportError:
         return False
     return True
