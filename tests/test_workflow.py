@@ -301,3 +301,39 @@ def test_cost_estimates_cover_every_job():
         assert jobs and all(sec > 0 and mem > 0 and math.isfinite(sec) for _, _, sec, _, mem in jobs)
     paper = Plan(load_configs([ROOT / "config/config.yaml", ROOT / "config/paper.yaml"]))
     assert len(paper.selected) == 35
+
+
+def _fake_result(path, table, row, device, seconds, reading=("zero", 1.0, 1.0), model="Test CPU"):
+    res = {
+        "format_version": 1, "case": {"table": table, "row": row}, "device": device, "runs": 4, "test_points": 100,
+        "seconds_per_run": seconds, "reading": {"outside": reading[0], "trunc_y": reading[1], "trunc_z": reading[2]},
+        "provenance": {"hardware": {"device": device, "model": model, "threads": 2}},
+        "mse_y_max": -3.7, "mse_y_av": -3.8, "mse_z_av": -0.9, "mse_y_max_se": 0.02, "mse_y_av_se": 0.01,
+        "mse_z_av_se": 0.01,
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(res))
+    return str(path)
+
+
+def test_gpu_results_feed_tables_and_figures(tmp_path):
+    """Result JSONs under gpu_results (data/gpu/) give the GPU column and the speed-up; other JSON is ignored."""
+    from srmdp import report
+    from srmdp.workflow_support import Plan, load_configs
+
+    cfg = load_configs([ROOT / "config/config.yaml", ROOT / "config/ci.yaml"])
+    cfg["gpu_results"] = str(tmp_path / "gpu")
+    gpu = _fake_result(tmp_path / "gpu" / "LP0d4_r1.json", "LP0d4", 1, "gpu", 0.0125, model="NVIDIA H100 80GB HBM3")
+    (tmp_path / "gpu" / "bench.json").write_text("[1, 2, 3]")  # a benchmark dump: not a result
+    plan = Plan(cfg)
+    assert plan.gpu_files() == [gpu]
+    summary = _fake_result(tmp_path / "s.json", "LP0d4", 1, "cpu", 1.0)
+    timing = _fake_result(tmp_path / "t.json", "LP0d4", 1, "cpu", 0.25)
+    out = tmp_path / "LP0d4.tex"
+    report.render_table(plan, "LP0d4", [summary], [timing], plan.gpu_files(), ROOT / "workflow/templates", out)
+    text = out.read_text()
+    assert "NVIDIA H100 80GB HBM3" in text and "0.0125$^{2}$" in text and "0.25$^{1}$" in text
+    report.figure_speedup(plan, [timing], plan.gpu_files(), str(tmp_path / "speedup"))
+    report.figure_speedup(plan, [timing], [], str(tmp_path / "speedup_nogpu"))
+    for stem in ("speedup", "speedup_nogpu"):
+        assert (tmp_path / f"{stem}.pdf").stat().st_size > 1000 and (tmp_path / f"{stem}.png").is_file()
