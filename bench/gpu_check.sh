@@ -5,6 +5,9 @@
 #   bash bench/gpu_check.sh 2   # timings of the large paper rows (float32), within a time budget
 # Results: data/gpu/*.json (srmdp run result JSONs) + data/gpu/bench_stage<N>.jsonl, packed with the
 # logs into $OUT/stage<N>.tgz (the device tool returns at most 8 files).
+# The device image's numpy 2.5 breaks numba-cuda 0.30's import; fetch numpy 2.4 once here and carry .whl:
+#   echo /.whl/ >> .git/info/exclude; python3 -m pip download --no-deps --only-binary=:all: \
+#     --python-version 3.12 --implementation cp --platform manylinux_2_28_x86_64 -d .whl numpy==2.4.6
 set -u
 STAGE=${1:-1}
 BUDGET=${2:-}
