@@ -3,7 +3,8 @@
 In a temporary copy of the working tree, the ci preset (config/ci.yaml) shrunk to its first case and
 reading, with no timing job (times are the only numbers that legitimately differ between two runs),
 is run to ``tables/<table>.tex`` and SIGKILLed, Snakemake and its jobs together (a lost node), at a
-random moment after the first job started; then resumed the way a user would:
+random moment after the first job started or after the first chunk was written; then resumed the way
+a user would:
 ``snakemake --cores all``, adding ``--unlock`` / ``--rerun-incomplete`` when Snakemake asks.
 
 Checks: after the kill no chunk or summary on disk is partial (each parses and its checksum holds);
@@ -105,10 +106,15 @@ def test_killed_workflow_resumes_to_the_same_tables(tmp_path):
     tree, table = _prepare(tmp_path, "victim")
     proc = subprocess.Popen(_snakemake_args(table), cwd=tree, env=_env(tree), stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, start_new_session=True)
+    # the moment: after the first job started (while jobs compile and compute), or after the first
+    # chunk was written (others still running, the aggregate or the table next)
+    phase = rng.choice(["first job started", "first chunk written"])
+    started = (lambda: list((tree / "logs").rglob("*.log"))) if phase == "first job started" else (
+        lambda: _results(tree, "chunk-*.json"))
     deadline = time.monotonic() + 300
-    while time.monotonic() < deadline and proc.poll() is None and not list((tree / "logs").rglob("*.log")):
+    while time.monotonic() < deadline and proc.poll() is None and not started():
         time.sleep(0.05)
-    delay = rng.uniform(0.0, 25.0)
+    delay = rng.uniform(0.0, 15.0 if phase == "first job started" else 4.0)
     time.sleep(delay)
     finished = proc.poll() is not None
     assert not finished or proc.returncode == 0, "the workflow failed before the kill"
@@ -117,7 +123,7 @@ def test_killed_workflow_resumes_to_the_same_tables(tmp_path):
     except ProcessLookupError:
         pass
     proc.wait(timeout=60)
-    print(f"workflow crash test: killed {delay:.2f} s after the first job started"
+    print(f"workflow crash test: killed {delay:.2f} s after the {phase}"
           f" ({'it had already finished' if finished else 'while running'})")
 
     # nothing partial on disk: every chunk or summary present is whole
