@@ -89,8 +89,11 @@ def make_strata(jit, uniform, uniform_s, inline_jit=None):
         for l in range(d):
             c = k % ncell
             k = k // ncell
-            a = -half + c * h
-            b = -half + (c + 1) * h
+            # edges as one product (c - #C/2) h, exact factor: no multiply-add that a GPU compiler
+            # could contract into an FMA, so the edge at 0 is exactly 0.0 on both targets and the
+            # reflection test below takes the same branch on CPU and GPU
+            a = (c - 0.5 * ncell) * h
+            b = (c + 1 - 0.5 * ncell) * h
             if unbounded:
                 if c == 0:
                     a = -inf
