@@ -105,10 +105,12 @@ def load(path):
 def hardware_label(res: dict) -> str:
     hw = (res.get("provenance") or {}).get("hardware") or {}
     model = hw.get("model") or "unknown model"
+    precision = (res.get("case") or {}).get("precision")
+    prec = f", {precision}" if precision else ""
     if res.get("device") == "gpu":
-        return f"GPU {model}"
+        return f"GPU {model}{prec}"
     threads = hw.get("threads")
-    return f"CPU {model}" + (f", {threads} threads" if threads else "")
+    return f"CPU {model}" + (f", {threads} thread{'' if threads == 1 else 's'}" if threads else "") + prec
 
 
 def index_results(paths):
@@ -315,6 +317,8 @@ def figure_speedup(plan, timings, gpu_files, stem):
                 transform=ax.transAxes, ha="right", fontsize=7)
     ax.axhline(1.0, color="k", lw=0.6)
     ax.set_yscale("log")
+    top = max([*paper_su, *[v for v in ours_su if math.isfinite(v)]])
+    ax.set_ylim(top=top * 40)  # room for the legend
     ax.set_ylabel("speed-up = CPU time / GPU time")
     ax.set_xticks(x, labels, rotation=70, ha="right", fontsize=7)
     ax.legend(fontsize=7, loc="upper left")
@@ -330,10 +334,11 @@ def _timing_files(timings, gpu_files):
 def _hw_short(res):
     hw = (res.get("provenance") or {}).get("hardware") or {}
     model = str(hw.get("model") or "?")
+    prec = (res.get("case") or {}).get("precision") or "?"
     if res.get("device") == "gpu":
-        return f"GPU: {model}"
+        return f"GPU: {model}, {prec}"
     threads = hw.get("threads", "?")
-    return f"CPU: {model.split('@')[0].strip()}, {threads} thread{'' if threads == 1 else 's'}"
+    return f"CPU: {model.split('@')[0].strip()}, {threads} thread{'' if threads == 1 else 's'}, {prec}"
 
 
 def figure_time_vs_k(plan, timings, gpu_files, stem):
