@@ -36,10 +36,10 @@ SCIENCE = ("case_hash", "case", "seed", "run_start", "runs", "test_points", "per
            "mse_z_av", "mse_y_max_se", "mse_y_av_se", "mse_z_av_se", "literal_y_max", "literal_y_av",
            "literal_z_av", "per_step_y", "per_step_z", "device")
 
-# big enough that the compute (~1 s) is a real target for the kill, small enough to stay cheap
-RUN_ARGS = ["--d", "2", "--dt", "0.1", "--basis", "LP1", "--cells", "8", "--paths", "160", "--runs", "24",
+# big enough that the compute (~1-2 s on one thread) is a real target for the kill, small enough to stay cheap
+RUN_ARGS = ["--d", "2", "--dt", "0.1", "--basis", "LP1", "--cells", "8", "--paths", "600", "--runs", "32",
             "--test-points", "200", "--seed", "11"]
-RUN_CASE = Case(d=2, dt=0.1, basis="LP1", cells=8, paths=160)
+RUN_CASE = Case(d=2, dt=0.1, basis="LP1", cells=8, paths=600)
 
 
 def _env():
@@ -60,18 +60,22 @@ def _start_run(out, progress=True):
     return subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=_env(), cwd=ROOT)
 
 
-def _wait_for_compute(proc, timeout=120):
-    """Block until the progress bar appears (compile done, compute starting); False if it ended."""
+def _wait_for_progress(proc, fraction, timeout=300):
+    """Block until the progress bar (time steps x runs) reaches ``fraction`` of its total; the bar
+    appears once the compile is done.  Returns the fraction seen, or None if the process ended."""
     deadline = time.monotonic() + timeout
-    seen = b""
+    seen = ""
     while time.monotonic() < deadline:
-        chunk = os.read(proc.stderr.fileno(), 256)
+        chunk = os.read(proc.stderr.fileno(), 4096)
         if not chunk:
-            return False
-        seen += chunk
-        if b"%|" in seen or b"it/s" in seen or b"step" in seen:
-            return True
-    return False
+            return None
+        seen = (seen + chunk.decode(errors="replace"))[-4096:]
+        counts = re.findall(r"(\d+)/(\d+) \[", seen)
+        if counts:
+            done, total = map(int, counts[-1])
+            if total and done >= fraction * total:
+                return done / total
+    return None
 
 
 def test_sigkill_at_a_random_point_leaves_no_partial_result(tmp_path):
@@ -82,19 +86,22 @@ def test_sigkill_at_a_random_point_leaves_no_partial_result(tmp_path):
     old_bytes = out.read_bytes()
 
     proc = _start_run(out)
-    phase = rng.choice(["start-up", "compute", "compute"])
-    if phase == "start-up":
-        time.sleep(rng.uniform(0.0, 3.0))  # imports, argument checks, JIT compile
-        delay = None
-    else:
-        started = _wait_for_compute(proc)
-        delay = rng.uniform(0.0, 2.0)  # the 24 runs take ~1-2 s, the write a few ms at the end
-        if started:
-            time.sleep(delay)
+    phase = rng.choice(["start-up", "compute", "compute", "write"])
+    if phase == "start-up":  # imports, argument checks, JIT compile
+        where = f"{rng.uniform(0.0, 3.0):.2f} s after the start"
+        time.sleep(float(where.split()[0]))
+    elif phase == "compute":  # at a random point of the backward loops (progress bar: steps x runs)
+        target = rng.uniform(0.0, 1.0)
+        where = f"at {_wait_for_progress(proc, target)} of the steps (target {target:.2f})"
+    else:  # near the end: the last steps, the errors of the last run, then the write (a few ms)
+        target, pause = rng.uniform(0.9, 1.0), rng.uniform(0.0, 0.3)
+        reached = _wait_for_progress(proc, target)
+        time.sleep(pause)
+        where = f"{pause * 1000:.0f} ms after {reached} of the steps"
     finished_before_kill = proc.poll() is not None
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=60)
-    print(f"crash test: killed in phase {phase} after {delay} s; finished before the kill: {finished_before_kill}")
+    print(f"crash test: killed in phase {phase}, {where}; finished before the kill: {finished_before_kill}")
 
     # what is left: the old complete file or a whole new one, never a partial one; hidden temp files
     # (.result.json.*.tmp) are all a kill can leave besides, and nothing reads them
@@ -106,7 +113,7 @@ def test_sigkill_at_a_random_point_leaves_no_partial_result(tmp_path):
     data = out.read_bytes()
     if data != old_bytes:
         new = json.loads(data)
-        assert checksum_ok(new) and "checksum" in new and new["runs"] == 24
+        assert checksum_ok(new) and "checksum" in new and new["runs"] == 32
         assert not finished_before_kill or proc.returncode in (0, -signal.SIGKILL)
 
     # the rerun finishes the work (in-process through the same CLI entry point, sharing this process's
@@ -116,7 +123,7 @@ def test_sigkill_at_a_random_point_leaves_no_partial_result(tmp_path):
         assert main(["run", *RUN_ARGS, "--no-progress", "--out", str(out)]) == 0, err.getvalue()
     got = json.loads(out.read_text())
     assert checksum_ok(got)
-    ref = json.loads(json.dumps(run_case(RUN_CASE, runs=24, test_points=200, seed=11)))
+    ref = json.loads(json.dumps(run_case(RUN_CASE, runs=32, test_points=200, seed=11)))
     for key in SCIENCE:
         assert got[key] == ref[key], key
 
