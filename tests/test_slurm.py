@@ -6,7 +6,8 @@ where any of that is unavailable. The cluster follows the facts in design.md: co
 /etc/slurm/slurm.conf (the plugin strips SLURM_CONF), proctrack/linuxproc and task/none (no
 cgroups in a container), accounting off, so the executor checks job status with squeue and
 MinJobAge keeps finished jobs visible long enough. Daemons started here are stopped afterwards by
-their pid files; an existing /etc/slurm/slurm.conf that this test did not write is never touched.
+their pid files and the slurm.conf written here is removed; an existing /etc/slurm/slurm.conf that
+this test did not write is never touched.
 """
 
 import importlib.util
@@ -166,6 +167,10 @@ def slurm_cluster():
     finally:
         for pidfile in reversed(started):
             _stop(pidfile)
+        # Without a reachable controller every `scontrol` (which the SLURM executor plugin calls when
+        # Snakemake loads it, in every later snakemake run) waits ~10 s; without a config it fails at once.
+        if CONF.exists() and MARK in CONF.read_text():
+            CONF.unlink()
 
 
 def test_ci_preset_through_the_slurm_executor(slurm_cluster, tmp_path):
