@@ -102,6 +102,12 @@ class Plan:
         self.readings = [
             Reading(r["name"], r["outside"], r.get("trunc_y"), r.get("trunc_z")) for r in config["readings"]
         ]
+        names = [r.name for r in self.readings]
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise ValueError(f"config readings: duplicate reading name(s) {', '.join(dup)}; names must be unique")
+        if "reading" in timing and timing["reading"] not in names:
+            raise ValueError(f"config timing.reading: unknown reading {timing['reading']!r}; allowed: {', '.join(names)}")
         self.gpu_results = config.get("gpu_results", "data/gpu")
         rows = {(r["table"], r["row"]): r for r in paper_rows()}
         selected = {}

@@ -95,13 +95,10 @@ def test_a_broken_preset_is_refused_naming_the_field(field, data):
     assert any(w in text for w in words), (field, text[:500])
 
 
-_GAP = pytest.mark.xfail(reason="srmdp.workflow_support.Plan does not check this yet (workflow owner)", strict=False)
-
-
 @pytest.mark.parametrize("mutate, words", [
-    pytest.param(_set(["timing", "reading"], "no-such-reading"), ["timing", "reading"], marks=_GAP,
+    pytest.param(_set(["timing", "reading"], "no-such-reading"), ["timing", "reading"],
                  id="timing-reading-unknown"),
-    pytest.param(lambda c: c["readings"].append(dict(c["readings"][0])), ["reading", "duplicate"], marks=_GAP,
+    pytest.param(lambda c: c["readings"].append(dict(c["readings"][0])), ["reading", "duplicate"],
                  id="duplicate-reading-names"),
 ])
 def test_names_that_do_not_resolve(mutate, words):
