@@ -5,14 +5,13 @@ bit-identical whatever the number of threads or chunks.
 """
 
 import os
-from functools import lru_cache
+from functools import cache
 
 import numba
 import numpy as np
 from numba import njit, prange
 
 from .kernels import I_D, I_K, I_M, I_N, I_NB, I_P, make_kernels
-
 
 SPECIALISE_MAX_D = int(os.environ.get("SRMDP_CPU_SPECIALISE_MAX_D", "12"))
 
@@ -29,7 +28,7 @@ def specialised_dims(d, nb):
     return (int(d), int(nb)) if 0 < d <= SPECIALISE_MAX_D else None
 
 
-@lru_cache(maxsize=None)
+@cache
 def compile_cpu(problem, dims=None):
     """(backward_step, test_errors) compiled for ``problem`` (backward_step for ``dims`` = (d, nb))."""
     solve_stratum = _kernels(problem, dims).solve_stratum_cached
@@ -42,7 +41,6 @@ def compile_cpu(problem, dims=None):
         for c in prange(nchunks):
             lo = c * n_strata // nchunks
             hi = (c + 1) * n_strata // nchunks
-            st = np.empty(2, np.uint64)
             cell = np.empty(3 * d)
             x = np.empty(d + 1)
             xp = np.empty(d + 1)
@@ -68,7 +66,7 @@ def compile_cpu(problem, dims=None):
     return backward_step, _compile_errors(problem)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _compile_errors(problem):
     """test_errors for ``problem`` (generic in d: not hot)."""
     test_point = _kernels(problem).test_point

@@ -13,8 +13,8 @@ Shared-code rules apply: scalars, arrays passed in and ``math`` only.
 """
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 

@@ -107,7 +107,8 @@ class Plan:
         if dup:
             raise ValueError(f"config readings: duplicate reading name(s) {', '.join(dup)}; names must be unique")
         if "reading" in timing and timing["reading"] not in names:
-            raise ValueError(f"config timing.reading: unknown reading {timing['reading']!r}; allowed: {', '.join(names)}")
+            raise ValueError(
+                f"config timing.reading: unknown reading {timing['reading']!r}; allowed: {', '.join(names)}")
         self.gpu_results = config.get("gpu_results", "data/gpu")
         rows = {(r["table"], r["row"]): r for r in paper_rows()}
         selected = {}
