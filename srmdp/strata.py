@@ -55,24 +55,28 @@ def make_strata(jit, uniform, uniform_s, inline_jit=None):
         return -x if flip else x
 
     @ijit
+    def axis_cell(xl, ncell, half, h, mode):
+        """(cell c, quotient t = (x + L)/h) of one coordinate by the exact division; c = -1 outside the
+        box in mode ZERO, else outer points go to the outer cells."""
+        t = (xl + half) / h
+        if not t >= 0.0:  # also catches NaN
+            return (-1 if mode == ZERO else 0), t
+        if t >= ncell:
+            return (-1 if mode == ZERO else ncell - 1), t
+        c = int(t)
+        if c >= ncell:  # rounding at the upper edge
+            c = ncell - 1
+        return c, t
+
+    @ijit
     def locate(x, u, d, ncell, half, h, mode):
         """Stratum index of x (-1 outside the box in mode ZERO); fills local coordinates u."""
         k = 0
         mult = 1
         for l in range(d):
-            t = (x[l] + half) / h
-            if not t >= 0.0:  # also catches NaN
-                if mode == ZERO:
-                    return -1
-                c = 0
-            elif t >= ncell:
-                if mode == ZERO:
-                    return -1
-                c = ncell - 1
-            else:
-                c = int(t)
-                if c >= ncell:  # rounding at the upper edge
-                    c = ncell - 1
+            c, t = axis_cell(x[l], ncell, half, h, mode)
+            if c < 0:
+                return -1
             u[l] = t - c - 0.5
             k += c * mult
             mult *= ncell
@@ -132,19 +136,9 @@ def make_strata(jit, uniform, uniform_s, inline_jit=None):
             else:
                 c = -1
             if c < 0:  # near an edge or outside the box: exactly as locate
-                t = (x[l] + half) / h
-                if not t >= 0.0:  # also catches NaN
-                    if mode == ZERO:
-                        return -1
-                    c = 0
-                elif t >= ncell:
-                    if mode == ZERO:
-                        return -1
-                    c = ncell - 1
-                else:
-                    c = int(t)
-                    if c >= ncell:  # rounding at the upper edge
-                        c = ncell - 1
+                c, t = axis_cell(x[l], ncell, half, h, mode)
+                if c < 0:
+                    return -1
             k += c * mult
             mult *= ncell
         return k
