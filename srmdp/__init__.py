@@ -3,7 +3,8 @@ Gobet, López-Salas, Turkedjiev and Vázquez (SISC 2016), on CPU (Numba) and GPU
 
 __version__ = "0.1.0"
 
-from .cases import Case, ConfigError, paper_case, paper_rows  # noqa: E402
-from .solver import NumericalError, run_case  # noqa: E402
+from .cases import Case, paper_case, paper_rows  # noqa: E402
+from .exceptions import ConfigError, NumericalError  # noqa: E402
+from .solver import run_case  # noqa: E402
 
 __all__ = ["Case", "ConfigError", "NumericalError", "paper_case", "paper_rows", "run_case", "__version__"]

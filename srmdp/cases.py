@@ -13,39 +13,24 @@ from pathlib import Path
 
 import numpy as np
 
-from .kernels import (
-    F_DT,
-    F_H,
-    F_HALF,
-    F_LY,
-    F_LZ,
-    F_SQDT,
-    F_T,
-    I_C,
-    I_D,
-    I_K,
-    I_M,
-    I_MODE,
-    I_N,
-    I_NB,
-    I_P,
-    I_RUN,
-    I_SEED,
-    N_FP,
-    N_IP,
-)
+from .bases import BASES
+from .exceptions import ConfigError
 from .rng import PATH_BITS, RUN_BITS, SEED_BITS, STEP_BITS, STRATUM_BITS
 from .strata import OUTSIDE_MODES
 
-BASES = {"LP0": 0, "LP1": 1}
+# The case as the kernels see it: one record, fields by name (srmdp.scheme reads c.dt, c.paths, ...).
+RECORD = np.dtype([
+    ("steps", np.int64), ("d", np.int64), ("nb", np.int64), ("cells", np.int64), ("outside", np.int64),
+    ("paths", np.int64), ("seed", np.int64), ("run", np.int64), ("strata", np.int64), ("points", np.int64),
+    ("z_cv", np.int64),
+    ("dt", np.float64), ("sqdt", np.float64), ("maturity", np.float64), ("half_width", np.float64),
+    ("h", np.float64), ("inv_h", np.float64), ("trunc_y", np.float64), ("trunc_z", np.float64),
+])
+
 PRECISIONS = ("float64", "float32")
 BOX_HALF_WIDTH = 6.5  # the box [-6.5, 6.5]^d of §5.1
 MATURITY = 1.0
 REFERENCE_FILE = Path(__file__).resolve().parent.parent / "config" / "paper_cases.csv"
-
-
-class ConfigError(ValueError):
-    """Invalid input; the message is one line naming the field and what is allowed."""
 
 
 MAX_HALF_WIDTH = 700.0  # F(-L) = e^-L/(1+e^-L) stays a normal float64 (e^-708 is the limit)
@@ -60,10 +45,10 @@ def _is_real(v) -> bool:
     return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
 
 
-def _problem_names():
-    from .problem import PROBLEMS
+def _load_problem(name):
+    from .problems import load_problem
 
-    return tuple(PROBLEMS)
+    return load_problem(name)
 
 
 @dataclass(frozen=True)
@@ -77,13 +62,22 @@ class Case:
     trunc_y: float = math.inf
     trunc_z: float = math.inf
     precision: str = "float64"
-    maturity: float = MATURITY
-    half_width: float = BOX_HALF_WIDTH
+    maturity: float | None = None  # None: the problem's MATURITY
+    half_width: float | None = None  # None: the problem's BOX_HALF_WIDTH
     table: str = ""
     row: int = 0
     problem: str = field(default="gobet2016")
+    z_cv: bool = False  # the control variate of the Z regression (srmdp.scheme), beyond the paper
 
     def __post_init__(self):
+        if self.maturity is None or self.half_width is None:
+            if not isinstance(self.problem, str):
+                raise ConfigError(f"invalid problem={self.problem!r}: a registered name or path/to/file.py")
+            prob = _load_problem(self.problem)
+            if self.maturity is None:
+                object.__setattr__(self, "maturity", prob.maturity)
+            if self.half_width is None:
+                object.__setattr__(self, "half_width", prob.half_width)
         self.validate()
 
     # --- derived quantities -------------------------------------------------------------------
@@ -97,7 +91,7 @@ class Case:
 
     @property
     def n_basis(self) -> int:
-        return 1 if self.basis == "LP0" else self.d + 1
+        return BASES[self.basis].size(self.d)
 
     @property
     def path_steps(self) -> int:
@@ -115,6 +109,8 @@ class Case:
         for key in ("trunc_y", "trunc_z"):
             out[key] = None if math.isinf(out[key]) else out[key]
         out.update(steps=self.steps, strata=self.strata, n_basis=self.n_basis)
+        if not self.z_cv:  # absent when off: the identity of the paper's cases is unchanged
+            del out["z_cv"]
         return out
 
     # --- validation ---------------------------------------------------------------------------
@@ -133,8 +129,7 @@ class Case:
             bad("d", self.d, "the dimension must be an integer >= 1")
         if self.basis not in BASES:
             bad("basis", self.basis, f"allowed values are {', '.join(BASES)}")
-        if self.problem not in _problem_names():
-            bad("problem", self.problem, f"allowed values are {', '.join(_problem_names())}")
+        _load_problem(self.problem)  # a ConfigError naming the file and function if it breaks the contract
         if not _is_real(self.maturity) or not 0 < self.maturity < math.inf:
             bad("maturity", self.maturity, "the maturity T must be a finite number > 0")
         if not _is_real(self.half_width) or not 0 < self.half_width <= MAX_HALF_WIDTH:
@@ -155,7 +150,7 @@ class Case:
         if too_many or int(self.cells) ** int(self.d) >= 2**STRATUM_BITS:
             bad("cells", self.cells, f"K = #C^d = {int(self.cells)}^{int(self.d)} must be < 2^{STRATUM_BITS}"
                 " (stratum field of the RNG counter)")
-        need = 1 if self.basis == "LP0" else int(self.d) + 1
+        need = BASES[self.basis].size(self.d)
         if not _is_int(self.paths) or self.paths < need:
             bad("paths", self.paths, f"M must be an integer >= {need} (the {self.basis} dimension in d={self.d})")
         if self.paths >= 2**PATH_BITS:
@@ -172,31 +167,20 @@ class Case:
             bad("table", self.table, "must be a string (a table id, or empty for a free case)")
         if not _is_int(self.row) or self.row < 0:
             bad("row", self.row, "must be an integer >= 0")
+        if not isinstance(self.z_cv, (bool, np.bool_)):
+            bad("z_cv", self.z_cv, "must be true or false")
 
-    # --- kernel parameters --------------------------------------------------------------------
-    def params(self, seed: int, run: int, test_points: int = 0):
-        """The (fp, ip) arrays read by the kernels (see srmdp.kernels)."""
+    # --- the kernels' view ---------------------------------------------------------------------
+    def record(self, seed: int, run: int, test_points: int = 0) -> np.recarray:
+        """The case as one record (an array of length 1: :data:`RECORD`) for the kernels."""
         check_seed_run(seed, run)
-        fp = np.zeros(N_FP)
-        ip = np.zeros(N_IP, dtype=np.int64)
-        fp[F_DT] = self.maturity / self.steps
-        fp[F_SQDT] = math.sqrt(fp[F_DT])
-        fp[F_T] = self.maturity
-        fp[F_HALF] = self.half_width
-        fp[F_H] = 2.0 * self.half_width / self.cells
-        fp[F_LY] = self.trunc_y
-        fp[F_LZ] = self.trunc_z
-        ip[I_N] = self.steps
-        ip[I_D] = self.d
-        ip[I_NB] = self.n_basis
-        ip[I_C] = self.cells
-        ip[I_MODE] = OUTSIDE_MODES[self.outside]
-        ip[I_M] = self.paths
-        ip[I_SEED] = seed
-        ip[I_RUN] = run
-        ip[I_K] = self.strata
-        ip[I_P] = test_points
-        return fp, ip
+        rec = np.rec.array(np.zeros(1, RECORD))
+        dt = self.maturity / self.steps
+        h = 2.0 * self.half_width / self.cells
+        rec[0] = (self.steps, self.d, self.n_basis, self.cells, OUTSIDE_MODES[self.outside], self.paths, seed, run,
+                  self.strata, test_points, int(bool(self.z_cv)), dt, math.sqrt(dt), self.maturity,
+                  self.half_width, h, 1.0 / h, self.trunc_y, self.trunc_z)
+        return rec
 
 
 def check_seed_run(seed, run, runs=1):

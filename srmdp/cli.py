@@ -9,7 +9,9 @@ import argparse
 import math
 import sys
 
-from .cases import Case, ConfigError, check_reference, paper_case, paper_rows
+from .bases import BASES
+from .cases import Case, check_reference, paper_case, paper_rows
+from .exceptions import ConfigError
 from .strata import OUTSIDE_MODES
 
 
@@ -34,8 +36,10 @@ def build_parser():
     r.add_argument("--table", help="paper table id, e.g. LP0d4 (see `srmdp cases`)")
     r.add_argument("--row", type=int, help="row of the table (1-based) when --dt is ambiguous")
     r.add_argument("--d", type=int, help="dimension d = q (free form)")
-    r.add_argument("--dt", type=_positive_float, help="time step (T = 1)")
-    r.add_argument("--basis", choices=["LP0", "LP1"], help="local basis (free form)")
+    r.add_argument("--dt", type=_positive_float, help="time step (dividing the problem's maturity T)")
+    r.add_argument("--basis", choices=list(BASES), help="local basis (free form)")
+    r.add_argument("--problem", default="gobet2016",
+                   help="a registered problem (default gobet2016, the paper's) or path/to/file.py[:NAME]")
     r.add_argument("--cells", type=int, help="#C, cells per axis (free form)")
     r.add_argument("--paths", type=int, help="M, paths per stratum (free form)")
     r.add_argument("--runs", type=int, default=1, help="independent runs (default 1)")
@@ -47,6 +51,8 @@ def build_parser():
     r.add_argument("--trunc-y", type=_positive_float, default=math.inf, help="truncation bound of y")
     r.add_argument("--trunc-z", type=_positive_float, default=math.inf, help="truncation bound of z")
     r.add_argument("--precision", choices=["float64", "float32"], default="float64")
+    r.add_argument("--z-cv", action="store_true",
+                   help="control variate y_{i+1}(x_i) in the Z regression (beyond the paper; same limit, less noise)")
     r.add_argument("--threads", type=int, help="CPU threads (default: all)")
     r.add_argument("--device", choices=["cpu", "gpu"], default="cpu")
     r.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
@@ -64,12 +70,16 @@ def build_parser():
 
 
 def case_from_args(args) -> Case:
-    options = dict(outside=args.outside, trunc_y=args.trunc_y, trunc_z=args.trunc_z, precision=args.precision)
+    options = dict(outside=args.outside, trunc_y=args.trunc_y, trunc_z=args.trunc_z, precision=args.precision,
+                   z_cv=args.z_cv)
     free = {"d": args.d, "basis": args.basis, "cells": args.cells, "paths": args.paths}
     if args.table:
         given = [k for k, v in free.items() if v is not None]
         if given:
             raise ConfigError(f"invalid arguments: --table cannot be combined with --{', --'.join(given)}")
+        if args.problem != "gobet2016":
+            raise ConfigError(f"invalid arguments: --table selects a row of the paper, whose problem is gobet2016,"
+                              f" not {args.problem}")
         return paper_case(args.table, dt=args.dt, row=args.row, **options)
     if args.row is not None:
         raise ConfigError(f"invalid row={args.row}: --row selects a row of --table, give --table too")
@@ -77,7 +87,8 @@ def case_from_args(args) -> Case:
     if missing:
         raise ConfigError(f"missing --{', --'.join(missing)}: give --table T or all of"
                           " --d --dt --basis --cells --paths")
-    return Case(d=args.d, dt=args.dt, basis=args.basis, cells=args.cells, paths=args.paths, **options)
+    return Case(d=args.d, dt=args.dt, basis=args.basis, cells=args.cells, paths=args.paths, problem=args.problem,
+                **options)
 
 
 def _threads_ok(threads):

@@ -2,15 +2,14 @@
 
 Coefficients: N x K x (1 + q) x n_basis values (q = d; n_basis = 1 for LP0, d + 1 for LP1) in the
 case's precision.  Work space: per CPU chunk (or GPU stratum) 7 (d+1) + 3d + nb^2 + (d+1) nb float64
-and the pass-1 cache of M paths (kernels.cache_width(d) doubles each), plus 2 N P float64 for the
+and the pass-1 cache of M paths (2d+1 doubles each), plus 2 N P float64 for the
 test-point errors of one run, plus the per-run errors of all R runs (arrays, lists, JSON text).
 """
 
 import math
 import os
 
-from .cases import ConfigError
-from .kernels import scratch_sizes
+from .exceptions import ConfigError
 
 GIB = 2.0**30
 
@@ -23,18 +22,20 @@ def coefficient_bytes(case) -> int:
     return case.steps * case.strata * (case.d + 1) * case.n_basis * itemsize(case.precision)
 
 
-def _pass_cache_width(d) -> int:
-    """Doubles per path that the CPU keeps between the two passes of one stratum (0 if none)."""
-    try:
-        from .kernels import cache_width
-    except ImportError:
-        return 0
-    return int(cache_width(d))
+def scratch_sizes(d, nb):
+    """Float64 work space of one worker (srmdp.cpu_kernels.backward_step): (vectors: 6 (d+1) + cell 3d,
+    basis vectors 3 nb, normal equations nb^2 + (d+1) nb)."""
+    return 6 * (d + 1) + 3 * d + 3 * nb, nb * nb, (d + 1) * nb
+
+
+def pass_cache_width(d) -> int:
+    """Doubles per path that the CPU keeps between the two passes of a stratum: x_i, u_i, y_{i+1}."""
+    return 2 * int(d) + 1
 
 
 def workspace_bytes(case, test_points: int, workers: int) -> int:
     vec, gram, acc = scratch_sizes(case.d, case.n_basis)
-    per_worker = vec + gram + acc + case.paths * _pass_cache_width(case.d)
+    per_worker = vec + gram + acc + case.paths * pass_cache_width(case.d)
     return 8 * (workers * per_worker + 2 * case.steps * test_points)
 
 

@@ -1,93 +1,91 @@
-"""OLS on the local bases LP0 and LP1 (§4.1) with O((d+1)^2) work space per stratum.
+"""OLS on a local basis (§4.1) with O(nb^2 + (d+1) nb) work space per stratum.
 
-Basis on stratum k: phi = (1) for LP0 (nb = 1, the mean of eq. lp0:explicit) and
-phi = (1, u_1, ..., u_d) for LP1 (nb = d + 1), u the local coordinates of the cell (see strata).
-Instead of the paper's M x (d+1) Householder QR, the normal equations are accumulated in float64
-on those centred/scaled coordinates, G = sum phi phi^T (well conditioned: cond ~ 12 in a box
-cell) and r_c = sum phi S_c for the responses c = 0 (y) and 1..d (z components), then solved by
-Cholesky.  A numerically singular G (pivot <= 1e-12 x its diagonal) drops that basis direction
-(minimum-norm on the remaining ones) and is counted as a fallback.
+Basis on stratum k: phi(u) = (phi_0 = 1, phi_1, ..., phi_{nb-1}) of the local cell coordinates u
+(see :mod:`srmdp.bases`: LP0 is (1), LP1 is (1, u_1, ..., u_d)).  Instead of the paper's M x nb
+Householder QR, the normal equations are accumulated in float64 on those centred/scaled
+coordinates, G = sum phi phi^T (well conditioned: cond ~ 12 for LP1 in a box cell) and
+r_c = sum phi S_c for the responses c = 0 (y) and 1..d (z components), then solved by Cholesky.
+A numerically singular G (pivot <= 1e-12 x its diagonal) drops that basis direction (minimum-norm on
+the remaining ones) and is counted as a fallback.
 
 Flat arrays: G[a*nb + b] (upper triangle in, Cholesky factor L in the lower triangle out),
-acc[c*nb + a], coefficients coef[i, k, c, a].
+acc[c*nb + a], coefficients coef[i, k, c, a].  Kernel code (see :mod:`srmdp.jit`).
 """
 
 import math
 
+from .jit import device, inline
+
 PIVOT_RTOL = 1e-12
 
 
-def make_regression(jit, inline_jit=None):
-    """Compile (accumulate_gram, accumulate, cholesky, solve_into, evaluate) with ``jit``.
+@inline
+def accumulate_gram(G, phi, nb):
+    """G += phi phi^T (upper triangle)."""
+    for a in range(nb):
+        for b in range(a, nb):
+            G[a * nb + b] += phi[a] * phi[b]
 
-    ``inline_jit`` (default ``jit``) compiles the small per-path functions.
-    """
-    ijit = inline_jit or jit
 
-    @ijit
-    def accumulate_gram(G, phi, nb):
-        for a in range(nb):
-            for b in range(a, nb):
-                G[a * nb + b] += phi[a] * phi[b]
+@inline
+def accumulate(acc, c, phi, value, nb):
+    """r_c += phi * value."""
+    for a in range(nb):
+        acc[c * nb + a] += phi[a] * value
 
-    @ijit
-    def accumulate(acc, c, phi, value, nb):
-        """r_c += phi * value."""
-        for a in range(nb):
-            acc[c * nb + a] += phi[a] * value
 
-    @jit
-    def cholesky(G, nb):
-        """In-place Cholesky of the upper-stored G; returns the number of dropped directions."""
-        dropped = 0
-        for i in range(nb):
-            for j in range(i + 1):
-                s = G[j * nb + i]
-                for p in range(j):
-                    s -= G[i * nb + p] * G[j * nb + p]
-                if i == j:
-                    if s > PIVOT_RTOL * abs(G[i * nb + i]) and s > 0.0:
-                        G[i * nb + i] = math.sqrt(s)
-                    else:
-                        G[i * nb + i] = 0.0
-                        dropped += 1
+@device
+def cholesky(G, nb):
+    """In-place Cholesky of the upper-stored G; returns the number of dropped directions."""
+    dropped = 0
+    for i in range(nb):
+        for j in range(i + 1):
+            s = G[j * nb + i]
+            for p in range(j):
+                s -= G[i * nb + p] * G[j * nb + p]
+            if i == j:
+                if s > PIVOT_RTOL * abs(G[i * nb + i]) and s > 0.0:
+                    G[i * nb + i] = math.sqrt(s)
                 else:
-                    ljj = G[j * nb + j]
-                    G[i * nb + j] = s / ljj if ljj > 0.0 else 0.0
-        return dropped
+                    G[i * nb + i] = 0.0
+                    dropped += 1
+            else:
+                ljj = G[j * nb + j]
+                G[i * nb + j] = s / ljj if ljj > 0.0 else 0.0
+    return dropped
 
-    @jit
-    def solve_into(G, acc, c, nb, coef, i, k, tmp):
-        """Solve L L^T a = r_c, write a into coef[i, k, c, :]; returns False if non-finite."""
-        for p in range(nb):
-            s = acc[c * nb + p]
-            for q in range(p):
-                s -= G[p * nb + q] * tmp[q]
-            lpp = G[p * nb + p]
-            tmp[p] = s / lpp if lpp > 0.0 else 0.0
-        ok = True
-        for p in range(nb - 1, -1, -1):
-            s = tmp[p]
-            for q in range(p + 1, nb):
-                s -= G[q * nb + p] * tmp[q]
-            lpp = G[p * nb + p]
-            tmp[p] = s / lpp if lpp > 0.0 else 0.0
-            if not math.isfinite(tmp[p]):
-                ok = False
-        for p in range(nb):
-            coef[i, k, c, p] = tmp[p]
-        return ok
 
-    @ijit
-    def evaluate(coef, i, k, c, u, nb, bound):
-        """T_L(psi(x)) = clip(a_0 + sum_l a_l u_l, -L, L) (truncation of eq. PsiM)."""
-        v = float(coef[i, k, c, 0])
-        for a in range(1, nb):
-            v += coef[i, k, c, a] * u[a - 1]
-        if v > bound:
-            return bound
-        if v < -bound:
-            return -bound
-        return v
+@device
+def solve_into(G, acc, c, nb, coef, i, k, tmp):
+    """Solve L L^T a = r_c, write a into coef[i, k, c, :]; returns False if non-finite."""
+    for p in range(nb):
+        s = acc[c * nb + p]
+        for q in range(p):
+            s -= G[p * nb + q] * tmp[q]
+        lpp = G[p * nb + p]
+        tmp[p] = s / lpp if lpp > 0.0 else 0.0
+    ok = True
+    for p in range(nb - 1, -1, -1):
+        s = tmp[p]
+        for q in range(p + 1, nb):
+            s -= G[q * nb + p] * tmp[q]
+        lpp = G[p * nb + p]
+        tmp[p] = s / lpp if lpp > 0.0 else 0.0
+        if not math.isfinite(tmp[p]):
+            ok = False
+    for p in range(nb):
+        coef[i, k, c, p] = tmp[p]
+    return ok
 
-    return accumulate_gram, accumulate, cholesky, solve_into, evaluate
+
+@inline
+def evaluate(coef, i, k, c, phi, nb, bound):
+    """T_L(psi(x)) = clip(a_0 + sum_{a >= 1} a_a phi_a, -L, L) (truncation of eq. PsiM); phi_0 = 1."""
+    v = float(coef[i, k, c, 0])
+    for a in range(1, nb):
+        v += coef[i, k, c, a] * phi[a]
+    if v > bound:
+        return bound
+    if v < -bound:
+        return -bound
+    return v

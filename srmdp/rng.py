@@ -7,15 +7,16 @@ different (run, i, k, m) never start at the same state; the layout below is chec
 largest paper case in ``tests/test_rng.py``.  Normals use Doornik's 128-layer ziggurat (ZIGNOR),
 one 64-bit draw per accepted normal in ~98.8 % of the cases.
 
-The functions are written once and compiled for the CPU (``numba.njit``) and the GPU
-(``numba.cuda.jit(device=True)``) by :func:`make_rng`; use only scalars, arrays passed in and
-``math``.  uint64 arithmetic uses ``np.uint64`` constants so that Numba never promotes to float.
+Kernel code (see :mod:`srmdp.jit`): the stream state travels as two uint64 scalars ``(s0, s1)``,
+passed in and returned, so that it stays in registers along a path.  uint64 arithmetic uses
+``np.uint64`` constants so that Numba never promotes to float.
 """
 
 import math
-from types import SimpleNamespace
 
 import numpy as np
+
+from .jit import device, inline
 
 U64 = np.uint64
 
@@ -70,138 +71,95 @@ def _ziggurat_tables(layers=128, r=3.442619855899, v=9.91256303526217e-3):
 ZIG_X, ZIG_RATIO, ZIG_R = _ziggurat_tables()
 
 
-def make_rng(jit, inline_jit=None):
-    """Compile the stream functions with ``jit``.
+@inline
+def philox4x32(c0, c1, c2, c3, k0, k1):
+    """Philox4x32-10 (Salmon et al. 2011) of counter (c0..c3) under key (k0, k1), 32-bit words."""
+    for _ in range(10):
+        p0 = _M0 * c0
+        p1 = _M1 * c2
+        n0 = (p1 >> _S32) ^ c1 ^ k0
+        n2 = (p0 >> _S32) ^ c3 ^ k1
+        c1 = p1 & _MASK32
+        c3 = p0 & _MASK32
+        c0 = n0
+        c2 = n2
+        k0 = (k0 + _W0) & _MASK32
+        k1 = (k1 + _W1) & _MASK32
+    return c0, c1, c2, c3
 
-    Returns (seed_stream, next_u64, uniform, normal) working on a 2-word state array ``st``, and
-    their scalar-state forms (seed_state, next_s, uniform_s, normal_s), which take and return the
-    state as two uint64 scalars ``(s0, s1)`` so that it stays in registers along a path.  Both
-    forms draw exactly the same numbers.  ``inline_jit`` (default ``jit``) compiles the small
-    functions of the hot path (the CPU passes ``numba.njit(inline="always")``).
-    """
-    ijit = inline_jit or jit
-    zx = ZIG_X
-    zratio = ZIG_RATIO
-    zr = ZIG_R
 
-    @ijit
-    def philox4x32(c0, c1, c2, c3, k0, k1):
-        for _ in range(10):
-            p0 = _M0 * c0
-            p1 = _M1 * c2
-            n0 = (p1 >> _S32) ^ c1 ^ k0
-            n2 = (p0 >> _S32) ^ c3 ^ k1
-            c1 = p1 & _MASK32
-            c3 = p0 & _MASK32
-            c0 = n0
-            c2 = n2
-            k0 = (k0 + _W0) & _MASK32
-            k1 = (k1 + _W1) & _MASK32
-        return c0, c1, c2, c3
+@inline
+def seed_state(seed, domain, run, step, stratum, path):
+    """(s0, s1): the start of stream (seed, domain, run, step, stratum, path)."""
+    s = U64(seed)
+    kk = U64(stratum)
+    k0 = s & _MASK32
+    k1 = ((s >> _S32) & _MASK31) | (U64(domain) << _S31)
+    c0 = U64(path) & _MASK32
+    c1 = kk & _MASK32
+    c2 = ((kk >> _S32) & _MASK16) | ((U64(step) & _MASK16) << _S16)
+    c3 = U64(run) & _MASK32
+    r0, r1, r2, r3 = philox4x32(c0, c1, c2, c3, k0, k1)
+    s0 = r0 | (r1 << _S32)
+    s1 = r2 | (r3 << _S32)
+    if s0 == _ZERO and s1 == _ZERO:
+        s0 = _ONE
+    return s0, s1
 
-    @ijit
-    def seed_state(seed, domain, run, step, stratum, path):
-        """(s0, s1): the start of stream (seed, domain, run, step, stratum, path)."""
-        s = U64(seed)
-        kk = U64(stratum)
-        k0 = s & _MASK32
-        k1 = ((s >> _S32) & _MASK31) | (U64(domain) << _S31)
-        c0 = U64(path) & _MASK32
-        c1 = kk & _MASK32
-        c2 = ((kk >> _S32) & _MASK16) | ((U64(step) & _MASK16) << _S16)
-        c3 = U64(run) & _MASK32
-        r0, r1, r2, r3 = philox4x32(c0, c1, c2, c3, k0, k1)
-        s0 = r0 | (r1 << _S32)
-        s1 = r2 | (r3 << _S32)
-        if s0 == _ZERO and s1 == _ZERO:
-            s0 = _ONE
-        return s0, s1
 
-    @jit
-    def seed_stream(st, seed, domain, run, step, stratum, path):
-        """Start stream (seed, domain, run, step, stratum, path) in the 2-word state ``st``."""
-        s0, s1 = seed_state(seed, domain, run, step, stratum, path)
-        st[0] = s0
-        st[1] = s1
+@inline
+def next_s(s0, s1):
+    """xoroshiro128++ (Blackman & Vigna 2019): (64-bit draw, s0, s1)."""
+    t = s0 + s1
+    res = ((t << _S17) | (t >> _S47)) + s0
+    s1 = s1 ^ s0
+    n0 = ((s0 << _S49) | (s0 >> _S15)) ^ s1 ^ (s1 << _S21)
+    n1 = (s1 << _S28) | (s1 >> _S36)
+    return res, n0, n1
 
-    @ijit
-    def next_s(s0, s1):
-        """xoroshiro128++ (Blackman & Vigna 2019) on scalar state: (draw, s0, s1)."""
-        t = s0 + s1
-        res = ((t << _S17) | (t >> _S47)) + s0
-        s1 = s1 ^ s0
-        n0 = ((s0 << _S49) | (s0 >> _S15)) ^ s1 ^ (s1 << _S21)
-        n1 = (s1 << _S28) | (s1 >> _S36)
-        return res, n0, n1
 
-    @jit
-    def next_u64(st):
-        """xoroshiro128++ (Blackman & Vigna 2019)."""
-        r, s0, s1 = next_s(st[0], st[1])
-        st[0] = s0
-        st[1] = s1
-        return r
+@inline
+def uniform_s(s0, s1):
+    """Uniform on (0, 1] with 53 random bits (never 0, so log() is safe): (u, s0, s1)."""
+    r, s0, s1 = next_s(s0, s1)
+    return (float(np.int64(r >> _S11)) + 1.0) * _TWO_M53, s0, s1
 
-    @ijit
-    def uniform_s(s0, s1):
-        """Uniform on (0, 1] with 53 random bits (never 0, so log() is safe): (u, s0, s1)."""
+
+@device
+def normal_slow(u, idx, s0, s1):
+    """The rare branches of the ziggurat (draw (u, idx) was not in the rectangle): (x, s0, s1)."""
+    while True:
+        if idx == 0:  # base layer: exact tail beyond R (Marsaglia 1964)
+            while True:
+                ua, s0, s1 = uniform_s(s0, s1)
+                ub, s0, s1 = uniform_s(s0, s1)
+                a = math.log(ua) / ZIG_R
+                b = math.log(ub)
+                if -2.0 * b >= a * a:
+                    break
+            return (a - ZIG_R if u < 0.0 else ZIG_R - a), s0, s1
+        x = u * ZIG_X[idx]
+        f0 = math.exp(-0.5 * (ZIG_X[idx] * ZIG_X[idx] - x * x))
+        f1 = math.exp(-0.5 * (ZIG_X[idx + 1] * ZIG_X[idx + 1] - x * x))
+        v, s0, s1 = uniform_s(s0, s1)
+        if f1 + v * (f0 - f1) < 1.0:
+            return x, s0, s1
         r, s0, s1 = next_s(s0, s1)
-        return (float(np.int64(r >> _S11)) + 1.0) * _TWO_M53, s0, s1
-
-    @jit
-    def uniform(st):
-        """Uniform on (0, 1] with 53 random bits (never 0, so log() is safe)."""
-        v, s0, s1 = uniform_s(st[0], st[1])
-        st[0] = s0
-        st[1] = s1
-        return v
-
-    @jit
-    def normal_slow(u, idx, s0, s1):
-        """The rare branches of the ziggurat (draw (u, idx) was not in the rectangle): (x, s0, s1)."""
-        while True:
-            if idx == 0:  # base layer: exact tail beyond R (Marsaglia 1964)
-                while True:
-                    ua, s0, s1 = uniform_s(s0, s1)
-                    ub, s0, s1 = uniform_s(s0, s1)
-                    a = math.log(ua) / zr
-                    b = math.log(ub)
-                    if -2.0 * b >= a * a:
-                        break
-                return (a - zr if u < 0.0 else zr - a), s0, s1
-            x = u * zx[idx]
-            f0 = math.exp(-0.5 * (zx[idx] * zx[idx] - x * x))
-            f1 = math.exp(-0.5 * (zx[idx + 1] * zx[idx + 1] - x * x))
-            v, s0, s1 = uniform_s(s0, s1)
-            if f1 + v * (f0 - f1) < 1.0:
-                return x, s0, s1
-            r, s0, s1 = next_s(s0, s1)
-            u = float(np.int64(r >> _S11)) * _TWO_M52 - 1.0
-            idx = int(r & _LOW7)
-            if abs(u) < zratio[idx]:
-                return u * zx[idx], s0, s1
-
-    @ijit
-    def normal_s(s0, s1):
-        """Standard normal, Doornik's ZIGNOR ziggurat (128 layers), on scalar state: (x, s0, s1).
-
-        The rectangle test (98.8 %) is inlined; the wedges and the tail are a call.
-        """
-        r, s0, s1 = next_s(s0, s1)
-        u = float(np.int64(r >> _S11)) * _TWO_M52 - 1.0  # r >> 11 < 2^53: exact signed conversion
+        u = float(np.int64(r >> _S11)) * _TWO_M52 - 1.0
         idx = int(r & _LOW7)
-        if abs(u) < zratio[idx]:
-            return u * zx[idx], s0, s1
-        return normal_slow(u, idx, s0, s1)
+        if abs(u) < ZIG_RATIO[idx]:
+            return u * ZIG_X[idx], s0, s1
 
-    @jit
-    def normal(st):
-        """Standard normal, Doornik's ZIGNOR ziggurat (128 layers)."""
-        v, s0, s1 = normal_s(st[0], st[1])
-        st[0] = s0
-        st[1] = s1
-        return v
 
-    return SimpleNamespace(seed_stream=seed_stream, next_u64=next_u64, uniform=uniform, normal=normal,
-                           seed_state=seed_state, next_s=next_s, uniform_s=uniform_s, normal_s=normal_s,
-                           philox4x32=philox4x32)
+@inline
+def normal_s(s0, s1):
+    """Standard normal, Doornik's ZIGNOR ziggurat (128 layers): (x, s0, s1).
+
+    The rectangle test (98.8 %) is inlined; the wedges and the tail are a call.
+    """
+    r, s0, s1 = next_s(s0, s1)
+    u = float(np.int64(r >> _S11)) * _TWO_M52 - 1.0  # r >> 11 < 2^53: exact signed conversion
+    idx = int(r & _LOW7)
+    if abs(u) < ZIG_RATIO[idx]:
+        return u * ZIG_X[idx], s0, s1
+    return normal_slow(u, idx, s0, s1)

@@ -1,28 +1,28 @@
 """Orchestration of Algorithm SRMDP: runs x backward time steps on a backend, then the errors.
 
 Backends (``cpu.CpuBackend``, ``cuda.CudaBackend``) own the coefficients and expose
-``allocate(case)``, ``warm_up(fp, ip)``, ``backward_step(i, fp, ip) -> first bad stratum or -1``,
-``errors(fp, ip) -> (eY[i], eZ[i])``, ``fallbacks()`` and ``hardware()``.
+``allocate(case)``, ``warm_up(rec)``, ``backward_step(i, rec) -> first bad stratum or -1``,
+``errors(rec) -> (eY[i], eZ[i])``, ``evaluate(j, rec, X) -> (y, z)``, ``coefficients()``,
+``fallbacks()`` and ``hardware()``; ``rec`` is the case record (:meth:`srmdp.cases.Case.record`).
 """
 
 import math
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
 from . import memory
-from .cases import Case, ConfigError, _is_int, _plain, check_seed_run
+from .cases import Case, _is_int, _plain, check_seed_run
 from .errors import indicators
-from .problem import PROBLEMS
+from .exceptions import ConfigError, NumericalError
+from .problems import load_problem
 from .results import FORMAT_VERSION, identity_hash, provenance
 from .rng import PATH_BITS
 
 DEVICES = ("cpu", "gpu")
-
-
-class NumericalError(RuntimeError):
-    """A non-finite regression coefficient (reported with its time step and stratum)."""
+__all__ = ["run_case", "validate_run", "NumericalError", "ConfigError", "DEVICES"]
 
 
 def make_backend(device: str, problem, threads=None):
@@ -54,8 +54,11 @@ def validate_run(case: Case, runs: int, run_start: int, test_points: int, seed: 
     check_seed_run(seed, run_start, runs)
     if device not in DEVICES:
         raise ConfigError(f"invalid device={device!r}: allowed values are {', '.join(DEVICES)}")
-    if case.problem not in PROBLEMS:
-        raise ConfigError(f"invalid problem={case.problem!r}: allowed values are {', '.join(PROBLEMS)}")
+    problem = load_problem(case.problem)
+    if problem.path.parent != Path(__file__).resolve().parent / "problems":
+        from .build import check_compiles
+
+        check_compiles(problem)  # a user's file: one line naming the function that does not compile
     check_threads(threads)
 
 
@@ -114,33 +117,37 @@ def run_case(case: Case, runs: int = 1, run_start: int = 0, test_points: int = 1
              device: str = "cpu", threads=None, progress=None, backend=None) -> dict:
     """Run ``runs`` independent runs of ``case``; returns the result/chunk dictionary.
 
-    All checks (arguments, memory model) happen before any allocation or compilation.
+    All checks (arguments, memory model) happen before any allocation or compilation.  With an exact
+    solution the result holds the error indicators (eq. mse); without one, u(0, x0) = y^M_0(x0) per
+    run and its mean and standard error.
     """
     validate_run(case, runs, run_start, test_points, seed, device, threads)
     if device == "cpu":
         memory.check_fits(case, test_points, runs=runs)
-    problem = PROBLEMS[case.problem]
+    problem = load_problem(case.problem)
     backend = backend or make_backend(device, problem, threads)
     if device == "gpu":
         backend.check_fits(case, test_points)
     backend.allocate(case)
     n = case.steps
-    fp, ip = case.params(seed, run_start, test_points)
+    rec = case.record(seed, run_start, test_points)
     t0 = time.perf_counter()
-    backend.warm_up(fp, ip)
+    backend.warm_up(rec)
     compile_seconds = time.perf_counter() - t0
 
+    x0 = np.full((1, case.d), problem.x0)
     ey = np.empty((runs, n))
     ez = np.empty((runs, n))
+    u0 = np.empty(runs)
     solve_seconds = []
     error_seconds = []
     bar = _Progress(runs * n, case.label, progress)
     try:
         for r in range(runs):
-            fp, ip = case.params(seed, run_start + r, test_points)
+            rec = case.record(seed, run_start + r, test_points)
             t0 = time.perf_counter()
             for i in range(n - 1, -1, -1):  # backward iteration i = N-1 ... 0
-                bad = backend.backward_step(i, fp, ip)
+                bad = backend.backward_step(i, rec)
                 if bad < 0:
                     bad = first_nonfinite_stratum(getattr(backend, "coef", None), i)
                 if bad >= 0:
@@ -149,25 +156,27 @@ def run_case(case: Case, runs: int = 1, run_start: int = 0, test_points: int = 1
                         f" time step i={i}, stratum k={bad}")
                 bar.update()
             t1 = time.perf_counter()
-            ey[r], ez[r] = backend.errors(fp, ip)
-            bad_steps = np.flatnonzero(~(np.isfinite(ey[r]) & np.isfinite(ez[r])))
-            if bad_steps.size:
-                raise NumericalError(f"non-finite test-point error in case {case.label}, run {run_start + r},"
-                                     f" time step i={int(bad_steps[0])}")
+            if problem.has_exact:
+                ey[r], ez[r] = backend.errors(rec)
+                bad_steps = np.flatnonzero(~(np.isfinite(ey[r]) & np.isfinite(ez[r])))
+                if bad_steps.size:
+                    raise NumericalError(f"non-finite test-point error in case {case.label}, run {run_start + r},"
+                                         f" time step i={int(bad_steps[0])}")
+            u0[r] = backend.evaluate(0, rec, x0)[0][0]
             solve_seconds.append(t1 - t0)
             error_seconds.append(time.perf_counter() - t1)
     finally:
         bar.close()
-    if not (np.all(np.isfinite(ey)) and np.all(np.isfinite(ez))):
-        raise NumericalError(f"non-finite test-point error in case {case.label}")
 
+    d = case.as_dict()
     out = {
         "format_version": FORMAT_VERSION,
-        "case_hash": identity_hash(case.as_dict(), seed, test_points),
-        "case": case.as_dict(),
+        "case_hash": identity_hash(d, seed, test_points),
+        "case": d,
         "label": case.label,
-        "reading": {"outside": case.outside, "trunc_y": case.as_dict()["trunc_y"],
-                    "trunc_z": case.as_dict()["trunc_z"]},
+        "problem": problem.name,
+        "reading": {"outside": case.outside, "trunc_y": d["trunc_y"], "trunc_z": d["trunc_z"],
+                    "z_cv": bool(case.z_cv)},
         "device": backend.device,
         "seed": seed,
         "run_start": run_start,
@@ -181,10 +190,15 @@ def run_case(case: Case, runs: int = 1, run_start: int = 0, test_points: int = 1
         "compile_seconds": compile_seconds,
         "memory_bytes": memory.required_bytes(case, test_points, runs=runs),
         "diagnostics": {"dropped_directions": backend.fallbacks()},
-        "per_run": {"ey": ey.tolist(), "ez": ez.tolist()},
+        "x0": problem.x0,
+        "u0": float(np.mean(u0)),
+        "u0_se": float(np.std(u0, ddof=1) / math.sqrt(runs)) if runs > 1 else None,
+        "per_run": {"ey": ey.tolist(), "ez": ez.tolist(), "u0": u0.tolist()} if problem.has_exact
+        else {"u0": u0.tolist()},
         "provenance": provenance(seed, backend.hardware()),
     }
-    out.update(indicators(ey, ez))
+    if problem.has_exact:
+        out.update(indicators(ey, ez))
     return out
 
 
@@ -195,6 +209,9 @@ def summary_line(res: dict) -> str:
             return "nan"
         return f"{v:.3f}" + ("" if se is None or math.isnan(se) else f"±{se:.3f}")
 
-    return (f"{res['label']} [{res['device']}, {res['runs']} runs x {res['test_points']} points]: "
-            f"MSE_Y,max {fmt('mse_y_max')}  MSE_Y,av {fmt('mse_y_av')}  MSE_Z,av {fmt('mse_z_av')}  "
+    if "mse_y_max" in res:
+        what = f"MSE_Y,max {fmt('mse_y_max')}  MSE_Y,av {fmt('mse_y_av')}  MSE_Z,av {fmt('mse_z_av')}"
+    else:
+        what = f"u(0, x0={res['x0']:g}) {res['u0']:.6g}" + (f"±{res['u0_se']:.2g}" if res["runs"] > 1 else "")
+    return (f"{res['label']} [{res['device']}, {res['runs']} runs x {res['test_points']} points]: {what}  "
             f"{res['seconds_per_run']:.3g} s/run  {res['path_steps_per_second']:.3g} path-steps/s")

@@ -1,6 +1,7 @@
 import os
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -15,13 +16,59 @@ def root():
 
 @pytest.fixture(scope="session")
 def cpu_kernels():
-    """Shared-code functions compiled for the CPU (as the CPU path compiles them)."""
+    """The kernel code built for the CPU (generic d, LP1, the paper's problem), as the CPU path builds it,
+    plus stream-array forms of the scalar-state RNG functions for tests (``st``: 2 uint64 words)."""
+    import numpy as np
     from numba import njit
 
-    from srmdp.kernels import make_kernels
-    from srmdp.problem import PAPER
+    from srmdp.build import kernels
+    from srmdp.problems import load_problem
 
-    return make_kernels(njit(error_model="numpy"), PAPER)
+    k = kernels(load_problem("gobet2016"), "LP1", 0, "cpu")
+    seed_state, uniform_s, normal_s, sample_cell_s = k.seed_state, k.uniform_s, k.normal_s, k.sample_cell
+
+    @njit
+    def seed_stream(st, seed, domain, run, step, stratum, path):
+        s0, s1 = seed_state(seed, domain, run, step, stratum, path)
+        st[0] = s0
+        st[1] = s1
+
+    @njit
+    def uniform(st):
+        v, s0, s1 = uniform_s(st[0], st[1])
+        st[0] = s0
+        st[1] = s1
+        return v
+
+    @njit
+    def normal(st):
+        v, s0, s1 = normal_s(st[0], st[1])
+        st[0] = s0
+        st[1] = s1
+        return v
+
+    @njit
+    def sample_cell(st, cell, x, u, d, half, h):
+        s0, s1 = sample_cell_s(st[0], st[1], cell, x, u, d, half, h, True)
+        st[0] = s0
+        st[1] = s1
+
+    names = {n: getattr(k, n) for n in dir(k) if not n.startswith("__")}
+    names.update(seed_stream=seed_stream, uniform=uniform, normal=normal, sample_cell=sample_cell, module=k,
+                 np=np)
+    return SimpleNamespace(**names)
+
+
+def case_record(**fields):
+    """A case record (srmdp.cases.RECORD) with the given fields, the rest 0 (tests of single kernels)."""
+    import numpy as np
+
+    from srmdp.cases import RECORD
+
+    rec = np.rec.array(np.zeros(1, RECORD))
+    for key, value in fields.items():
+        rec[0][key] = value
+    return rec
 
 
 def pytest_report_header(config):

@@ -60,21 +60,25 @@ def _agree(a, b, rtol=RTOL, atol=ATOL):
 
 def _solve(backend, case, seed=11, run=2, points=16):
     backend.allocate(case)
-    fp, ip = case.params(seed, run, points)
-    backend.warm_up(fp, ip)
+    rec = case.record(seed, run, points)
+    backend.warm_up(rec)
     for i in range(case.steps - 1, -1, -1):
-        assert backend.backward_step(i, fp, ip) == -1
-    ey, ez = backend.errors(fp, ip)
-    coef = backend.coef if isinstance(backend.coef, np.ndarray) else backend.coef.copy_to_host()
-    return coef, ey, ez, backend.fallbacks()
+        assert backend.backward_step(i, rec) == -1
+    ey, ez = backend.errors(rec)
+    return np.array(backend.coefficients()), ey, ez, backend.fallbacks()
+
+
+def _paper():
+    from srmdp.problems import load_problem
+
+    return load_problem("gobet2016")
 
 
 @pytest.fixture(scope="module")
 def cpu():
     from srmdp.cpu import CpuBackend
-    from srmdp.problem import PAPER
 
-    return CpuBackend(PAPER)
+    return CpuBackend(_paper())
 
 
 def _case(**kw):
@@ -98,7 +102,8 @@ RUNS = [("LP0_d2", "thread", 0), ("LP0_d2", "block", 4), ("LP0_d1_clamp_6steps",
 @pytest.mark.parametrize("name,mode,block", RUNS, ids=[f"{n}-{m}{b or ''}" for n, m, b in RUNS])
 def test_backward_loop_matches_cpu(cpu, name, mode, block):
     from srmdp.cuda import CudaBackend
-    from srmdp.problem import PAPER
+
+    PAPER = _paper()
 
     case = _case(**CASES[name])
     c_cpu, ey_cpu, ez_cpu, fb_cpu = _solve(cpu, case)
@@ -116,7 +121,8 @@ def test_launch_shape_does_not_change_results():
     """Streams are keyed per path and every sum runs in path order: B = 3, 8, 32 and one thread per
     stratum give identical coefficients (M = 10 is not a multiple of 3 or 8)."""
     from srmdp.cuda import CudaBackend
-    from srmdp.problem import PAPER
+
+    PAPER = _paper()
 
     lp1 = _case(d=2, dt=0.5, basis="LP1", cells=2, paths=10)
     ref = _solve(CudaBackend(PAPER, mode="block", block=3), lp1)[0]
@@ -131,75 +137,37 @@ def test_launch_shape_does_not_change_results():
 
 
 def test_paths_bitwise_per_path(cpu_kernels):
-    """The response S_Y,i+1 and Delta W_i of every path (seed, run, i, k, m) as computed by the shared
-    code compiled for the device equal the CPU's, from the same (random) coefficients."""
-    from numba import float64, int64, uint64
-
-    from srmdp.cuda import device_functions
-    from srmdp.kernels import F_H, F_HALF, I_C, I_D, I_K, I_M, I_MODE, I_RUN, I_SEED
-    from srmdp.problem import PAPER
-    from srmdp.rng import DOMAIN_PATHS
-    from srmdp.strata import UNBOUNDED
+    """The response S_Y,i+1 and Delta W_i of every path (seed, run, i, k, m) as computed by the kernel code
+    built for the device equal the CPU's, from the same (random) coefficients, with and without the Z
+    control variate."""
+    from srmdp.build import current_target, kernels
+    from srmdp.cuda import layout
 
     case = _case(d=3, dt=0.25, basis="LP1", cells=2, paths=6)
     d, nb = case.d, case.n_basis
-    fp, ip = case.params(5, 1, 0)
     rng = np.random.default_rng(0)
     coef = rng.normal(scale=0.3, size=(case.steps, case.strata, d + 1, nb))
     i = 1
-    kern = device_functions(PAPER)
-    response, seed_stream, cell_setup = kern.response, kern.seed_stream, kern.cell_setup
-    D1 = d + 1
-    NB = nb
-    NC = 3 * d
-
-    @cuda.jit
-    def paths(coef, i, fp, ip, out, dws):
-        t = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
-        m_paths = ip[I_M]
-        if t >= ip[I_K] * m_paths:
-            return
-        k = t // m_paths
-        m = t % m_paths
-        st = cuda.local.array(2, uint64)
-        cell = cuda.local.array(NC, float64)
-        x = cuda.local.array(D1, float64)
-        xp = cuda.local.array(D1, float64)
-        dw = cuda.local.array(D1, float64)
-        inc = cuda.local.array(D1, float64)
-        u = cuda.local.array(D1, float64)
-        z = cuda.local.array(D1, float64)
-        zp = cuda.local.array(D1, float64)
-        phi = cuda.local.array(NB, float64)
-        cell_setup(int64(k), cell, ip[I_D], ip[I_C], fp[F_HALF], fp[F_H], ip[I_MODE] == UNBOUNDED)
-        seed_stream(st, ip[I_SEED], DOMAIN_PATHS, ip[I_RUN], i, int64(k), m)
-        out[t] = response(st, cell, coef, i, fp, ip, x, xp, dw, inc, u, z, zp, phi)
-        for l in range(ip[I_D]):
-            dws[t, l] = dw[l]
-
+    gpu = kernels(_paper(), "LP1", d, current_target("gpu"), layout(d, nb))
+    cpu = kernels(_paper(), "LP1", d, "cpu")
     n = case.strata * case.paths
-    out = np.zeros(n)
-    dws = np.zeros((n, d))
-    paths[(n + 31) // 32, 32](coef, i, fp, ip, out, dws)
 
-    ck = cpu_kernels
-    st = np.zeros(2, np.uint64)
-    vec = [np.zeros(d + 1) for _ in range(7)]
-    phi = np.zeros(nb)
-    cell = np.zeros(3 * d)
-    ref = np.zeros(n)
-    ref_dw = np.zeros((n, d))
-    for k in range(case.strata):
-        ck.cell_setup(k, cell, d, case.cells, fp[F_HALF], fp[F_H], True)
-        for m in range(case.paths):
-            ck.seed_stream(st, int(ip[I_SEED]), DOMAIN_PATHS, int(ip[I_RUN]), i, k, m)
-            t = k * case.paths + m
-            x, xp, dw, inc, u, z, zp = vec
-            ref[t] = ck.response(st, cell, coef, i, fp, ip, x, xp, dw, inc, u, z, zp, phi)
-            ref_dw[t] = dw[:d]
-    assert np.isfinite(ref).all()
-    _agree(out, ref, *((0.0, 0.0) if EXACT else (1e-12, 1e-14)))
-    _agree(dws, ref_dw, *((0.0, 0.0) if EXACT else (1e-14, 1e-15)))
+    def responses(k, z_cv, on_gpu):
+        rec = _case(d=3, dt=0.25, basis="LP1", cells=2, paths=6, z_cv=z_cv).record(5, 1, 0)
+        out = np.zeros((n, 2 + d))
+        if on_gpu:
+            dev = cuda.to_device(out)
+            k.path_responses[(n + 31) // 32, 32](coef, i, cuda.to_device(rec), dev)
+            return dev.copy_to_host()
+        k.path_responses(coef, i, rec, out)
+        return out
+
+    for z_cv in (False, True):
+        ref = responses(cpu, z_cv, False)
+        got = responses(gpu, z_cv, True)
+        assert np.isfinite(ref).all() and np.abs(ref).max() > 0
+        _agree(got, ref, *((0.0, 0.0) if EXACT else (1e-12, 1e-14)))
+    assert not np.array_equal(responses(cpu, True, False)[:, 1], responses(cpu, False, False)[:, 1])
 
 
 def test_run_case_gpu_matches_cpu(tmp_path):
@@ -220,14 +188,14 @@ def test_run_case_gpu_matches_cpu(tmp_path):
 def test_nonfinite_coefficient_is_reported():
     """A float32 coefficient that overflows is reported as the first bad stratum."""
     from srmdp.cuda import CudaBackend
-    from srmdp.problem import PAPER
+
+    PAPER = _paper()
 
     case = _case(d=1, dt=0.5, basis="LP0", cells=2, paths=3, precision="float32")
     b = CudaBackend(PAPER, mode="block", block=2)
     b.allocate(case)
-    fp, ip = case.params(0, 0, 4)
-    fp = fp.copy()
-    fp[0] = 1e-300  # dt so small that S_Z = S_Y dW / dt overflows float32 (not float64)
-    fp[1] = math.sqrt(1e-300)
-    b.warm_up(fp, ip)
-    assert b.backward_step(case.steps - 1, fp, ip) == 0
+    rec = case.record(0, 0, 4)
+    rec[0].dt = 1e-300  # dt so small that S_Z = S_Y dW / dt overflows float32 (not float64)
+    rec[0].sqdt = math.sqrt(1e-300)
+    b.warm_up(rec)
+    assert b.backward_step(case.steps - 1, rec) == 0

@@ -12,9 +12,9 @@
 """
 
 import contextlib
-import inspect
 import io
 import math
+from pathlib import Path
 from unittest import mock
 
 import mpmath
@@ -22,13 +22,12 @@ import numpy as np
 import pytest
 from numba import njit
 
-import srmdp.solver
 from srmdp.aggregate import aggregate
 from srmdp.cases import Case
-from srmdp.problem import PAPER, Problem, paper_solution
+from srmdp.exceptions import NumericalError
+from srmdp.problems.gobet2016 import solution as paper_solution
 from srmdp.results import write_json_atomic
-from srmdp.solver import NumericalError, first_nonfinite_stratum, run_case
-from srmdp.strata import make_strata
+from srmdp.solver import first_nonfinite_stratum, run_case
 
 HALF = 6.5
 U_MIN, U_MAX = 2.0**-53, 1.0  # the extreme values of rng.uniform: (k + 1) 2^-53, k < 2^53
@@ -37,31 +36,21 @@ U_MIN, U_MAX = 2.0**-53, 1.0  # the extreme values of rng.uniform: (k + 1) 2^-53
 # --- logistic sampling in the tails -----------------------------------------------------------------
 @pytest.fixture(scope="module")
 def fixed_uniform_strata():
-    """The strata functions compiled with a 'uniform' that returns st[0]: extreme draws on demand."""
+    """The strata functions with a 'uniform' that returns the state s0 itself: extreme draws on demand
+    (the plain-Python kernel code of srmdp.strata, its uniform_s replaced)."""
+    import srmdp.strata as strata
 
-    @njit
-    def uniform(st):
-        return st[0]
+    with mock.patch.object(strata, "uniform_s", lambda s0, s1: (s0, s0, s1)):
+        def draw(k, d, ncell, unbounded, v):
+            h = 2 * HALF / ncell
+            cell = np.empty(3 * d)
+            strata.cell_setup(k, cell, d, ncell, HALF, h, unbounded)
+            x = np.empty(d)
+            u = np.empty(d)
+            strata.sample_cell(v, 0.0, cell, x, u, d, HALF, h, True)
+            return x, u
 
-    @njit
-    def uniform_s(s0, s1):  # the scalar-state form: (draw, new state)
-        return s0, s0, s1
-
-    extra = [uniform_s] if "uniform_s" in inspect.signature(make_strata).parameters else []
-    logistic_cdf, logistic_in, locate, cell_setup, sample_cell = make_strata(njit, uniform, *extra)[:5]
-
-    @njit
-    def draw(k, d, ncell, unbounded, v):
-        h = 2 * HALF / ncell
-        cell = np.empty(3 * d)
-        cell_setup(k, cell, d, ncell, HALF, h, unbounded)
-        st = np.array([v, 0.0])
-        x = np.empty(d)
-        u = np.empty(d)
-        sample_cell(st, cell, x, u, d, HALF, h)
-        return x, u
-
-    return draw, logistic_in, logistic_cdf
+        yield draw, strata.logistic_in, strata.logistic_cdf
 
 
 def _bounds(c, ncell, unbounded):
@@ -129,15 +118,24 @@ def test_logistic_cdf_is_stable(fixed_uniform_strata, x):
 
 @pytest.fixture(scope="module")
 def estimate_at(cpu_kernels):
-    estimate = cpu_kernels.estimate
+    from conftest import case_record
+
+    estimate_at = cpu_kernels.estimate_at
 
     @njit
-    def at(coef, x, ncell, mode, bound):
+    def at_rec(coef, x, rec):
         d = x.shape[0]
         u = np.empty(d)
+        ph = np.empty(coef.shape[3])
         z = np.empty(d)
-        y = estimate(coef, 0, x, u, z, d, coef.shape[3], ncell, HALF, 2 * HALF / ncell, mode, bound, bound)
+        y = estimate_at(coef, 0, x, u, ph, z, rec)
         return y, z.copy()
+
+    def at(coef, x, ncell, mode, bound):
+        h = 2 * HALF / ncell
+        rec = case_record(d=x.shape[0], nb=coef.shape[3], cells=ncell, outside=mode, half_width=HALF, h=h,
+                          inv_h=1.0 / h, trunc_y=bound, trunc_z=bound)
+        return at_rec(coef, x, rec)
 
     return at
 
@@ -202,48 +200,40 @@ def test_exact_solution_in_the_tails(solution, dtype, s):
 
 
 # --- a non-finite coefficient is reported with its time step and stratum --------------------------
-def _make_nan_problem(jit):
-    terminal, driver, forward, y_exact, z_exact = PAPER.make(jit)
-
-    @jit
-    def bad_driver(t, x, y, z, d):
-        if t == 0.5 and x[0] > 3.0:  # NaN only at time 0.5, for points of the upper cell [13/6, inf)
-            return math.nan
-        return driver(t, x, y, z, d)
-
-    return terminal, bad_driver, forward, y_exact, z_exact
-
-
-NAN_PROBLEM = Problem(name="nan-driver-test", maturity=1.0, make=_make_nan_problem)
-NAN_CASE = dict(d=1, dt=0.5, basis="LP1", cells=3, paths=20, problem=NAN_PROBLEM.name)
+# the paper's problem (a user's file must hold its kernel functions itself), with a NaN in the driver
+NAN_DRIVER = (Path(__file__).resolve().parent.parent / "srmdp" / "problems" / "gobet2016.py").read_text().replace(
+    "def driver(t, x, y, z, d):", """def driver(t, x, y, z, d):
+    if t == 0.5 and x[0] > 3.0:  # NaN only at time 0.5, for points of the upper cell [13/6, inf)
+        return math.nan""")
 
 
 @pytest.fixture(scope="module")
-def nan_problem_registered():
-    with mock.patch.dict(srmdp.solver.PROBLEMS, {NAN_PROBLEM.name: NAN_PROBLEM}):
-        with mock.patch.dict("srmdp.problem.PROBLEMS", {NAN_PROBLEM.name: NAN_PROBLEM}):
-            yield
+def nan_problem(tmp_path_factory):
+    path = Path(tmp_path_factory.mktemp("nan")) / "nan_driver.py"
+    path.write_text(NAN_DRIVER)
+    return str(path)
 
 
-def test_nan_in_a_coefficient_names_time_step_and_stratum(nan_problem_registered):
+def nan_case(problem):
+    return dict(d=1, dt=0.5, basis="LP1", cells=3, paths=20, problem=problem)
+
+
+def test_nan_in_a_coefficient_names_time_step_and_stratum(nan_problem):
     # N = 2: the backward loop starts at i = 1, whose y regression integrates f(0.5, x_1, ...) dt over
     # x_1 ~ nu_k: NaN exactly in stratum k = 2, the upper cell [-6.5 + 2 h, inf) = [2.17, inf), h = 13/3
-    case = Case(**NAN_CASE)
+    case = Case(**nan_case(nan_problem))
     with pytest.raises(NumericalError, match=r"run 0, time step i=1, stratum k=2$"):
         run_case(case, runs=1, test_points=10, seed=1)
 
 
-def test_nan_through_the_cli_exits_3_without_a_result(nan_problem_registered, tmp_path):
+def test_nan_through_the_cli_exits_3_without_a_result(nan_problem, tmp_path):
     from srmdp.cli import main
 
     out = tmp_path / "nan.json"
-    nan_case = Case(**NAN_CASE)
     err = io.StringIO()
-    # the CLI has no --problem option: route its free-form case to the NaN problem
-    with mock.patch("srmdp.cli.Case", lambda **kw: Case(**{**kw, "problem": nan_case.problem})):
-        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-            status = main(["run", "--d", "1", "--dt", "0.5", "--basis", "LP1", "--cells", "3", "--paths", "20",
-                           "--runs", "2", "--test-points", "10", "--out", str(out)])
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        status = main(["run", "--d", "1", "--dt", "0.5", "--basis", "LP1", "--cells", "3", "--paths", "20",
+                       "--runs", "2", "--test-points", "10", "--problem", nan_problem, "--out", str(out)])
     assert status == 3
     lines = err.getvalue().splitlines()
     assert len(lines) == 1 and lines[0].startswith("srmdp: numerical error: ") and "Traceback" not in err.getvalue()
@@ -276,17 +266,20 @@ class FakeBackend:
         self.coef = np.zeros((case.steps, case.strata, case.d + 1, case.n_basis),
                              np.float32 if case.precision == "float32" else np.float64)
 
-    def warm_up(self, fp, ip):
+    def warm_up(self, rec):
         pass
 
-    def backward_step(self, i, fp, ip):
+    def backward_step(self, i, rec):
         if self.poison and self.poison[0] == i:
             self.coef[i, self.poison[1], 0, 0] = np.float32(3e38) * np.float32(10)  # overflows to inf
         return -1
 
-    def errors(self, fp, ip):
+    def errors(self, rec):
         n = self.coef.shape[0]
         return np.full(n, 0.01), np.full(n, 0.02)
+
+    def evaluate(self, j, rec, points):
+        return np.zeros(points.shape[0]), np.zeros(points.shape)
 
     def fallbacks(self):
         return self.dropped
@@ -373,8 +366,8 @@ def test_dropped_directions_are_counted_in_results_and_aggregate(tmp_path):
 
 def test_nonfinite_test_point_error_names_run_and_step():
     class NanErrors(FakeBackend):
-        def errors(self, fp, ip):
-            ey, ez = super().errors(fp, ip)
+        def errors(self, rec):
+            ey, ez = super().errors(rec)
             ez[1] = np.nan
             return ey, ez
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from srmdp.problem import paper_solution
+from srmdp.problems.gobet2016 import solution as paper_solution
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,9 @@
+"""The package's exceptions (the CLI maps them to exit statuses 2 and 3)."""
+
+
+class ConfigError(ValueError):
+    """Invalid input; the message is one line naming the field and what is allowed (exit status 2)."""
+
+
+class NumericalError(RuntimeError):
+    """A non-finite regression coefficient or error, reported with its time step and stratum (exit status 3)."""

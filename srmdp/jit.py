@@ -1,0 +1,28 @@
+"""Markers for kernel code: the functions that are compiled for the CPU and the GPU.
+
+In the package they do nothing: the kernel modules (:mod:`rng`, :mod:`strata`, :mod:`regression`,
+:mod:`scheme`, :mod:`bases` and a problem's module) stay plain Python, importable and testable as
+such.  :mod:`srmdp.build` copies their source into one generated module per (problem, basis, d,
+target) where these names are the target's compilers:
+
+* ``inline``: a small hot-path function (CPU: ``njit(inline="always")``; GPU: a force-inlined device
+  function);
+* ``device``: a function called as such (CPU: ``njit``; GPU: a device function);
+* ``kernel``: a top-level entry point (CPU: ``njit(parallel=True)``; GPU: a ``cuda.jit`` kernel).
+
+Kernel code uses only scalars, arrays passed in (or, on the GPU, local/shared arrays), ``math`` and
+the names of the other kernel modules: no numpy calls, no allocation, no exceptions.  uint64
+arithmetic needs ``np.uint64`` constants (see :mod:`srmdp.rng`).
+"""
+
+
+def inline(fn):
+    return fn
+
+
+def device(fn):
+    return fn
+
+
+def kernel(fn):
+    return fn

@@ -1,0 +1,142 @@
+"""Problems: a BSDE / semilinear PDE is a plain Python module; this is where they are found and checked.
+
+The contract (a user's file follows the same one as the modules shipped here):
+
+* ``MATURITY`` (float > 0); optional ``BOX_HALF_WIDTH`` (the strata cover [-L, L]^d, default 6.5)
+  and ``X0`` (the point x0 = (X0, ..., X0) where u(0, x0) is reported, default 0.0);
+* ``terminal(T, x, d)`` -> g(x);
+* ``driver(t, x, y, z, d)`` -> f(t, x, y, z), z of length d (it may depend on z);
+* optional ``forward(t, x, dw, dt, d)``: one step of X in place given the Brownian increment dw
+  (default X = W: ``x[l] += dw[l]``);
+* optional ``y_exact(t, x, d)`` and ``z_exact(t, x, out, d)`` (both or neither): with them every
+  run reports the error indicators, without them u(0, x0) and its standard error.
+
+These functions, and any module-level helper functions they call, are kernel code (scalars,
+``math``, arrays indexed; see :mod:`srmdp.jit`): :mod:`srmdp.build` compiles them for the CPU and
+the GPU.  Other module contents (NumPy reference solutions, docs) stay plain Python.
+
+A problem is named by a registered name (:data:`REGISTRY`: the modules of this package) or by a
+path ``path/to/file.py`` (optionally ``path/to/file.py:NAME``, NAME being the name its results
+report; default the file's stem).
+"""
+
+import hashlib
+import inspect
+import math
+import sys
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from types import ModuleType
+
+from ..exceptions import ConfigError
+
+HERE = Path(__file__).resolve().parent
+REGISTRY = {p.stem: p for p in sorted(HERE.glob("*.py")) if not p.stem.startswith("_")}
+DEFAULT = "gobet2016"
+
+# name -> (parameters, required)
+CONTRACT = {
+    "terminal": (("T", "x", "d"), True),
+    "driver": (("t", "x", "y", "z", "d"), True),
+    "forward": (("t", "x", "dw", "dt", "d"), False),
+    "y_exact": (("t", "x", "d"), False),
+    "z_exact": (("t", "x", "out", "d"), False),
+}
+DEFAULT_FORWARD = '''
+
+def forward(t, x, dw, dt, d):
+    """X = W (the default forward SDE): X_{j+1} = X_j + Delta W_j."""
+    for l in range(d):
+        x[l] += dw[l]
+'''
+
+
+@dataclass(frozen=True)
+class Problem:
+    name: str
+    path: Path
+    source: str  # the module's text, with the default forward appended when it has none
+    module: ModuleType  # the plain module (reference solutions and other Python-side helpers)
+    maturity: float
+    half_width: float
+    x0: float
+    has_exact: bool
+
+    @property
+    def source_hash(self) -> str:
+        return hashlib.sha256(self.source.encode()).hexdigest()[:16]
+
+    def kernel_functions(self) -> list[str]:
+        """The module-level functions defined in the file (compiled as kernel code)."""
+        return [n for n, f in vars(self.module).items()
+                if inspect.isfunction(f) and f.__module__ == self.module.__name__]
+
+
+def _fail(where, what):
+    raise ConfigError(f"invalid problem {where}: {what}")
+
+
+def _number(mod, where, key, default, check, allowed):
+    v = getattr(mod, key, default)
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or not check(v):
+        _fail(where, f"{key} = {v!r}: {allowed}")
+    return float(v)
+
+
+@cache
+def load_problem(spec: str = DEFAULT) -> Problem:
+    """The problem named by ``spec`` (a registered name or ``file.py[:NAME]``), checked against the contract.
+
+    Every violation is one ConfigError line naming the file and the function; compilation is
+    checked by :func:`srmdp.build.check_compiles` before anything runs.
+    """
+    if not isinstance(spec, str) or not spec:
+        raise ConfigError(f"invalid problem={spec!r}: a registered name ({', '.join(REGISTRY)}) or path/to/file.py")
+    path_part, name = spec.rsplit(":", 1) if ".py:" in spec else (spec, "")
+    if path_part in REGISTRY:
+        path, name = REGISTRY[path_part], name or path_part
+    elif path_part.endswith(".py"):
+        path = Path(path_part).expanduser().resolve()
+        if not path.is_file():
+            raise ConfigError(f"invalid problem={spec!r}: no such file {path_part}")
+        name = name or path.stem
+    else:
+        raise ConfigError(f"invalid problem={spec!r}: allowed values are {', '.join(REGISTRY)}"
+                          " or path/to/file.py[:NAME]")
+    where = f"file {path}"
+    text = path.read_text()
+    mod_name = f"srmdp_user_problem_{hashlib.sha256(str(path).encode()).hexdigest()[:12]}"
+    module = ModuleType(mod_name)
+    module.__file__ = str(path)
+    try:
+        exec(compile(text, str(path), "exec"), module.__dict__)
+    except Exception as exc:  # the user's file itself fails: one line, file and line number
+        line = getattr(exc, "lineno", None) or (exc.__traceback__.tb_next.tb_lineno if exc.__traceback__.tb_next
+                                                 else "?")
+        _fail(where, f"importing it raised {type(exc).__name__} at line {line}: {exc}")
+    sys.modules.setdefault(mod_name, module)
+    for fn, (params, required) in CONTRACT.items():
+        f = module.__dict__.get(fn)
+        if f is None:
+            if required:
+                _fail(where, f"function {fn}{params} is missing".replace("'", ""))
+            continue
+        if not inspect.isfunction(f):
+            _fail(where, f"{fn} must be a plain function, not {type(f).__name__}")
+        got = tuple(inspect.signature(f).parameters)
+        if len(got) != len(params):
+            _fail(where, f"function {fn} takes ({', '.join(got)}); the contract is {fn}({', '.join(params)})")
+    has_y, has_z = "y_exact" in module.__dict__, "z_exact" in module.__dict__
+    if has_y != has_z:
+        _fail(where, "define both y_exact and z_exact, or neither")
+    maturity = _number(module, where, "MATURITY", None, lambda v: v > 0, "must be a number > 0")
+    half = _number(module, where, "BOX_HALF_WIDTH", 6.5, lambda v: 0 < v <= 700, "must be a number in (0, 700]")
+    x0 = _number(module, where, "X0", 0.0, lambda v: True, "must be a finite number")
+    source = text if "forward" in module.__dict__ else text.rstrip() + "\n" + DEFAULT_FORWARD
+    return Problem(name=name, path=path, source=source, module=module, maturity=maturity, half_width=half,
+                   x0=x0, has_exact=has_y)
+
+
+def problem_names():
+    return tuple(REGISTRY)

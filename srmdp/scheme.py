@@ -1,0 +1,215 @@
+"""Algorithm SRMDP for one path and one stratum, written once for the CPU and the GPU.
+
+Kernel code (see :mod:`srmdp.jit`).  ``c`` is the case record (:data:`srmdp.cases.RECORD`, fields
+by name); ``d`` and ``nb`` are the loop bounds (compile-time constants where the builder
+specialises).  For time step i and stratum k (eq. PsiM), path m uses its own stream
+(seed, run, i, k, m):
+
+* pass 1 (:func:`path_response`) draws x_i ~ nu_k and Delta W_i, simulates x_{i+1..N} and forms the
+  response S_{Y,i+1} = g(x_N) + sum_{j>i} f_j(x_j, y_{j+1}(x_{j+1}), z_j(x_j)) dt; the stratum
+  accumulates G = sum phi phi^T, r_0 = sum phi S_{Y,i+1} and r_l = sum phi w dW_l with
+  w = (S_{Y,i+1} - cv)/dt, the response of S_{Z,i}; cv = 0, or with the Z control variate
+  (``z_cv``) cv = y_{i+1}(x_i) (g(x_i) at i = N-1): E[cv(x_i) dW | x_i] = 0, so the regression's
+  limit is unchanged and its variance much smaller.  Solving gives psi_{Z,i,k}.
+* pass 2 (:func:`path_driver_term`) adds sum phi f_i(x_i, y_{i+1}(x_{i+1}), z_i(x_i)) dt to r_0 with
+  the fresh z_i; by linearity of OLS in the response this is the regression of
+  S_{Y,i} = S_{Y,i+1} + f_i dt.  It needs (x_i, u_i, y_{i+1}(x_{i+1})) of each path: the CPU keeps
+  them from pass 1 in ``cache`` (M (2d+1) doubles per worker); the GPU (``REPLAY``) replays the
+  path's first step from its stream instead.  Same draws, same operations: the same numbers.
+"""
+
+import math
+
+from .jit import device, inline
+from .regression import accumulate, accumulate_gram, cholesky, evaluate, solve_into
+from .rng import DOMAIN_PATHS, DOMAIN_TEST, normal_s, seed_state, uniform_s
+from .strata import UNBOUNDED, cell_setup, locate_fast, logistic_in, sample_cell
+
+# --- bound by srmdp.build in each generated module (these defaults only make this module importable)
+D = 0  # the dimension as a compile-time loop bound (0: read c.d at run time)
+NB = 0  # the basis size likewise (0: c.nb)
+NEEDS_U = True  # the basis reads local coordinates
+REPLAY = True  # pass 2 replays the first step (GPU) instead of reading the per-worker cache (CPU)
+basis_phi = terminal = driver = forward = y_exact = z_exact = None
+
+
+@inline
+def estimate(coef, j, x, u, ph, z, d, nb, c):
+    """y^M_j(x), and z^M_j(x) into z (eq. PsiM, truncated); both 0 outside the box in mode ZERO.
+
+    u, ph: scratch for the local coordinates and the basis at x.
+    """
+    s = locate_fast(x, u, d, c.cells, c.half_width, c.h, c.inv_h, c.outside, NEEDS_U)
+    if s < 0:
+        for l in range(d):
+            z[l] = 0.0
+        return 0.0
+    basis_phi(ph, u, d)
+    ly = c.trunc_y
+    lz = c.trunc_z
+    if ly == math.inf and lz == math.inf:  # no truncation: T_L is the identity (one test, not 2 (d+1))
+        for l in range(d):
+            z[l] = evaluate(coef, j, s, 1 + l, ph, nb, math.inf)
+        return evaluate(coef, j, s, 0, ph, nb, math.inf)
+    for l in range(d):
+        z[l] = evaluate(coef, j, s, 1 + l, ph, nb, lz)
+    return evaluate(coef, j, s, 0, ph, nb, ly)
+
+
+@inline
+def first_step(s0, s1, cell, x, dw, u, phi, d, c):
+    """x_i ~ nu_k (A_nu, Algorithm 3), phi = basis at x_i, dw = Delta W_i; returns the stream state."""
+    s0, s1 = sample_cell(s0, s1, cell, x, u, d, c.half_width, c.h, NEEDS_U)
+    basis_phi(phi, u, d)
+    sq = c.sqdt
+    for l in range(d):
+        v, s0, s1 = normal_s(s0, s1)
+        dw[l] = sq * v
+    return s0, s1
+
+
+@inline
+def continue_path(s0, s1, coef, i, x, xp, dw, inc, u, ph, z, zp, d, nb, c):
+    """Pass 1 after the first step: x_{i+1} = X(x_i, dw), then x_{i+2..N} (the response's sum).
+
+    Returns (S_{Y,i+1}, y_{i+1}(x_{i+1}) [g(x_N) if i+1 = N]).
+    """
+    n = c.steps
+    dt = c.dt
+    sq = c.sqdt
+    forward(i * dt, x, dw, dt, d)
+    if i + 1 == n:
+        y1 = terminal(c.maturity, x, d)
+        return y1, y1
+    y1 = estimate(coef, i + 1, x, u, ph, z, d, nb, c)
+    s = 0.0
+    for j in range(i + 1, n):
+        for l in range(d):
+            xp[l] = x[l]
+            zp[l] = z[l]
+            v, s0, s1 = normal_s(s0, s1)
+            inc[l] = sq * v
+        forward(j * dt, x, inc, dt, d)
+        if j + 1 == n:
+            ynext = terminal(c.maturity, x, d)
+            s += ynext
+        else:
+            ynext = estimate(coef, j + 1, x, u, ph, z, d, nb, c)
+        s += dt * driver(j * dt, xp, ynext, zp, d)
+    return s, y1
+
+
+@inline
+def path_response(coef, i, k, m, c, cell, x, xp, dw, inc, u, ph, z, zp, phi, cache, d, nb):
+    """Pass 1 for path m: returns (S_{Y,i+1}, w) with w dW_l the response of S_{Z,i}; phi = basis at
+    x_i and dw = Delta W_i on return.  Without REPLAY, (x_i, u_i, y_{i+1}(x_{i+1})) go to cache row m."""
+    s0, s1 = seed_state(c.seed, DOMAIN_PATHS, c.run, i, k, m)
+    s0, s1 = first_step(s0, s1, cell, x, dw, u, phi, d, c)
+    row = m * (2 * d + 1)
+    if not REPLAY:
+        for l in range(d):
+            cache[row + l] = x[l]
+        if NEEDS_U:
+            for l in range(d):
+                cache[row + d + l] = u[l]
+    cv = 0.0
+    if c.z_cv:  # the control variate y_{i+1}(x_i) (g(x_i) at i = N-1), before x moves
+        if i + 1 == c.steps:
+            cv = terminal(c.maturity, x, d)
+        else:
+            cv = estimate(coef, i + 1, x, u, ph, z, d, nb, c)
+    s, y1 = continue_path(s0, s1, coef, i, x, xp, dw, inc, u, ph, z, zp, d, nb, c)
+    if not REPLAY:
+        cache[row + 2 * d] = y1
+    if c.z_cv:
+        return s, (s - cv) / c.dt
+    return s, s / c.dt
+
+
+@inline
+def path_driver_term(coef, i, k, m, c, cell, x, xp, dw, u, ph, z, zp, phi, cache, d, nb):
+    """Pass 2 for path m: f_i(x_i, y_{i+1}(x_{i+1}), z_i(x_i)) dt with the fresh z_i; phi = basis at x_i."""
+    dt = c.dt
+    if REPLAY:
+        s0, s1 = seed_state(c.seed, DOMAIN_PATHS, c.run, i, k, m)
+        s0, s1 = first_step(s0, s1, cell, x, dw, u, phi, d, c)
+        for l in range(d):
+            xp[l] = x[l]
+        forward(i * dt, x, dw, dt, d)
+        if i + 1 == c.steps:
+            y1 = terminal(c.maturity, x, d)
+        else:
+            y1 = estimate(coef, i + 1, x, u, ph, zp, d, nb, c)  # as pass 1 computes it
+    else:
+        row = m * (2 * d + 1)
+        for l in range(d):
+            xp[l] = cache[row + l]
+        if NEEDS_U:
+            for l in range(d):
+                u[l] = cache[row + d + l]
+        basis_phi(phi, u, d)
+        y1 = cache[row + 2 * d]
+    for l in range(d):
+        z[l] = evaluate(coef, i, k, 1 + l, phi, nb, c.trunc_z)
+    return dt * driver(i * dt, xp, y1, z, d)
+
+
+@device
+def solve_stratum(coef, i, k, case, cell, x, xp, dw, inc, u, ph, z, zp, phi, tmp, G, acc, cache):
+    """The regressions of stratum k at time i (eq. PsiM): z first, then y using z_i.
+
+    ``case`` is the one-record array (a record is passed by reference this way, also into a CPU
+    ``prange`` body).  Returns (dropped directions, all coefficients finite).
+    """
+    c = case[0]
+    d = D if D > 0 else c.d
+    nb = NB if D > 0 else c.nb
+    cell_setup(k, cell, d, c.cells, c.half_width, c.h, c.outside == UNBOUNDED)
+    for a in range(nb * nb):
+        G[a] = 0.0
+    for a in range((d + 1) * nb):
+        acc[a] = 0.0
+    for m in range(c.paths):
+        s, w = path_response(coef, i, k, m, c, cell, x, xp, dw, inc, u, ph, z, zp, phi, cache, d, nb)
+        accumulate_gram(G, phi, nb)
+        accumulate(acc, 0, phi, s, nb)
+        for l in range(d):
+            accumulate(acc, 1 + l, phi, w * dw[l], nb)
+    dropped = cholesky(G, nb)
+    ok = True
+    for l in range(d):  # z first ...
+        ok = solve_into(G, acc, 1 + l, nb, coef, i, k, tmp) and ok
+    for m in range(c.paths):  # ... then y, which uses z_i
+        f = path_driver_term(coef, i, k, m, c, cell, x, xp, dw, u, ph, z, zp, phi, cache, d, nb)
+        accumulate(acc, 0, phi, f, nb)
+    ok = solve_into(G, acc, 0, nb, coef, i, k, tmp) and ok
+    return dropped, ok
+
+
+@device
+def test_point(coef, i, p, case, x, u, ph, z, ze):
+    """Squared errors |y_i - y^M_i|^2 and |z_i - z^M_i|^2 at test point R_{i,p} ~ nu (eq. mse)."""
+    c = case[0]
+    d = D if D > 0 else c.d
+    nb = NB if D > 0 else c.nb
+    s0, s1 = seed_state(c.seed, DOMAIN_TEST, c.run, i, 0, p)
+    for l in range(d):
+        v, s0, s1 = uniform_s(s0, s1)
+        x[l] = logistic_in(-math.inf, math.inf, v)
+    yh = estimate(coef, i, x, u, ph, z, d, nb, c)
+    t = i * c.dt
+    ey = y_exact(t, x, d) - yh
+    z_exact(t, x, ze, d)
+    ez = 0.0
+    for l in range(d):
+        ez += (ze[l] - z[l]) ** 2
+    return ey * ey, ez
+
+
+@device
+def estimate_at(coef, j, x, u, ph, z, case):
+    """:func:`estimate` for the one-record case array (the evaluation kernels' entry point)."""
+    c = case[0]
+    d = D if D > 0 else c.d
+    nb = NB if D > 0 else c.nb
+    return estimate(coef, j, x, u, ph, z, d, nb, c)
