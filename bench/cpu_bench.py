@@ -33,8 +33,10 @@ import numpy as np  # noqa: E402
 from numba import njit, prange  # noqa: E402
 
 import srmdp  # noqa: E402
+from srmdp.build import kernels  # noqa: E402
 from srmdp.cases import Case  # noqa: E402
-from srmdp.rng import DOMAIN_PATHS, make_rng  # noqa: E402
+from srmdp.problems import load_problem  # noqa: E402
+from srmdp.rng import DOMAIN_PATHS  # noqa: E402
 
 CASES = {
     # paper: LP0d4 dt=0.1 #C=12 (K=20736), M=100
@@ -48,7 +50,7 @@ CASES = {
 PAPER_SIZES = {"LP0d4": dict(cells=12, paths=100), "LP1d6": dict(cells=3, paths=700),
                "LP1d11": dict(cells=2, paths=2000)}
 
-_rng = make_rng(njit(error_model="numpy"), njit(error_model="numpy", inline="always"))
+_rng = kernels(load_problem("gobet2016"), "LP0", 0, "cpu")  # the same compiled RNG as the solver's
 _seed_state = _rng.seed_state
 _normal_s = _rng.normal_s
 

@@ -54,9 +54,10 @@ def main(argv=None):
     ap.add_argument("--pack", help="tar.gz of OUT_DIR's JSON files, rewritten after every case")
     args = ap.parse_args(argv)
 
-    from srmdp.cases import ConfigError, find_row, paper_case
+    from srmdp.cases import find_row, paper_case
     from srmdp.cuda import CudaBackend
-    from srmdp.problem import PAPER
+    from srmdp.exceptions import ConfigError
+    from srmdp.problems import load_problem
     from srmdp.results import write_json_atomic
     from srmdp.solver import run_case
 
@@ -76,7 +77,7 @@ def main(argv=None):
                 print(f"skip {case.label} {args.precision} {mode}: predicted {predicted:.0f} s > {left:.0f} s left",
                       flush=True)
                 continue
-            backend = CudaBackend(PAPER, mode=mode)
+            backend = CudaBackend(load_problem("gobet2016"), mode=mode)
             try:
                 res = run_case(case, runs=args.runs, test_points=args.test_points, seed=args.seed, device="gpu",
                                progress=False, backend=backend)
@@ -104,10 +105,10 @@ def main(argv=None):
                 if args.precision == "float64" and args.runs == 1:
                     gb, rg = backend, res
                 else:
-                    gb = CudaBackend(PAPER, mode=mode)
+                    gb = CudaBackend(load_problem("gobet2016"), mode=mode)
                     rg = run_case(c64, runs=1, test_points=args.test_points, seed=args.seed, device="gpu",
                                   progress=False, backend=gb)
-                cb = CpuBackend(PAPER)
+                cb = CpuBackend(load_problem("gobet2016"))
                 rc = run_case(c64, runs=1, test_points=args.test_points, seed=args.seed, device="cpu",
                               progress=False, backend=cb)
                 cg = gb.coefficients()

@@ -78,9 +78,11 @@ def ptxas_report(ptx, ptxas, arch="sm_90"):
 
 
 def variants(ds, bases, precisions=("float64", "float32")):
+    from srmdp.bases import BASES
+
     for d in ds:
         for basis in bases:
-            nb = 1 if basis == "LP0" else d + 1
+            nb = BASES[basis].size(d)
             modes = ("thread", "block") if basis == "LP0" else ("block",)
             for mode in modes:
                 for prec in precisions:
@@ -91,8 +93,12 @@ def check(ds, bases, precisions=("float64", "float32"), kernels=("step", "test")
     """Compile and assemble; returns the list of report rows (with 'ok' and 'why')."""
     from numba import cuda
 
-    from srmdp.cuda import kernel_sources, signatures
-    from srmdp.problem import PAPER
+    from srmdp.build import SPECIALISE_MAX_D
+    from srmdp.build import kernels as build_kernels
+    from srmdp.cuda import block_size, layout, signatures
+    from srmdp.problems import load_problem
+
+    problem = load_problem("gobet2016")
 
     ptxas = find_ptxas()
     if not ptxas:
@@ -101,14 +107,17 @@ def check(ds, bases, precisions=("float64", "float32"), kernels=("step", "test")
     for d, basis, nb, mode, prec in variants(ds, bases, precisions):
         if only is not None and not only(d, basis, mode, prec):
             continue
-        src = kernel_sources(PAPER, d, nb, mode)
+        k = build_kernels(problem, basis, d, "cuda", layout(d, nb))
+        src = {"step": (k.step_thread if mode == "thread" else k.step_block).py_func, "test": k.test_errors.py_func}
+        block = block_size(d, nb) if mode == "block" else 128
+        specialised = d <= SPECIALISE_MAX_D["cuda"]
         sigs = signatures(prec)
         for name in kernels:
             # the error kernel does not depend on the launch mode: once per (d, basis, precision)
             if name == "test" and mode == "block" and basis == "LP0":
                 continue
             t0 = time.perf_counter()
-            ptx, _ = cuda.compile_ptx(getattr(src, name), sigs[name], cc=(9, 0))
+            ptx, _ = cuda.compile_ptx(src[name], sigs[name], cc=(9, 0))
             t1 = time.perf_counter()
             rep = ptxas_report(ptx, ptxas)
             why = []
@@ -116,12 +125,12 @@ def check(ds, bases, precisions=("float64", "float32"), kernels=("step", "test")
                 why.append(f"spills {rep['spill_stores']}/{rep['spill_loads']} B")
             if rep["smem"] > SHARED_LIMIT:
                 why.append(f"shared {rep['smem']} B > 48 KB")
-            row = dict(d=d, basis=basis, mode=mode, precision=prec, kernel=name, block=src.block,
-                       specialised=src.specialised, compile_s=round(t1 - t0, 2), ok=not why, why="; ".join(why),
+            row = dict(d=d, basis=basis, mode=mode, precision=prec, kernel=name, block=block,
+                       specialised=specialised, compile_s=round(t1 - t0, 2), ok=not why, why="; ".join(why),
                        **rep)
             rows.append(row)
             if verbose:
-                print(f"d={d:2d} {basis} {mode:6s} {prec:7s} {name:5s} B={src.block:3d} spec={int(src.specialised)}"
+                print(f"d={d:2d} {basis} {mode:6s} {prec:7s} {name:5s} B={block:3d} spec={int(specialised)}"
                       f" regs={rep['registers']:3d} stack={rep['stack']:5d} spill={rep['spill_stores']}/"
                       f"{rep['spill_loads']} smem={rep['smem']:5d} ({t1 - t0:.1f}s) {'OK' if not why else why}",
                       flush=True)

@@ -1,21 +1,16 @@
 """Gather run chunks of one case into a summary, refusing chunks that do not belong together."""
 
 import json
-import math
 from pathlib import Path
 
 import numpy as np
 
-from .cases import ConfigError
 from .errors import indicators
+from .exceptions import ChunkError, ConfigError
 from .results import FORMAT_VERSION, checksum_ok, identity_hash
 
 REQUIRED = ("format_version", "case_hash", "case", "seed", "run_start", "runs", "test_points", "per_run",
             "device", "seconds_per_run")
-
-
-class ChunkError(ConfigError):
-    """A chunk file is unreadable, incomplete, or does not belong with the others."""
 
 
 def _no_constants(name):
@@ -24,11 +19,6 @@ def _no_constants(name):
 
 def _is_count(v, low=0):
     return isinstance(v, int) and not isinstance(v, bool) and v >= low
-
-
-def load_chunk(path) -> dict:
-    """Read and check one chunk file; ChunkError (one line naming the file and what is wrong) otherwise."""
-    return _load(path)[0]
 
 
 def _load(path):
@@ -186,7 +176,3 @@ def _ranges(values):
     if start is not None:
         out.append(f"{start}-{prev}" if prev != start else f"{start}")
     return ", ".join(out)
-
-
-def finite_or_none(x):
-    return None if x is None or (isinstance(x, float) and not math.isfinite(x)) else x

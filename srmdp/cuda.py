@@ -103,6 +103,21 @@ def layout(d, nb, block=0):
             ("NE", len(pa)))
 
 
+# --- argument types (compile_ptx without a GPU: bench/gpu_ptxas.py) ------------------------------
+def signatures(precision="float64"):
+    """Argument types of the kernels (step_*, test_errors, reduce_means) for coefficients in ``precision``."""
+    from numba import from_dtype, types
+
+    from .cases import RECORD
+
+    cdt = types.float32 if precision == "float32" else types.float64
+    coef = types.Array(cdt, 4, "C")
+    rec = types.Array(from_dtype(RECORD), 1, "C")
+    f1 = types.Array(types.float64, 1, "C")
+    i1 = types.Array(types.int64, 1, "C")
+    return {"step": (coef, types.int64, rec, i1), "test": (coef, rec, f1, f1), "reduce": (f1, f1, rec, f1)}
+
+
 # --- device properties and the memory model -------------------------------------------------------
 def device_info():
     """Name, compute capability, SM count and (free, total) bytes of the current device."""

@@ -7,3 +7,7 @@ class ConfigError(ValueError):
 
 class NumericalError(RuntimeError):
     """A non-finite regression coefficient or error, reported with its time step and stratum (exit status 3)."""
+
+
+class ChunkError(ConfigError):
+    """A chunk file is unreadable, incomplete, or does not belong with the others."""

@@ -92,7 +92,7 @@ def checksum_ok(data: dict) -> bool:
 
 def check_writable(path):
     """Refuse, before any compute, an output path that could not be written (ConfigError)."""
-    from .cases import ConfigError
+    from .exceptions import ConfigError
 
     path = Path(path)
     if path.is_dir():

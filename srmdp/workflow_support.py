@@ -10,7 +10,6 @@ every job of a preset without Snakemake.
 from __future__ import annotations
 
 import glob
-import json
 import math
 import os
 import sys
@@ -19,6 +18,7 @@ from pathlib import Path
 
 from .cases import paper_case, paper_rows, table_ids
 from .memory import required_bytes
+from .results import read_json
 
 # Calibration of the cost model (seconds, one thread, float64), measured on the 2-core development
 # machine (see README "Expected times"); deliberately on the safe side.
@@ -289,11 +289,6 @@ def is_result_file(path) -> bool:
         return False
     return (isinstance(data, dict) and isinstance(data.get("case"), dict) and "device" in data
             and "seconds_per_run" in data and bool(data["case"].get("table")))
-
-
-def read_json(path):
-    with open(path) as fh:
-        return json.load(fh)
 
 
 if __name__ == "__main__":

@@ -28,8 +28,9 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import srmdp.solver
-from srmdp.cases import Case, ConfigError, table_ids
+from srmdp.cases import Case, table_ids
 from srmdp.cli import main
+from srmdp.exceptions import ConfigError
 
 ROOT = Path(__file__).resolve().parent.parent
 MAX_THREADS = numba.config.NUMBA_NUM_THREADS

@@ -24,7 +24,7 @@ def test_mode_choice():
     assert choose_mode(small_lp0, sms=132) == BLOCK
     assert choose_mode(lp1, sms=132) == BLOCK
     assert choose_mode(lp1, sms=132, request="thread") == THREAD
-    from srmdp.cases import ConfigError
+    from srmdp.exceptions import ConfigError
 
     with pytest.raises(ConfigError):
         choose_mode(lp1, request="warp")
@@ -40,8 +40,8 @@ def test_block_shared_memory_fits(d):
 
 
 def test_memory_model_refuses_before_allocation():
-    from srmdp.cases import ConfigError
     from srmdp.cuda import check_fits, device_bytes
+    from srmdp.exceptions import ConfigError
 
     case = _case(d=19, dt=0.2, basis="LP1", cells=2, paths=3200, precision="float64")  # 8.4 GB of coefficients
     need = device_bytes(case, 1000, "block", 132)
