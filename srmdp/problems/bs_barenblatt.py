@@ -38,6 +38,7 @@ import numpy as np
 
 MATURITY = 1.0
 X0 = 1.0
+BOX_HALF_WIDTH = 6.5  # the default, kept on purpose: original coordinates (see the docstring)
 R = 0.05
 SIGMA = 0.4
 
