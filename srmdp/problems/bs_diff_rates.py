@@ -44,9 +44,10 @@ References computed here (plain Python, for tests and the suite's table):
   comparison theorem u >= E^{Q_r}[exp(-int r) g(S_T)] for every adapted rate process r, where under Q_r
   the assets have drift r (Girsanov).  We take the feedback r = R_b where the hedge of the *linear*
   R_l-price borrows, which is one Howard / Newton step from that linear price and so is accurate to
-  second order in the nonlinear effect (u - u_{R_b} is small: 0.05-0.08 % of u for d <= 12); the rate is frozen on a time grid (still an
-  adapted control, so still a lower bound) and the assets are stepped exactly.  The hedge of the linear
-  price needs no integral: by homogeneity of the max, s.grad u_r - u_r = e^{-r tau} [120 P(M > 120) -
+  second order in the nonlinear effect (u - u_{R_b} is small: 0.05-0.08 % of u for d <= 12); the rate
+  is frozen on a time grid (still an adapted control, so still a lower bound) and the assets are
+  stepped exactly.  The hedge of the linear price needs no integral: by homogeneity of the max,
+  s.grad u_r - u_r = e^{-r tau} [120 P(M > 120) -
   300 P(M > 150)], M the maximum of the S_l at T under Q_r, P(M <= m) = prod_l Phi(d_l(m)).  The value
   is returned with its Monte-Carlo standard error; the bias (lower bound minus the true value, <= 0)
   measured against the finite-difference solutions: -2e-5 +- 1.4e-5 at d = 1, -2e-5 +- 1.3e-4 at d = 2.
