@@ -13,8 +13,8 @@ z = sigma^T grad u = sqrt(2) grad u; driver
 
 terminal g.  (Caution when comparing with published code: github.com/frankhan91/DeepBSDE, class HJBLQ,
 writes the driver as -lam |z|^2 with the same z = sigma^T grad u, which is the PDE above with 2 lam in
-place of lam.  At d = 100 the two give nearly the same u(0, 0) (|X_T|^2 concentrates, u ~ g), at
-d <= 12 they do not: see ``u_quadrature(..., lam=2.0)``.)
+place of lam.  At d = 100 the two give nearly the same u(0, 0) (4.5800 vs 4.5902: |X_T|^2
+concentrates, u ~ g), at d <= 12 they do not (d = 4: 0.8888 vs 1.1014): ``u_quadrature(..., lam=2.0)``.)
 
 Reference (no closed form for u, but a Cole-Hopf representation): v = exp(-lam u) solves the heat
 equation dv/dt + Lap v = 0, so
@@ -31,9 +31,9 @@ equation dv/dt + Lap v = 0, so
   the integral), for error indicators on the whole domain (not a kernel function: no ``y_exact``).
 
 Parameters (Han, Jentzen & E, PNAS 115 (2018) 8505-8510, "Overcoming the curse of dimensionality"):
-lam = 1, T = 1, x0 = 0 (d = 100 there).  Published for d = 100: u(0, 0) ~ 4.5901 (Monte-Carlo with the
-Cole-Hopf formula), deep BSDE relative error 0.17 % (both quoted from memory of that paper, not re-checked
-here; the project's own value at d = 100 is ``u_quadrature(0, 100)``).
+lam = 1, T = 1, x0 = 0 (d = 100 there).  Published for d = 100: u(0, 0) ~ 4.5901 (Monte-Carlo with
+the Cole-Hopf formula), deep BSDE relative error 0.17 % (both recalled from that paper, not re-checked
+here); ``u_quadrature(0, 100)`` = 4.5901617, consistent with the first.
 
 Strata: the default box [-6.5, 6.5]^d; u grows like ln|x|^2 and |z| <= sqrt(2) (grad u is an average of
 grad g under a tilted law, and |grad g| = 2|x|/(1+|x|^2) <= 1), so the driver is bounded on the solution.
