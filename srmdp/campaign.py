@@ -264,10 +264,13 @@ class CostModel:
         return self.rates.get((basis, d)) or self._table_rate(basis, d)
 
     def run_seconds(self, case) -> float:
+        """This campaign's measurement of the case, else its rate for (basis, d), else the repository's
+        measurement of the case (the slowest), else the repository's or the table's rate."""
         sig = _case_signature(case)
-        if sig in self.exact:
-            return self.exact[sig][0]
+        exact = self.exact.get(sig)
         r = self.rate(case.basis, case.d)
+        if exact is not None and (exact[1] == "session" or r.source != "session"):
+            return exact[0]
         secs = case.steps * r.step_overhead_s + case.path_steps / (r.path_steps_per_s * self.scale)
         if case.precision == "float64":
             secs *= FLOAT64_FACTOR
@@ -302,9 +305,10 @@ class CostModel:
             if case.get("precision") == "float64":
                 measured *= FLOAT64_FACTOR
             old_rate = self.rates.get((case["basis"], case["d"]))
-            if session or old_rate is None or measured < old_rate.path_steps_per_s:
+            if session or old_rate is None or (old_rate.source != "session"
+                                               and measured < old_rate.path_steps_per_s):
                 self.rates[(case["basis"], case["d"])] = Rate(measured, base.step_overhead_s, base.compile_s,
-                                                              "measured")
+                                                              "session" if session else "repo")
         if session:
             self.compiled.add((int(case["d"]), int(case["n_basis"]), case["precision"]))
 
@@ -537,7 +541,7 @@ def run_campaign(args, out=print, runner=None) -> int:
                       max_chunk_seconds=args.max_chunk_seconds, min_chunk_seconds=args.min_chunk_seconds)
     present = sum(planner.have(s) for s in planner.slots)
     out(f"campaign: budget {args.budget:.0f} s on {args.device} ({model}), {args.precision}, seed {args.seed},"
-        f" {args.test_points} test points, {len(rows)} rows x {len(readings)} readings; {len(paths)} files read,"
+        f" {args.test_points} test points, {len(rows)} rows x {len(readings)} readings; {len(paths)} files scanned,"
         f" {present} runs present; {planner.progress()}" + (" [dry run: nothing is computed]" if args.dry_run else ""))
     if not args.dry_run:
         out_dir.mkdir(parents=True, exist_ok=True)

@@ -223,9 +223,14 @@ def test_cost_model_table_measurements_and_session():
     cost.learn(other)  # another device model: ignored
     assert cost.run_seconds(pcase("LP0d4", 3)) < 10
     # a measured rate replaces the table's for that (basis, d) (big enough runs only)
+    slow = fake_result(pcase("LP0d4", 2), 0, 1, seconds=1.0)  # an old, slow measurement of another row
+    cost.learn(slow)
+    assert cost.run_seconds(pcase("LP0d4", 2)) == pytest.approx(1.0)
     fast = fake_result(pcase("LP0d4", 3), 0, 1, seconds=7.0e9 / 2.0e10)
     cost.learn(fast, session=True)
     assert cost.rate("LP0", 4).path_steps_per_s > 1.5e10
+    # this campaign's rate for (LP0, 4) now beats the repository's old time of LP0d4 row 2
+    assert cost.run_seconds(pcase("LP0d4", 2)) < 0.1
     assert (4, 1, "float32") in cost.compiled and cost.compile_seconds(pcase("LP0d4", 2)) == 0.0
     # another GPU model: the table's H100 rows; the CPU rows for the CPU
     assert cp.CostModel(table, "gpu", "NVIDIA H200").rate("LP0", 4).path_steps_per_s == pytest.approx(4.66e9)
