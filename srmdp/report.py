@@ -283,7 +283,8 @@ def agreement_model(plan, summaries, campaign=()):
                     sources += e["sources"]
             dev = kind[0].upper() + ("" if kind[1] == "float32" else f" {kind[1]}")
             runs = "/".join(str(x["runs"]) for x in mine)
-            rows.append({"table": tex_escape(f"{paper['table']} ({dev}, {runs} runs)"), "row": paper["row"],
+            runs += " run" if runs == "1" else " runs"
+            rows.append({"table": tex_escape(f"{paper['table']} ({dev}, {runs})"), "row": paper["row"],
                          "d": paper["d"], "dt": f"{paper['dt']:g}", "z": cells, "sources": sources})
     return {"rows": rows, "preset": tex_escape(plan.preset),
             "readings": [{"name": tex_escape(x.name), "describe": x.describe()} for x in plan.readings],
