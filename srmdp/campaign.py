@@ -386,7 +386,7 @@ class Planner:
         """Recompute a slot's largest standard error from its chunks' per-run errors."""
         g = self.group(slot)
         slot.se = None
-        if g is None or g.runs < 2 or g.overlaps():
+        if g is None or g.runs < 2:
             return
         import numpy as np
 
@@ -612,6 +612,10 @@ def run_campaign(args, out=print, runner=None) -> int:
                                "wall_seconds": wall, "device_model": hw.get("model", model),
                                "finished_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
             path = out_dir / name
+            if path.exists():  # another group with the same name (other random streams): never overwrite
+                from .results import content_hash
+
+                path = out_dir / f"{name[:-5]}.{content_hash(res['per_run'])[:8]}.json"
             write_json_atomic(path, res)
             data = chunkmod.index([path], verify=True)
             for key, g in data.items():
