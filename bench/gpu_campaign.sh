@@ -41,14 +41,7 @@ fi
 OUTDIR=$PARENT/$(basename "$2")
 shift 2
 cd "$(dirname "$0")/.." || exit 2
-export PYTHONUNBUFFERED=1 NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS=0
-PY=${PY:-python3}
-# the image's numpy (2.5) removed np.row_stack, which numba-cuda 0.30 still references at import:
-# carry numpy 2.4 as a wheel in .whl/ (git-ignored) and put it first on the path (as bench/gpu_check.sh)
-if ls .whl/numpy-*.whl >/dev/null 2>&1; then
-  $PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/numpy-*.whl \
-    && export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
-fi
+. bench/gpu_env.sh  # PY, and the carried numpy 2.4 wheel first on the path (as bench/gpu_check.sh)
 export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH}
 # every argument, the device and the chunks present are checked first (one line on stderr, exit 2)
 $PY -m srmdp.campaign run --budget "$BUDGET" --out "$OUTDIR" --check-only "$@" || exit $?
