@@ -16,13 +16,7 @@ unset NUMBA_ENABLE_CUDASIM
 OUT=${OUT:-/tmp/gpu_out}
 mkdir -p "$OUT" data/gpu
 cd "$(dirname "$0")/.."
-PY=${PY:-python3}
-# the image's numpy (2.5) removed np.row_stack, which numba-cuda 0.30 still references at import:
-# carry numpy 2.4 as a wheel in .whl/ (git-ignored) and put it first on the path
-if ls .whl/numpy-*.whl >/dev/null 2>&1; then
-  $PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/numpy-*.whl \
-    && export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
-fi
+. bench/gpu_env.sh  # PY, and the carried numpy 2.4 wheel first on the path
 T0=$(date +%s)
 LOG="$OUT/stage$STAGE.log"
 exec > >(tee "$LOG") 2>&1

@@ -84,11 +84,20 @@ def _version(c):
     return prov.get("versions", {}).get("srmdp") if isinstance(prov, dict) else None
 
 
-def _mismatch(c, ref):
-    """Name what differs between two chunks of supposedly the same case, or None."""
+def _mismatch(c, ref, pool_devices=False):
+    """Name what differs between two chunks of supposedly the same case, or None.
+
+    With ``pool_devices``, CPU and GPU chunks may be pooled: only where their random streams
+    (:func:`srmdp.chunks.streams_of`) and everything else are identical."""
+    from .chunks import streams_of
+
     for key in ("device", "seed", "test_points", "reading"):
+        if key == "device" and pool_devices:
+            continue
         if c.get(key) != ref.get(key):
             return f"{key} {c.get(key)!r} != {ref.get(key)!r}"
+    if streams_of(c) != streams_of(ref):
+        return f"streams {streams_of(c)!r} != {streams_of(ref)!r}"
     diff = sorted(k for k in set(c["case"]) | set(ref["case"]) if c["case"].get(k) != ref["case"].get(k))
     if diff:
         return "case " + ", ".join(f"{k} {c['case'].get(k)!r} != {ref['case'].get(k)!r}" for k in diff)
@@ -99,8 +108,11 @@ def _mismatch(c, ref):
     return None
 
 
-def aggregate(paths, expect_runs=None, run_start=0) -> dict:
-    """Summary of the chunks in ``paths`` (all runs of one case, seed, test points and device)."""
+def aggregate(paths, expect_runs=None, run_start=0, pool_devices=False) -> dict:
+    """Summary of the chunks in ``paths`` (all runs of one case, seed, test points and device).
+
+    ``pool_devices``: CPU and GPU chunks of the same case, seed, test points and random streams are
+    pooled (the summary's device is then ``cpu+gpu``)."""
     if not paths:
         raise ChunkError("no chunk files given")
     if expect_runs is not None and (not _is_count(expect_runs, 1) or not _is_count(run_start, 0)):
@@ -110,7 +122,7 @@ def aggregate(paths, expect_runs=None, run_start=0) -> dict:
     arrays = {id(c): (ey, ez) for _, c, ey, ez in loaded}
     ref_path, ref = chunks[0]
     for p, c in chunks[1:]:
-        why = _mismatch(c, ref)
+        why = _mismatch(c, ref, pool_devices)
         if why:
             raise ChunkError(f"chunk {p} does not belong with {ref_path}: {why}")
     chunks.sort(key=lambda pc: pc[1]["run_start"])
@@ -142,7 +154,7 @@ def aggregate(paths, expect_runs=None, run_start=0) -> dict:
         "case": ref["case"],
         "label": ref.get("label"),
         "reading": ref.get("reading"),
-        "device": ref["device"],
+        "device": "+".join(sorted({c["device"] for _, c in chunks})),
         "seed": ref["seed"],
         "runs": runs,
         "test_points": ref["test_points"],

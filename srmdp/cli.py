@@ -62,6 +62,8 @@ def build_parser():
     a = sub.add_parser("aggregate", help="gather run chunks of one case into a summary")
     a.add_argument("chunks", nargs="+")
     a.add_argument("--expect-runs", type=int, help="fail naming the missing runs if fewer")
+    a.add_argument("--pool-devices", action="store_true",
+                   help="pool CPU and GPU chunks of the same case, seed, test points and random streams")
     a.add_argument("--out", required=True)
 
     c = sub.add_parser("cases", help="list the paper's cases")
@@ -133,7 +135,7 @@ def main(argv=None):
             if args.expect_runs is not None and args.expect_runs < 1:
                 raise ConfigError(f"invalid expect_runs={args.expect_runs}: must be an integer >= 1")
             check_writable(args.out)
-            res = aggregate(args.chunks, expect_runs=args.expect_runs)
+            res = aggregate(args.chunks, expect_runs=args.expect_runs, pool_devices=args.pool_devices)
             if _write(args.out, res):
                 return 1
             print(summary_line(res))

@@ -148,10 +148,46 @@ def best_timing(results, device):
     return min(cands, key=lambda r: r["seconds_per_run"])
 
 
+# --- lines of the pooled chunks of data/gpu/ (GPU campaign) ----------------------------------------------
+def campaign_label(res, reading_name) -> str:
+    """``ours (GPU, R runs, reading)``; the device set and a precision other than float32 are named."""
+    dev = str(res.get("device") or "gpu").upper()
+    prec = (res.get("case") or {}).get("precision")
+    extra = "" if prec in (None, "float32") else f" {prec}"
+    runs = res.get("runs")
+    return f"ours ({dev}{extra}, {runs} run{'' if runs == 1 else 's'}, {reading_name})"
+
+
+def _campaign_kind(res):
+    """What tells two campaign lines of a row apart besides the reading (device set, precision, streams)."""
+    case = res.get("case") or {}
+    return (str(res.get("device")), case.get("precision"), res.get("seed"), res.get("test_points"))
+
+
+def campaign_entries(plan, results):
+    """The lines of one paper row from summaries of pooled data/gpu/ chunks, in the preset's reading order."""
+    names = [r.name for r in plan.readings]
+    out = []
+    for res in results:
+        name = next((r.name for r in plan.readings if _matches(res, r)), None)
+        if name is None:
+            continue
+        e = {"name": name, "label": campaign_label(res, name), "runs": res["runs"], "test_points": res["test_points"],
+             "sources": [res["_path"]], "kind": _campaign_kind(res)}
+        e.update({k: res.get(k) for k in INDICATORS})
+        e.update({k + "_se": res.get(k + "_se") for k in INDICATORS})
+        out.append(e)
+    out.sort(key=lambda e: (names.index(e["name"]), str(e["kind"])))
+    return out
+
+
 # --- the per-table model --------------------------------------------------------------------------
-def table_model(plan, table, summaries, timings, gpu_files):
-    """Everything a table template shows: paper rows, our readings, times, hardware, provenance."""
+def table_model(plan, table, summaries, timings, gpu_files, campaign=()):
+    """Everything a table template shows: paper rows, our readings, times, hardware, provenance.
+
+    ``campaign``: summaries of the pooled chunks of data/gpu/ (one "ours (GPU, R runs, reading)" line each)."""
     sums = index_results(summaries)
+    camp = index_results(campaign)
     times = index_results(list(timings) + list(gpu_files))
     selected = {(s.table, s.row): s for s in plan.selected}
     rows = []
@@ -192,6 +228,7 @@ def table_model(plan, table, summaries, timings, gpu_files):
             "gpu_hw": hardware.get(hardware_label(gpu)) if gpu else None,
             "sources": sources,
             "time_sources": time_sources,
+            "gpu": campaign_entries(plan, camp.get(key, [])),
         })
     return {
         "table": table,
@@ -199,19 +236,21 @@ def table_model(plan, table, summaries, timings, gpu_files):
         "label": table.replace("_", "-"),
         "preset": tex_escape(plan.preset),
         "rows": rows,
+        "gpu_lines": any(r["gpu"] for r in rows),
         "show_d": len({r["d"] for r in rows}) > 1,
         "readings": [{"name": tex_escape(x.name), "describe": x.describe()} for x in plan.readings],
         "hardware": [{"mark": n, "label": tex_escape(h)} for h, n in sorted(hardware.items(), key=lambda kv: kv[1])],
     }
 
 
-def render_table(plan, table, summaries, timings, gpu_files, template_dir, out):
+def render_table(plan, table, summaries, timings, gpu_files, template_dir, out, campaign=()):
     env = jinja_env(template_dir)
-    text = env.get_template("table.tex.j2").render(**table_model(plan, table, summaries, timings, gpu_files))
+    model = table_model(plan, table, summaries, timings, gpu_files, campaign)
+    text = env.get_template("table.tex.j2").render(**model)
     _write(out, text)
 
 
-def agreement_model(plan, summaries):
+def agreement_model(plan, summaries, campaign=()):
     sums = index_results(summaries)
     rows = []
     for s in plan.selected:
@@ -229,14 +268,32 @@ def agreement_model(plan, summaries):
                 sources.append(res["_path"])
         rows.append({"table": tex_escape(s.table), "row": s.row, "d": paper["d"], "dt": f"{paper['dt']:g}",
                      "z": cells, "sources": sources})
+    camp = index_results(campaign)
+    for paper in paper_rows():  # the pooled data/gpu/ chunks: one line per row and kind (device set, precision)
+        entries = campaign_entries(plan, camp.get((paper["table"], paper["row"]), []))
+        for kind in sorted({e["kind"] for e in entries}, key=str):
+            mine = [e for e in entries if e["kind"] == kind]
+            cells, sources = [], []
+            for reading in plan.readings:
+                e = next((x for x in mine if x["name"] == reading.name), None)
+                for k in INDICATORS:
+                    ok = e is not None and e.get(k) is not None and e.get(k + "_se")
+                    cells.append((e[k] - paper[k]) / e[k + "_se"] if ok else None)
+                if e is not None:
+                    sources += e["sources"]
+            dev = kind[0].upper() + ("" if kind[1] == "float32" else f" {kind[1]}")
+            runs = "/".join(str(x["runs"]) for x in mine)
+            runs += " run" if runs == "1" else " runs"
+            rows.append({"table": tex_escape(f"{paper['table']} ({dev}, {runs})"), "row": paper["row"],
+                         "d": paper["d"], "dt": f"{paper['dt']:g}", "z": cells, "sources": sources})
     return {"rows": rows, "preset": tex_escape(plan.preset),
             "readings": [{"name": tex_escape(x.name), "describe": x.describe()} for x in plan.readings],
             "indicators": [INDICATOR_TEX[k] for k in INDICATORS]}
 
 
-def render_agreement(plan, summaries, template_dir, out):
+def render_agreement(plan, summaries, template_dir, out, campaign=()):
     env = jinja_env(template_dir)
-    _write(out, env.get_template("agreement.tex.j2").render(**agreement_model(plan, summaries)))
+    _write(out, env.get_template("agreement.tex.j2").render(**agreement_model(plan, summaries, campaign)))
 
 
 def render_preset(plan, template_dir, out):
@@ -369,10 +426,13 @@ def figure_time_vs_k(plan, timings, gpu_files, stem):
     plt.close(fig)
 
 
-def figure_convergence(plan, summaries, stem):
-    """The three indicators against Δt for the tables with several Δt, with an O(N^-1) slope line."""
+def figure_convergence(plan, summaries, stem, campaign=()):
+    """The three indicators against Δt for the tables with several Δt, with an O(N^-1) slope line.
+
+    ``campaign``: summaries of the pooled data/gpu/ chunks, drawn per reading (the most runs per row)."""
     plt = _pyplot()
     sums = index_results(summaries)
+    camp = index_results(campaign)
     tables = [t for t in table_ids() if len({r["dt"] for r in paper_rows() if r["table"] == t}) > 1]
     fig, axes = plt.subplots(len(INDICATORS), len(tables), figsize=(2.3 * len(tables), 6.4), sharex=True,
                              squeeze=False)
@@ -393,6 +453,17 @@ def figure_convergence(plan, summaries, stem):
                     x, y, e = zip(*pts, strict=False)
                     ax.errorbar(x, y, yerr=e, fmt=styles[(n + 1) % 3], ms=3, lw=1, capsize=2,
                                 label=f"ours ({reading.name})")
+                gpts = []
+                for r in rows:
+                    cands = [e for e in campaign_entries(plan, camp.get((table, r["row"]), []))
+                             if e["name"] == reading.name and e.get(ind) is not None]
+                    if cands:
+                        best = max(cands, key=lambda e: e["runs"])
+                        gpts.append((r["dt"], best[ind], best.get(ind + "_se") or 0.0))
+                if gpts:
+                    x, y, e = zip(*gpts, strict=False)
+                    ax.errorbar(x, y, yerr=e, fmt="x" + styles[(n + 1) % 3][1:], ms=4, lw=0.8, capsize=2,
+                                color=f"C{n + 2}", label=f"ours, GPU ({reading.name})")
             # O(N^-1) = O(dt): ln MSE = ln dt + c, anchored at the paper's largest dt
             anchor = max(rows, key=lambda r: r["dt"])
             ax.plot(dts, [anchor[ind] + math.log(dt / anchor["dt"]) for dt in dts], color="0.6", lw=0.8,

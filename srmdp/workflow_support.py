@@ -84,6 +84,23 @@ class Selected:
         return start, min(self.chunk_runs, self.runs - start)
 
 
+@dataclass(frozen=True)
+class GpuGroup:
+    """One group of pooled run chunks under gpu_results: its reading name, row key and group id."""
+
+    reading: str
+    key: str
+    group: str
+    paths: tuple
+    flags: str
+    runs: int
+
+
+def _split_key(key: str) -> tuple:
+    table, _, row = key.rpartition("_r")
+    return table, int(row)
+
+
 class Plan:
     """The jobs of one preset (a validated Snakemake config dictionary)."""
 
@@ -174,6 +191,40 @@ class Plan:
             if s.timing and (table is None or s.table == table)
             for dev in self.devices
         ]
+
+    # --- run chunks kept under gpu_results (data/gpu/: the GPU campaign's and single-run files) ---
+    def gpu_groups(self) -> list:
+        """The chunk groups under gpu_results that are paper rows run under one of the preset's readings.
+
+        Chunks pool per (row, reading, precision, seed, test points, random streams), see
+        :mod:`srmdp.chunks`; each group becomes one ``srmdp aggregate`` job and one table line.
+        """
+        if getattr(self, "_gpu_groups", None) is None:
+            from . import chunks
+
+            rows = {(r["table"], r["row"]) for r in paper_rows()}
+            out = []
+            for g in chunks.index(chunks.result_paths(self.gpu_results)).values():
+                name = chunks.reading_name(g.reading, self.readings)
+                if name is None or (g.table, g.row) not in rows:
+                    continue
+                out.append(GpuGroup(name, g.label, g.id, tuple(g.paths), chunks.aggregate_flags(g), g.runs))
+            order = {(r["table"], r["row"]): i for i, r in enumerate(paper_rows())}
+            names = [r.name for r in self.readings]
+            out.sort(key=lambda x: (order[_split_key(x.key)], names.index(x.reading), x.group))
+            self._gpu_groups = out
+        return self._gpu_groups
+
+    def gpu_group(self, reading, key, group) -> GpuGroup:
+        return next(g for g in self.gpu_groups() if (g.reading, g.key, g.group) == (reading, key, group))
+
+    def gpu_summary_path(self, reading, key, group) -> str:
+        return f"{self.results}/gpu/{reading}/{key}/{group}/summary.json"
+
+    def gpu_summaries(self, table=None) -> list:
+        """Summaries of the chunk groups under gpu_results (all, or one table's)."""
+        return [self.gpu_summary_path(g.reading, g.key, g.group) for g in self.gpu_groups()
+                if table is None or _split_key(g.key)[0] == table]
 
     def gpu_files(self):
         """Result JSONs (``srmdp run`` output) under gpu_results; other JSON files there are ignored."""

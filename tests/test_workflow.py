@@ -94,6 +94,11 @@ def table_lines(text: str):
     return lines[1:]  # skip the header line
 
 
+def gpu_line(line) -> bool:
+    """A line of the pooled data/gpu/ chunks ("ours (GPU, R runs, reading)"), checked on its own."""
+    return "& ours (GPU" in line[0] or "& ours (CPU+GPU" in line[0]
+
+
 def cells(row: str):
     return [c.strip() for c in re.split(r"(?<!\\)&", row)]
 
@@ -147,6 +152,7 @@ def test_table_is_booktabs_latex_with_every_row(ci_run, table):
     lines = table_lines(text)
     for row, _ in lines:
         assert ncols(row) == header_cols, row
+    lines = [x for x in lines if not gpu_line(x)]
     paper = paper_rows()[table]
     # per paper row: one "paper" line then one line per reading
     assert len(lines) == len(paper) * (1 + len(READINGS))
@@ -171,6 +177,17 @@ def test_every_number_traces_back_to_a_results_file(ci_run):
     checked = 0
     for table in TABLE_IDS:
         lines = table_lines((repo / "tables" / f"{table}.tex").read_text())
+        for row, comment in filter(gpu_line, lines):  # the data/gpu/ lines: one aggregate summary each
+            (src,) = comment.removeprefix("source:").split()
+            summary = json.loads((repo / src).read_text())
+            assert summary["case"]["table"] == table and src.startswith("results/ci/gpu/")
+            c = cells(row)
+            assert c[6] == f"{summary['runs']}$\\times${summary['test_points']}"
+            for j, key in ((7, "mse_y_max"), (8, "mse_y_av"), (9, "mse_z_av")):
+                from srmdp.report import fmt_pm
+
+                assert c[j] == fmt_pm(summary[key], summary[key + "_se"]), (table, key)
+        lines = [x for x in lines if not gpu_line(x)]
         for k, prow in enumerate(paper[table]):
             c = cells(lines[k * 3][0])
             assert lines[k * 3][1] == "source: config/paper_cases.csv"

@@ -22,3 +22,28 @@ rule aggregate:
         runs=lambda wc: PLAN.by_key[wc.key].runs,
     shell:
         "python -m srmdp aggregate {input} --expect-runs {params.runs} --out {output} > {log} 2>&1"
+
+
+# The run chunks kept under gpu_results (data/gpu/: GPU campaign chunks and single-run files), pooled
+# per (row, reading, precision, seed, test points, random streams): see srmdp.chunks.
+localrules:
+    aggregate_gpu,
+
+
+rule aggregate_gpu:
+    input:
+        lambda wc: PLAN.gpu_group(wc.reading, wc.key, wc.group).paths,
+    output:
+        f"{RES}/gpu/{{reading}}/{{key}}/{{group}}/summary.json",
+    log:
+        f"{LOGS}/aggregate_gpu/{{reading}}/{{key}}/{{group}}.log",
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    params:
+        flags=lambda wc: PLAN.gpu_group(wc.reading, wc.key, wc.group).flags,
+    shell:
+        "python -m srmdp aggregate {input} {params.flags} --out {output} > {log} 2>&1"

@@ -26,6 +26,7 @@ wildcard_constraints:
     reading="|".join(r.name for r in PLAN.readings),
     key=r"LP[01]d[0-9_]+_r[0-9]+",
     chunk=r"[0-9]+",
+    group=r"float(32|64)-s[0-9]+-[0-9a-f]{8}",
     device="cpu|gpu",
     table="|".join(TABLES),
     fig="|".join(FIGURES),
@@ -97,5 +98,5 @@ def print_cost_report():
 
 def figure_inputs(wildcards):
     if wildcards.fig == "convergence":
-        return {"summaries": PLAN.summaries()}
+        return {"summaries": PLAN.summaries(), "campaign": PLAN.gpu_summaries()}
     return {"timings": PLAN.timings(), "gpu": PLAN.gpu_files()}

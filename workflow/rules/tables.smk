@@ -11,6 +11,7 @@ localrules:
 rule table:
     input:
         summaries=lambda wc: PLAN.summaries(wc.table),
+        campaign=lambda wc: PLAN.gpu_summaries(wc.table),
         timings=lambda wc: PLAN.timings(wc.table),
         gpu=PLAN.gpu_files(),
         reference="config/paper_cases.csv",
@@ -32,6 +33,7 @@ rule table:
 rule agreement:
     input:
         summaries=PLAN.summaries(),
+        campaign=PLAN.gpu_summaries(),
         reference="config/paper_cases.csv",
         template="workflow/templates/agreement.tex.j2",
     output:

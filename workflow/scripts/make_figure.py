@@ -12,7 +12,8 @@ plan = Plan(snakemake.config)
 stem = str(Path(snakemake.output.pdf).with_suffix(""))
 fig = snakemake.wildcards.fig
 if fig == "convergence":
-    report.run_logged(snakemake.log[0], report.figure_convergence, plan, list(snakemake.input.summaries), stem)
+    report.run_logged(snakemake.log[0], report.figure_convergence, plan, list(snakemake.input.summaries), stem,
+                      campaign=list(snakemake.input.campaign))
 elif fig == "speedup":
     report.run_logged(snakemake.log[0], report.figure_speedup, plan, list(snakemake.input.timings),
                       list(snakemake.input.gpu), stem)

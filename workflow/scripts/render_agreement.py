@@ -15,4 +15,5 @@ run_logged(
     list(snakemake.input.summaries),
     Path(snakemake.input.template).parent,
     snakemake.output[0],
+    campaign=list(snakemake.input.campaign),
 )

@@ -18,4 +18,5 @@ run_logged(
     list(snakemake.input.gpu),
     Path(snakemake.input.template).parent,
     snakemake.output[0],
+    campaign=list(snakemake.input.campaign),
 )

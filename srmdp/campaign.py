@@ -1,0 +1,834 @@
+"""A resumable GPU campaign: within a time budget, run the next run chunks of the paper's rows.
+
+    python -m srmdp.campaign run --budget SECONDS --out DIR [options]     # compute, one sealed file per chunk
+    python -m srmdp.campaign run --budget SECONDS --out DIR --dry-run     # print the plan, no compute
+    python -m srmdp.campaign import DIR_OR_TGZ... [--into data/gpu/campaign]   # verify and add to the repository
+
+(``bash bench/gpu_campaign.sh SECONDS OUTDIR`` prepares the GPU host's environment and calls ``run``.)
+
+**Priority order.**  (1) the first ``--first-runs`` (2) runs of every row under the first reading of
+the config (``paper-fit``: outside=zero, trunc_y=trunc_z=1), (2) the same under the next reading
+(``theory``: outside=unbounded, no truncation), (3) more runs of the (row, reading) whose largest
+standard error of the three indicators is largest (doubling its runs, up to ``--max-runs``).
+Within (1) and (2) the cheapest rows go first, so a short slot covers as many rows as it can; a
+chunk that does not fit the time left is skipped for the next one that does.
+
+**Never a repeated run.**  The run indices already present — chunk files under ``--data`` (the
+repository's ``data/gpu/``, the single-run files there included) and under ``--out`` — are read first
+(checksums verified, see :mod:`srmdp.chunks` for which chunks belong together: same case, reading,
+precision, seed, test points and random streams); each new chunk takes the lowest free indices of its
+group.
+
+**Chunk size and the budget.**  A run of a case costs N x step overhead + K M N (N+1) / 2 path-steps
+over a throughput per (device model, basis, d) taken from ``config/gpu_throughput.csv``, replaced by
+what the chunks already present measured on the same device model and then by what this campaign
+measures; the first use of a (d, basis, precision) adds a compilation time.  A chunk holds as many
+runs as fit in both the time left (x ``SAFETY``) and ``--max-chunk-seconds``; at least one.
+
+**Cut-off.**  Each finished chunk is written at once (atomic write, sealed with a checksum, as
+``srmdp run`` writes results) and, with ``--pack``, the folder is re-packed into a .tgz.  At the end of
+the budget (less ``--reserve`` seconds) an alarm stops the chunk in flight: it is lost, nothing of it
+is written; the finished ones stay.  A process killed from outside loses the same (at most the chunk
+in flight, whose temp file is hidden and never read).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import math
+import os
+import signal
+import sys
+import tarfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import chunks as chunkmod
+from .cases import PRECISIONS, Case, ConfigError, _is_int, check_seed_run, find_row, paper_case, paper_rows
+from .results import identity_hash, write_json_atomic
+
+ROOT = Path(__file__).resolve().parent.parent
+THROUGHPUT_FILE = ROOT / "config" / "gpu_throughput.csv"
+DEFAULT_CONFIG = ROOT / "config" / "config.yaml"
+DEFAULT_DATA = "data/gpu"
+ARCHIVE_DIR = "data/gpu/campaign"  # where the chunks are committed (and their path inside --pack)
+ASSUMED_GPU = "NVIDIA H100 80GB HBM3"
+SAFETY = 1.3  # planned seconds x SAFETY must fit the time left
+NOMINAL_SE = 0.05  # dry run: the s.e. assumed for 2 runs of a row that has none yet
+FLOAT64_FACTOR = 1.2  # float64 coefficient storage vs the float32 rates of the table
+MIN_RATE_PATH_STEPS = 1e8  # a chunk measures the throughput only from this many path-steps per run on
+
+
+class CutOff(BaseException):
+    """The budget's end: the chunk in flight is abandoned (a BaseException: no ``except Exception`` eats it)."""
+
+
+# --- readings and cases ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Reading:
+    name: str
+    outside: str
+    trunc_y: float | None
+    trunc_z: float | None
+
+    def options(self) -> dict:
+        return {"outside": self.outside,
+                "trunc_y": math.inf if self.trunc_y is None else float(self.trunc_y),
+                "trunc_z": math.inf if self.trunc_z is None else float(self.trunc_z)}
+
+
+def load_readings(config_path) -> list:
+    import yaml
+
+    try:
+        data = yaml.safe_load(Path(config_path).read_text()) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise ConfigError(f"invalid config={str(config_path)!r}: cannot read it ({type(exc).__name__})") from None
+    out = []
+    for r in data.get("readings") or []:
+        out.append(Reading(str(r["name"]), str(r["outside"]), r.get("trunc_y"), r.get("trunc_z")))
+    if not out:
+        raise ConfigError(f"invalid config={str(config_path)!r}: it defines no readings")
+    return out
+
+
+def select_readings(all_readings, spec):
+    if not spec:
+        return list(all_readings)
+    by_name = {r.name: r for r in all_readings}
+    out = []
+    for name in spec.split(","):
+        name = name.strip()
+        if name not in by_name:
+            raise ConfigError(f"invalid readings={spec!r}: {name!r} is not a reading of the config;"
+                              f" allowed: {', '.join(by_name)}")
+        out.append(by_name[name])
+    return out
+
+
+@dataclass(frozen=True)
+class Row:
+    """One row the campaign may run: a paper row or a free case of a case list."""
+
+    table: str
+    row: int
+    spec: dict  # Case fields other than the reading and the precision
+    order: int
+
+    @property
+    def label(self) -> str:
+        return f"{self.table}_r{self.row}"
+
+    def case(self, reading: Reading, precision: str) -> Case:
+        return Case(**self.spec, precision=precision, **reading.options())
+
+
+def paper_selection(spec: str | None) -> list:
+    """Rows of the paper: ``all`` or ``TABLE`` / ``TABLE:ROW`` items, comma-separated."""
+    chosen = {(r["table"], r["row"]) for r in paper_rows()}
+    if spec and spec.strip() != "all":
+        chosen = set()
+        for item in spec.split(","):
+            item = item.strip()
+            if not item:
+                continue
+            table, _, row = item.partition(":")
+            if row:
+                try:
+                    number = int(row)
+                except ValueError:
+                    raise ConfigError(f"invalid cases item {item!r}: the row must be an integer (TABLE:ROW)") from None
+                r = find_row(table, row=number)  # one-line error naming the allowed tables/rows
+                chosen.add((r["table"], r["row"]))
+            else:
+                find_row(table, row=1)
+                chosen |= {(r["table"], r["row"]) for r in paper_rows() if r["table"] == table}
+    out = []
+    for i, r in enumerate(paper_rows()):
+        if (r["table"], r["row"]) in chosen:
+            case = paper_case(r["table"], row=r["row"])
+            out.append(Row(r["table"], r["row"], {"d": case.d, "dt": case.dt, "basis": case.basis, "cells": case.cells,
+                                                  "paths": case.paths, "table": case.table, "row": case.row}, i))
+    if not out:
+        raise ConfigError(f"invalid cases={spec!r}: selects no row")
+    return out
+
+
+CASE_LIST_FIELDS = ("table", "row", "d", "dt", "basis", "cells", "paths")
+
+
+def case_list(path) -> list:
+    """Free cases from a CSV with columns table,row,d,dt,basis,cells,paths (e.g. a tiny test preset)."""
+    try:
+        text = Path(path).read_text()
+    except OSError as exc:
+        raise ConfigError(f"invalid case-list={str(path)!r}: cannot read it ({exc.strerror or exc})") from None
+    reader = csv.DictReader(io.StringIO(text))
+    missing = [f for f in CASE_LIST_FIELDS if f not in (reader.fieldnames or [])]
+    if missing:
+        raise ConfigError(f"invalid case-list={str(path)!r}: missing column(s) {', '.join(missing)}"
+                          f" (needs {','.join(CASE_LIST_FIELDS)})")
+    out = []
+    for i, raw in enumerate(reader):
+        try:
+            spec = {"table": raw["table"].strip(), "row": int(raw["row"]), "d": int(raw["d"]), "dt": float(raw["dt"]),
+                    "basis": raw["basis"].strip(), "cells": int(raw["cells"]), "paths": int(raw["paths"])}
+        except (TypeError, ValueError):
+            raise ConfigError(f"invalid case-list={str(path)!r}: line {i + 2} is not table,row,d,dt,basis,cells,paths"
+                              " with numbers where numbers belong") from None
+        if not spec["table"]:
+            raise ConfigError(f"invalid case-list={str(path)!r}: line {i + 2} has an empty table name")
+        Case(**spec)  # validates (one line naming the field)
+        out.append(Row(spec["table"], spec["row"], spec, i))
+    if not out:
+        raise ConfigError(f"invalid case-list={str(path)!r}: no case in it")
+    labels = [r.label for r in out]
+    dup = sorted({x for x in labels if labels.count(x) > 1})
+    if dup:
+        raise ConfigError(f"invalid case-list={str(path)!r}: duplicate table/row {', '.join(dup)}")
+    return out
+
+
+# --- cost model ---------------------------------------------------------------------------------------------
+@dataclass
+class Rate:
+    path_steps_per_s: float
+    step_overhead_s: float
+    compile_s: float
+    source: str
+
+
+def load_throughput(path=THROUGHPUT_FILE) -> list:
+    try:
+        text = Path(path).read_text()
+    except OSError as exc:
+        raise ConfigError(f"invalid throughput={str(path)!r}: cannot read it ({exc.strerror or exc})") from None
+    rows = []
+    for i, raw in enumerate(csv.DictReader(io.StringIO(text))):
+        try:
+            rows.append((raw["model"].strip(), raw["basis"].strip(), int(raw["d"]),
+                         Rate(float(raw["path_steps_per_s"]), float(raw["step_overhead_s"]), float(raw["compile_s"]),
+                              raw.get("source", "").strip())))
+        except (KeyError, TypeError, ValueError, AttributeError):
+            raise ConfigError(f"invalid throughput={str(path)!r}: line {i + 2} is not"
+                              " model,basis,d,path_steps_per_s,step_overhead_s,compile_s,source") from None
+        if not (rows[-1][3].path_steps_per_s > 0 and rows[-1][3].step_overhead_s >= 0 and rows[-1][3].compile_s >= 0):
+            raise ConfigError(f"invalid throughput={str(path)!r}: line {i + 2} needs a rate > 0 and times >= 0")
+    return rows
+
+
+def _case_signature(case) -> tuple:
+    c = case if isinstance(case, dict) else case.as_dict()
+    return (c["basis"], c["d"], c["cells"], c["paths"], c["steps"], c["precision"])
+
+
+class CostModel:
+    """Seconds of one run of a case, and of a chunk, on one device model (see the module docstring)."""
+
+    def __init__(self, table_rows, device: str, model: str, threads: int = 1):
+        self.device = device
+        self.model = model
+        self.scale = max(1, threads) if device == "cpu" else 1
+        key = f"{device}:{model}".lower()
+        mine = [r for r in table_rows if r[0].lower() in key]
+        if not mine and device == "gpu":  # another GPU: the table's first real GPU model
+            first = next((r[0] for r in table_rows if r[0].lower() not in ("cpu", "simulator")), None)
+            mine = [r for r in table_rows if r[0] == first]
+        if not mine:
+            raise ConfigError(f"invalid throughput table: no row for device {device!r} ({model}); add one")
+        self.table = {(b, d): rate for _, b, d, rate in mine}
+        self.exact: dict = {}  # case signature -> (seconds per run, source)
+        self.rates: dict = {}  # (basis, d) -> Rate measured
+        self.compiled: set = set()
+        self.chunk_overhead = 1.0  # allocation, warm-up launches, writing the file (learnt from this campaign)
+
+    def _table_rate(self, basis, d) -> Rate:
+        same = sorted(dd for b, dd in self.table if b == basis)
+        if not same:
+            same = sorted(dd for b, dd in self.table)
+            basis = next(b for b, dd in self.table if dd == same[0])
+        below = [dd for dd in same if dd <= d]
+        near = below[-1] if below else same[0]
+        rate = self.table[(basis, near)]
+        if near == d:
+            return rate
+        # a larger d costs at least d / d_table times more (safe side: never scale a rate up)
+        factor = max(1.0, d / near)
+        return Rate(rate.path_steps_per_s / factor, rate.step_overhead_s, rate.compile_s,
+                    f"{rate.source}, scaled to d={d}")
+
+    def rate(self, basis, d) -> Rate:
+        return self.rates.get((basis, d)) or self._table_rate(basis, d)
+
+    def run_seconds(self, case) -> float:
+        """This campaign's measurement of the case, else its rate for (basis, d), else the repository's
+        measurement of the case (the slowest), else the repository's or the table's rate."""
+        sig = _case_signature(case)
+        exact = self.exact.get(sig)
+        r = self.rate(case.basis, case.d)
+        if exact is not None and (exact[1] == "session" or r.source != "session"):
+            return exact[0]
+        secs = case.steps * r.step_overhead_s + case.path_steps / (r.path_steps_per_s * self.scale)
+        if case.precision == "float64":
+            secs *= FLOAT64_FACTOR
+        return secs
+
+    def compile_seconds(self, case) -> float:
+        if (case.d, case.n_basis, case.precision) in self.compiled:
+            return 0.0
+        return self.rate(case.basis, case.d).compile_s
+
+    def chunk_seconds(self, case, runs) -> float:
+        return self.chunk_overhead + self.compile_seconds(case) + runs * self.run_seconds(case)
+
+    def learn(self, res: dict, session: bool = False):
+        """Take the times a result measured (same device model only): exact case, then rate per (basis, d)."""
+        hw = (res.get("provenance") or {}).get("hardware") or {}
+        if res.get("device") != self.device or str(hw.get("model")) != self.model:
+            return
+        case = res["case"]
+        per_run = float(res["seconds_per_run"]) + float(res.get("error_seconds_per_run") or 0.0)
+        sig = _case_signature(case)
+        old = self.exact.get(sig)
+        # from the repository: keep the slowest measurement (safe side); from this campaign: the latest
+        if session or old is None or old[1] != "repo" or per_run > old[0]:
+            self.exact[sig] = (per_run, "session" if session else "repo")
+        ps = res.get("path_steps_per_run") or 0
+        secs = float(res.get("seconds_per_run_min") or res["seconds_per_run"])
+        if ps >= MIN_RATE_PATH_STEPS and secs > 0:
+            base = self._table_rate(case["basis"], case["d"])
+            n = int(case["steps"])
+            measured = ps / max(secs - n * base.step_overhead_s, 1e-9) / self.scale
+            if case.get("precision") == "float64":
+                measured *= FLOAT64_FACTOR
+            old_rate = self.rates.get((case["basis"], case["d"]))
+            if session or old_rate is None or (old_rate.source != "session"
+                                               and measured < old_rate.path_steps_per_s):
+                self.rates[(case["basis"], case["d"])] = Rate(measured, base.step_overhead_s, base.compile_s,
+                                                              "session" if session else "repo")
+        if session:
+            self.compiled.add((int(case["d"]), int(case["n_basis"]), case["precision"]))
+
+    def learn_chunk(self, res: dict, wall: float):
+        """What a chunk of this campaign cost beyond its runs and compilation (kept as the overhead)."""
+        runs = int(res.get("runs", 1))
+        per_run = float(res["seconds_per_run"]) + float(res.get("error_seconds_per_run") or 0.0)
+        self.chunk_overhead = max(0.1, wall - float(res.get("compile_seconds") or 0.0) - runs * per_run)
+
+
+# --- the planner --------------------------------------------------------------------------------------------
+@dataclass
+class Slot:
+    """One (row, reading) of the campaign: its case and the group of chunks it adds to."""
+
+    row: Row
+    reading: Reading
+    case: Case
+    case_hash: str
+    streams: str = chunkmod.DEFAULT_STREAMS
+    failed: str | None = None
+    pending: set = field(default_factory=set)  # run indices planned in a dry run
+    se: float | None = None  # largest s.e. of the three indicators (None: unknown or < 2 runs)
+
+    @property
+    def key(self):
+        return (self.case_hash, self.streams)
+
+    @property
+    def name(self) -> str:
+        return f"{self.row.label} {self.reading.name}"
+
+
+@dataclass
+class ChunkPlan:
+    slot: Slot
+    run_start: int
+    runs: int
+    stage: str
+    seconds: float
+
+
+class Planner:
+    """The next chunk, in priority order, given the chunks present and the time left."""
+
+    def __init__(self, rows, readings, groups, cost, *, precision="float32", seed=0, test_points=1000,
+                 first_runs=2, max_runs=100, max_chunk_seconds=120.0, min_chunk_seconds=10.0):
+        self.readings = readings
+        self.groups = groups  # {group key: chunks.Group}, updated as chunks are written
+        self.cost = cost
+        self.first_runs = first_runs
+        self.max_runs = max_runs
+        self.max_chunk_seconds = max_chunk_seconds
+        self.min_chunk_seconds = min_chunk_seconds
+        self.slots = []
+        for reading in readings:
+            for row in rows:
+                case = row.case(reading, precision)
+                self.slots.append(Slot(row, reading, case, identity_hash(case.as_dict(), seed, test_points)))
+        for s in self.slots:
+            self.refresh(s)
+
+    # --- state of a slot -------------------------------------------------------------------------
+    def group(self, slot):
+        return self.groups.get(slot.key)
+
+    def used(self, slot) -> set:
+        g = self.group(slot)
+        return (g.used() if g else set()) | slot.pending
+
+    def have(self, slot) -> int:
+        return len(self.used(slot))
+
+    def refresh(self, slot):
+        """Recompute a slot's largest standard error from its chunks' per-run errors."""
+        g = self.group(slot)
+        slot.se = None
+        if g is None or g.runs < 2:
+            return
+        import numpy as np
+
+        from .errors import indicators
+
+        cs = sorted(g.chunks, key=lambda c: c.run_start)
+        ey = np.concatenate([np.asarray(c.data["per_run"]["ey"], float) for c in cs])
+        ez = np.concatenate([np.asarray(c.data["per_run"]["ez"], float) for c in cs])
+        ind = indicators(ey, ez)
+        ses = [ind.get(k + "_se") for k in ("mse_y_max", "mse_y_av", "mse_z_av")]
+        ses = [s for s in ses if s is not None and math.isfinite(s)]
+        slot.se = max(ses) if ses else None
+
+    def free_range(self, slot, n) -> tuple[int, int]:
+        used = self.used(slot)
+        start = 0
+        while start in used:
+            start += 1
+        count = 0
+        while count < n and start + count not in used:
+            count += 1
+        return start, count
+
+    # --- sizing ------------------------------------------------------------------------------------
+    def fit(self, slot, want, left) -> tuple[int, float]:
+        """Runs of ``slot`` (<= want) that fit ``left`` seconds and the chunk cap, and their seconds."""
+        per_run = max(self.cost.run_seconds(slot.case), 1e-6)
+        comp = self.cost.compile_seconds(slot.case) + self.cost.chunk_overhead
+        by_budget = math.floor((left / SAFETY - comp) / per_run)
+        by_cap = max(1, math.floor((self.max_chunk_seconds - comp) / per_run))
+        n = min(want, by_budget, by_cap)
+        return (n, comp + n * per_run) if n >= 1 else (0, comp + per_run)
+
+    # --- priority order ----------------------------------------------------------------------------
+    def stages(self):
+        for reading in self.readings:
+            yield f"first runs, {reading.name}", reading
+        yield "largest s.e.", None
+
+    def candidates(self, stage_reading):
+        if stage_reading is not None:
+            out = []
+            for s in self.slots:
+                if s.failed or s.reading is not stage_reading:
+                    continue
+                want = self.first_runs - self.have(s)
+                if want > 0:
+                    out.append((self.cost.chunk_seconds(s.case, want), s.row.order, s, want))
+            out.sort(key=lambda t: (t[0], t[1]))
+            return [(s, want) for _, _, s, want in out]
+        out = []
+        for s in self.slots:
+            have = self.have(s)
+            if s.failed or have < self.first_runs or have >= self.max_runs:
+                continue
+            se = s.se if s.se is not None else math.inf
+            # double the runs, or more where a run is cheap: a chunk of at least min_chunk_seconds
+            cheap = math.floor(self.min_chunk_seconds / max(self.cost.run_seconds(s.case), 1e-6))
+            out.append((-se, s.row.order, s, min(max(have, cheap), self.max_runs - have)))
+        out.sort(key=lambda t: (t[0], t[1]))
+        return [(s, want) for _, _, s, want in out]
+
+    def next(self, left: float) -> ChunkPlan | None:
+        """The first chunk in priority order that fits ``left`` seconds (None: nothing fits or is left)."""
+        for stage, reading in self.stages():
+            for slot, want in self.candidates(reading):
+                start, count = self.free_range(slot, want)
+                n, secs = self.fit(slot, count, left)
+                if n >= 1:
+                    return ChunkPlan(slot, start, n, stage, secs)
+        return None
+
+    def progress(self) -> str:
+        parts = []
+        for reading in self.readings:
+            slots = [s for s in self.slots if s.reading is reading]
+            done = sum(self.have(s) >= self.first_runs for s in slots)
+            parts.append(f"{reading.name} {done}/{len(slots)} rows with >= {self.first_runs} runs")
+        return ", ".join(parts)
+
+
+# --- running ----------------------------------------------------------------------------------------------
+def device_model(device: str) -> str:
+    """The device's name as results record it (provenance.hardware.model), without running anything."""
+    if device == "cpu":
+        from .results import cpu_model
+
+        return cpu_model()
+    if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
+        return "numba-cuda simulator"
+    from numba import cuda
+
+    name = cuda.get_current_device().name
+    return name.decode() if isinstance(name, bytes) else str(name)
+
+
+def _alarm(signum, frame):
+    raise CutOff()
+
+
+def pack(out_dir: Path, target: Path):
+    """Re-pack the campaign folder's chunk files into ``target`` (.tgz) as data/gpu/campaign/<name>."""
+    tmp = target.with_name(f".{target.name}.tmp")
+    with tarfile.open(tmp, "w:gz") as tar:
+        for f in sorted(out_dir.glob("*.json")):
+            tar.add(f, arcname=f"{ARCHIVE_DIR}/{f.name}")
+    os.replace(tmp, target)
+
+
+def _fmt_ind(res):
+    def one(k):
+        v, se = res.get(k), res.get(k + "_se")
+        if v is None:
+            return "nan"
+        return f"{v:.3f}" + (f"±{se:.3f}" if se is not None else "")
+
+    return f"MSE_Y,max {one('mse_y_max')}  MSE_Z,av {one('mse_z_av')}"
+
+
+def run_campaign(args, out=print, runner=None) -> int:
+    """The campaign loop (see the module docstring); ``runner`` replaces run_case in tests."""
+    t0 = time.monotonic()
+    deadline = t0 + args.budget
+    out_dir = Path(args.out)
+    readings = select_readings(load_readings(args.config), args.readings)
+    rows = case_list(args.case_list) if args.case_list else paper_selection(args.cases)
+    table = load_throughput(args.throughput)
+    if not args.dry_run and runner is None:
+        _check_device(args.device, args.threads)
+    model = args.model
+    if model is None:
+        try:
+            model = device_model(args.device)
+        except Exception:
+            if not args.dry_run:
+                raise
+            model = ASSUMED_GPU  # a dry run without a GPU plans for the H100
+    threads = args.threads or (os.cpu_count() or 1)
+    cost = CostModel(table, args.device, model, threads)
+    paths = chunkmod.result_paths(*args.data, out_dir)
+    groups = chunkmod.index(paths, verify=True)
+    if getattr(args, "check_only", False):
+        return 0
+    for g in groups.values():
+        for a, b in g.overlaps():
+            out(f"campaign: warning: {a} and {b} hold the same run indices ({g.label}); `srmdp aggregate` will"
+                " refuse them together: delete one")
+        for c in g.chunks:
+            cost.learn(c.data)
+    planner = Planner(rows, readings, groups, cost, precision=args.precision, seed=args.seed,
+                      test_points=args.test_points, first_runs=args.first_runs, max_runs=args.max_runs,
+                      max_chunk_seconds=args.max_chunk_seconds, min_chunk_seconds=args.min_chunk_seconds)
+    present = sum(planner.have(s) for s in planner.slots)
+    out(f"campaign: budget {args.budget:.0f} s on {args.device} ({model}), {args.precision}, seed {args.seed},"
+        f" {args.test_points} test points, {len(rows)} rows x {len(readings)} readings; {len(paths)} files scanned,"
+        f" {present} runs present; {planner.progress()}" + (" [dry run: nothing is computed]" if args.dry_run else ""))
+    if not args.dry_run:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    run = runner
+    if run is None and not args.dry_run:
+        from .solver import run_case as run
+
+    if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":  # the simulator's uint64 arithmetic wraps in numpy scalars
+        import warnings
+
+        warnings.filterwarnings("ignore", message="overflow encountered", category=RuntimeWarning)
+    use_alarm = not args.dry_run and hasattr(signal, "setitimer")
+    old_handler = signal.signal(signal.SIGALRM, _alarm) if use_alarm else None
+    done, failures, total_ps, clock = [], 0, 0, 0.0
+    cut = None
+    try:
+        while True:
+            now = t0 + clock if args.dry_run else time.monotonic()
+            left = deadline - now - args.reserve
+            plan = planner.next(left)
+            if plan is None:
+                break
+            s = plan.slot
+            name = chunkmod.chunk_name(s.case, s.reading.name, args.device, args.seed, plan.run_start, plan.runs,
+                                       args.test_points)
+            head = (f"chunk {len(done) + 1}: {s.row.label:<13} {s.reading.name:<9} {args.precision} runs"
+                    f" {plan.run_start}-{plan.run_start + plan.runs - 1} ({plan.stage})")
+            if args.dry_run:
+                s.pending.update(range(plan.run_start, plan.run_start + plan.runs))
+                cost.compiled.add((s.case.d, s.case.n_basis, s.case.precision))
+                clock += plan.seconds
+                have = planner.have(s)  # s.e. ~ 1/sqrt(runs); a nominal value where no run is there yet
+                if s.se is not None:
+                    s.se *= math.sqrt((have - plan.runs) / have)
+                elif have >= 2:
+                    s.se = NOMINAL_SE * math.sqrt(2 / have)
+                done.append(plan)
+                total_ps += plan.runs * s.case.path_steps
+                out(f"{head}: planned {plan.seconds:.3g} s -> {name}")
+                continue
+            started = time.monotonic()
+            try:
+                if use_alarm:
+                    signal.setitimer(signal.ITIMER_REAL, max(deadline - args.reserve - started, 1e-3))
+                res = run(s.case, runs=plan.runs, run_start=plan.run_start, test_points=args.test_points,
+                          seed=args.seed, device=args.device, threads=args.threads)
+                if use_alarm:
+                    signal.setitimer(signal.ITIMER_REAL, 0)
+            except CutOff:
+                cut = (head, time.monotonic() - started, plan.seconds)
+                break
+            except ConfigError as exc:  # e.g. the case does not fit the device's memory
+                if use_alarm:
+                    signal.setitimer(signal.ITIMER_REAL, 0)
+                s.failed = " ".join(str(exc).split())
+                out(f"{head}: skipped: {s.failed}")
+                continue
+            except Exception as exc:  # NumericalError and the like: this row is left for later sessions
+                if use_alarm:
+                    signal.setitimer(signal.ITIMER_REAL, 0)
+                s.failed = f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+                failures += 1
+                out(f"{head}: FAILED ({s.failed}); no file written")
+                continue
+            wall = time.monotonic() - started
+            hw = (res.get("provenance") or {}).get("hardware") or {}
+            res["campaign"] = {"reading_name": s.reading.name, "stage": plan.stage, "planned_seconds": plan.seconds,
+                               "wall_seconds": wall, "device_model": hw.get("model", model),
+                               "finished_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+            path = out_dir / name
+            if path.exists():  # another group with the same name (other random streams): never overwrite
+                from .results import content_hash
+
+                path = out_dir / f"{name[:-5]}.{content_hash(res['per_run'])[:8]}.json"
+            write_json_atomic(path, res)
+            data = chunkmod.index([path], verify=True)
+            for key, g in data.items():
+                if key in groups:
+                    groups[key].chunks.extend(g.chunks)
+                else:
+                    groups[key] = g
+                if key[0] == s.case_hash:
+                    s.streams = key[1]
+            cost.learn(res, session=True)
+            cost.learn_chunk(res, wall)
+            planner.refresh(s)
+            if args.pack:
+                pack(out_dir, Path(args.pack))
+            done.append(plan)
+            total_ps += plan.runs * s.case.path_steps
+            left = deadline - time.monotonic()
+            out(f"{head}: {wall:.3g} s (planned {plan.seconds:.3g}), {res.get('path_steps_per_second', 0):.3g}"
+                f" path-steps/s, {_fmt_ind(res)}; {planner.have(s)} runs now -> {path}; {left:.0f} s left")
+    finally:
+        if use_alarm:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, old_handler)
+    elapsed = clock if args.dry_run else time.monotonic() - t0
+    runs = sum(p.runs for p in done)
+    out(f"campaign: {len(done)} chunks, {runs} runs, {total_ps:.3g} path-steps in {elapsed:.0f} s"
+        f"{' (planned)' if args.dry_run else ''}; {planner.progress()}")
+    if cut:
+        out(f"campaign: cut off at the budget's end: {cut[0]} lost after {cut[1]:.1f} s (planned {cut[2]:.3g} s);"
+            " the finished chunks are written")
+    short = [s for s in planner.slots if not s.failed and planner.have(s) < args.first_runs]
+    if short:
+        shown = ", ".join(f"{s.name} ({planner.have(s)} runs, ~{cost.run_seconds(s.case):.3g} s/run)" for s in short)
+        out(f"campaign: still below {args.first_runs} runs (next time): {shown}")
+    failed = [f"{s.name}: {s.failed}" for s in planner.slots if s.failed]
+    if failed:
+        out("campaign: left out: " + "; ".join(failed))
+    return 3 if failures else 0
+
+
+def _check_device(device, threads):
+    if device == "gpu":
+        from .gpu import gpu_unavailable_reason
+
+        reason = gpu_unavailable_reason()
+        if reason:
+            raise ConfigError(f"invalid device='gpu': {reason}")
+    elif threads is not None:
+        from .solver import check_threads
+
+        check_threads(threads)
+
+
+# --- importing chunks into the repository -------------------------------------------------------------------
+def import_chunks(sources, into, data_dirs, out=print) -> int:
+    """Verify the chunk files of folders/.tgz archives and copy those that are new into ``into``."""
+    import shutil
+    import tempfile
+
+    from .aggregate import ChunkError
+
+    into = Path(into)
+    with tempfile.TemporaryDirectory() as tmp:
+        files = []
+        for src in sources:
+            src = Path(src)
+            if src.is_dir():
+                files += sorted(src.rglob("*.json"))
+            elif src.is_file() and tarfile.is_tarfile(src):
+                dest = Path(tmp) / f"t{len(files)}"
+                with tarfile.open(src) as tar:
+                    members = [m for m in tar.getmembers() if m.isfile() and m.name.endswith(".json")
+                               and not m.name.startswith("/") and ".." not in Path(m.name).parts]
+                    tar.extractall(dest, members=members, filter="data")
+                files += sorted(dest.rglob("*.json"))
+            else:
+                raise ConfigError(f"invalid source={str(src)!r}: not a folder or a .tgz archive")
+        groups = chunkmod.index(chunkmod.result_paths(*data_dirs, into), verify=True)
+        checksums = {c.checksum for g in groups.values() for c in g.chunks}
+        added = 0
+        for f in files:
+            try:
+                new = chunkmod.index([f], verify=True)
+            except ChunkError as exc:
+                out(f"import: refused {f.name}: {' '.join(str(exc).split())}")
+                continue
+            for key, g in new.items():
+                c = g.chunks[0]
+                if c.checksum is not None and c.checksum in checksums:
+                    out(f"import: {f.name} is already there")
+                    continue
+                present = groups[key].chunks if key in groups else []
+                clash = [x.path for x in present if x.run_start < c.stop and c.run_start < x.stop]
+                if clash:
+                    out(f"import: refused {f.name}: runs {c.run_start}-{c.stop - 1} already in {', '.join(clash)}")
+                    continue
+                into.mkdir(parents=True, exist_ok=True)
+                tmpf = into / f".{f.name}.tmp"
+                shutil.copyfile(f, tmpf)
+                os.replace(tmpf, into / f.name)
+                c.path = str(into / f.name)
+                groups.setdefault(key, g) if key not in groups else groups[key].chunks.append(c)
+                checksums.add(c.checksum)
+                added += 1
+                out(f"import: {f.name} -> {into / f.name}")
+    out(f"import: {added} chunk file(s) added to {into}")
+    return 0
+
+
+# --- command line -------------------------------------------------------------------------------------------
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        self.exit(2, f"srmdp.campaign: error: {' '.join(str(message).split())}\n")
+
+
+def build_parser():
+    p = _Parser(prog="python -m srmdp.campaign", description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    r = sub.add_parser("run", help="run the next chunks within a time budget")
+    r.add_argument("--budget", required=True, type=float, help="seconds for the whole campaign")
+    r.add_argument("--out", required=True, help="folder of the chunk files written (flat)")
+    r.add_argument("--device", choices=["gpu", "cpu"], default="gpu")
+    r.add_argument("--precision", default="float32", help="coefficient storage (float32 as the paper)")
+    r.add_argument("--seed", type=int, default=0, help="seed of the streams (0: that of data/gpu's runs)")
+    r.add_argument("--test-points", type=int, default=1000)
+    r.add_argument("--data", action="append", default=None,
+                   help=f"folder(s) of chunks already present (default {DEFAULT_DATA}); repeatable")
+    r.add_argument("--config", default=str(DEFAULT_CONFIG), help="YAML config whose readings are used")
+    r.add_argument("--readings", help="comma list of reading names, in priority order (default: the config's)")
+    r.add_argument("--cases", default="all", help="all, or TABLE / TABLE:ROW items (comma list)")
+    r.add_argument("--case-list", help="CSV of free cases (table,row,d,dt,basis,cells,paths) instead of the paper's")
+    r.add_argument("--first-runs", type=int, default=2, help="runs every row gets first, per reading")
+    r.add_argument("--max-runs", type=int, default=100, help="runs per row and reading at most (stage 3 stops there)")
+    r.add_argument("--max-chunk-seconds", type=float, default=120.0,
+                   help="planned seconds of one chunk at most (what a cut-off can lose)")
+    r.add_argument("--min-chunk-seconds", type=float, default=10.0,
+                   help="stage 3: a chunk of a cheap row holds at least this many seconds of runs")
+    r.add_argument("--reserve", type=float, default=5.0, help="seconds kept at the end (packing, exit)")
+    r.add_argument("--threads", type=int, help="CPU threads (device cpu)")
+    r.add_argument("--throughput", default=str(THROUGHPUT_FILE), help="the assumed throughput table (CSV)")
+    r.add_argument("--model", help=argparse.SUPPRESS)  # device model for --dry-run without the device
+    r.add_argument("--pack", help="a .tgz re-packed after every chunk (paths data/gpu/campaign/<file>)")
+    r.add_argument("--dry-run", action="store_true", help="print the chunks that would run (estimated times)")
+    r.add_argument("--check-only", action="store_true",
+                   help="check the arguments, the device and the chunks present, then stop (exit 0)")
+
+    i = sub.add_parser("import", help="verify chunk files (folders or .tgz) and add the new ones to the repository")
+    i.add_argument("sources", nargs="+")
+    i.add_argument("--into", default=ARCHIVE_DIR)
+    i.add_argument("--data", action="append", default=None, help=f"chunks already present (default {DEFAULT_DATA})")
+    return p
+
+
+def validate_run_args(args):
+    """One-line ConfigError for any bad argument, before any compute."""
+    if not (math.isfinite(args.budget) and args.budget > 0):
+        raise ConfigError(f"invalid budget={args.budget!r}: must be a number of seconds > 0")
+    if args.precision not in PRECISIONS:
+        raise ConfigError(f"invalid precision={args.precision!r}: allowed values are {', '.join(PRECISIONS)}")
+    check_seed_run(args.seed, 0)
+    if not _is_int(args.test_points) or args.test_points < 1:
+        raise ConfigError(f"invalid test_points={args.test_points!r}: must be an integer >= 1")
+    if args.first_runs < 1:
+        raise ConfigError(f"invalid first_runs={args.first_runs}: must be an integer >= 1")
+    if args.max_runs < args.first_runs:
+        raise ConfigError(f"invalid max_runs={args.max_runs}: must be >= first_runs={args.first_runs}")
+    if not (math.isfinite(args.max_chunk_seconds) and args.max_chunk_seconds > 0):
+        raise ConfigError(f"invalid max_chunk_seconds={args.max_chunk_seconds!r}: must be a number > 0")
+    if not (math.isfinite(args.min_chunk_seconds) and 0 <= args.min_chunk_seconds <= args.max_chunk_seconds):
+        raise ConfigError(f"invalid min_chunk_seconds={args.min_chunk_seconds!r}: must be in [0, max_chunk_seconds]")
+    if not (math.isfinite(args.reserve) and 0 <= args.reserve < args.budget):
+        raise ConfigError(f"invalid reserve={args.reserve!r}: must be a number in [0, budget)")
+    if args.cases != "all" and args.case_list:
+        raise ConfigError("invalid arguments: give --cases or --case-list, not both")
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"invalid out={args.out!r}: exists and is not a folder")
+    if not args.dry_run:
+        from .results import check_writable
+
+        check_writable(out / ".campaign-probe")
+    for d in args.data:
+        if not Path(d).is_dir():
+            raise ConfigError(f"invalid data={d!r}: not a folder (the chunks already present)")
+    if args.pack:
+        pk = Path(args.pack)
+        if pk.is_dir() or pk.suffix not in (".tgz", ".gz"):
+            raise ConfigError(f"invalid pack={args.pack!r}: give a .tgz file name")
+        if not args.dry_run:
+            from .results import check_writable
+
+            check_writable(pk)
+    if args.threads is not None and args.device != "cpu":
+        raise ConfigError("invalid threads: --threads is for --device cpu")
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "import":
+            args.data = args.data or ([DEFAULT_DATA] if Path(DEFAULT_DATA).is_dir() else [])
+            return import_chunks(args.sources, args.into, args.data)
+        if args.data is None:
+            args.data = [DEFAULT_DATA] if Path(DEFAULT_DATA).is_dir() else []
+        validate_run_args(args)
+        return run_campaign(args, out=lambda line: print(line, flush=True))
+    except ConfigError as exc:
+        print(f"srmdp.campaign: error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("srmdp.campaign: interrupted; the finished chunks are written", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

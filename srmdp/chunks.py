@@ -1,0 +1,229 @@
+"""Run chunks kept in the repository (``data/gpu/``): which runs of which case are already there.
+
+A *chunk* is a result file of ``srmdp run`` (or of :func:`srmdp.solver.run_case`) holding runs
+``run_start .. run_start + runs - 1`` of one case.  Chunks *pool* (are aggregated together, and
+share one set of run indices that must not repeat) when their runs are draws of the same random
+streams under the same numerical parameters:
+
+* the same ``case_hash`` — case (paper row, reading outside/trunc_y/trunc_z, precision, #C, M, ...),
+  seed and test points, see :func:`srmdp.results.identity_hash`;
+* the same random streams (:func:`streams_of`): today the CPU and the GPU share one counter-based
+  stream, so CPU and GPU chunks of the same case_hash pool; a result that declares another stream
+  family (``"streams"`` field) pools only with results of that family.
+
+One function, :func:`group_key`, decides this for the campaign planner (never repeat a run index of a
+group), for the workflow (one ``srmdp aggregate`` per group) and for the report (one line per group).
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .results import content_hash
+
+DEFAULT_STREAMS = "shared"  # the counter-based streams common to the CPU and GPU paths
+
+
+def streams_of(res: dict) -> str:
+    """The random-stream family of a result: its ``streams`` field (top level or hardware), else shared."""
+    hw = (res.get("provenance") or {}).get("hardware") or {}
+    return str(res.get("streams") or hw.get("streams") or DEFAULT_STREAMS)
+
+
+def reading_of(res: dict) -> tuple:
+    r = res.get("reading") or res.get("case") or {}
+    return (r.get("outside"), r.get("trunc_y"), r.get("trunc_z"))
+
+
+def same_reading(a: tuple, b: tuple) -> bool:
+    """(outside, trunc_y, trunc_z) equal, truncation bounds compared as floats (None = no truncation)."""
+    if a[0] != b[0]:
+        return False
+    for x, y in zip(a[1:], b[1:], strict=True):
+        if (x is None) != (y is None):
+            return False
+        if x is not None and not math.isclose(float(x), float(y)):
+            return False
+    return True
+
+
+def reading_name(res_or_triple, readings) -> str | None:
+    """Name of the configured reading (objects with name/outside/trunc_y/trunc_z) a result was run under."""
+    triple = res_or_triple if isinstance(res_or_triple, tuple) else reading_of(res_or_triple)
+    for r in readings:
+        if same_reading(triple, (r.outside, r.trunc_y, r.trunc_z)):
+            return r.name
+    return None
+
+
+def group_key(res: dict) -> tuple:
+    """What chunks must share to be pooled: (case_hash, streams)."""
+    return (res.get("case_hash"), streams_of(res))
+
+
+def group_id(res: dict) -> str:
+    """A short, path-safe name of a result's group: ``<precision>-s<seed>-<hash>``."""
+    case = res.get("case") or {}
+    return f"{case.get('precision', 'float64')}-s{res.get('seed')}-{content_hash(list(group_key(res)))[:8]}"
+
+
+@dataclass
+class Chunk:
+    path: str
+    run_start: int
+    runs: int
+    device: str
+    model: str
+    checksum: str | None
+    data: dict = field(repr=False)
+
+    @property
+    def stop(self) -> int:
+        return self.run_start + self.runs
+
+
+@dataclass
+class Group:
+    """The chunks of one (case_hash, streams) group."""
+
+    key: tuple
+    table: str
+    row: int
+    reading: tuple
+    precision: str
+    seed: int
+    test_points: int
+    streams: str
+    chunks: list = field(default_factory=list)
+
+    @property
+    def id(self) -> str:
+        return group_id(self.chunks[0].data)
+
+    @property
+    def label(self) -> str:
+        return f"{self.table}_r{self.row}"
+
+    @property
+    def runs(self) -> int:
+        return len(self.used())
+
+    @property
+    def devices(self) -> list:
+        return sorted({c.device for c in self.chunks})
+
+    @property
+    def paths(self) -> list:
+        return [c.path for c in sorted(self.chunks, key=lambda c: (c.run_start, c.path))]
+
+    def used(self) -> set:
+        out = set()
+        for c in self.chunks:
+            out.update(range(c.run_start, c.stop))
+        return out
+
+    def overlaps(self) -> list:
+        """Pairs of chunk paths whose run ranges overlap."""
+        cs = sorted(self.chunks, key=lambda c: (c.run_start, c.path))
+        return [(a.path, b.path) for i, a in enumerate(cs) for b in cs[i + 1:]
+                if b.run_start < a.stop and a.run_start < b.stop]
+
+    def free_range(self, n: int) -> tuple[int, int]:
+        """(start, count): the lowest run index not used by any chunk, and up to n runs from it that are free."""
+        used = self.used()
+        start = 0
+        while start in used:
+            start += 1
+        count = 0
+        while count < n and start + count not in used:
+            count += 1
+        return start, count
+
+
+def _light_load(path):
+    """A result dict, or None when the file is not a result of a case (JSON read, no checksum check)."""
+    try:
+        with open(path) as fh:
+            data = json.load(fh)
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    if not (isinstance(data, dict) and isinstance(data.get("case"), dict) and "case_hash" in data
+            and "run_start" in data and "runs" in data and "per_run" in data and "chunks" not in data):
+        return None
+    return data
+
+
+def result_paths(*folders) -> list:
+    """Every ``*.json`` under the folders (recursively), each real file once, sorted."""
+    seen, out = set(), []
+    for folder in folders:
+        if folder is None or not os.path.isdir(folder):
+            continue
+        for p in sorted(glob.glob(os.path.join(str(folder), "**", "*.json"), recursive=True)):
+            real = os.path.realpath(p)
+            if real not in seen and os.path.isfile(p):
+                seen.add(real)
+                out.append(p)
+    return out
+
+
+def index(paths, verify=False) -> dict:
+    """{group_key: Group} of the chunk files among ``paths`` (other JSON files are skipped).
+
+    With ``verify``, each chunk is read by :func:`srmdp.aggregate.load_chunk` (checksum, fields,
+    per-run arrays), which raises a one-line :class:`srmdp.aggregate.ChunkError` on a bad file.  Two
+    files with the same content (the same checksum: a chunk copied from a campaign folder into the
+    repository) count once.
+    """
+    from .aggregate import load_chunk
+
+    groups: dict = {}
+    seen_checksums: set = set()
+    for p in paths:
+        data = _light_load(p)
+        if data is None or not data["case"].get("table"):
+            continue  # not a chunk of a named case (a benchmark dump, a summary, ...)
+        if verify:
+            data = load_chunk(p)
+        ck = data.get("checksum")
+        if ck is not None:
+            if ck in seen_checksums:
+                continue
+            seen_checksums.add(ck)
+        key = group_key(data)
+        case = data["case"]
+        g = groups.get(key)
+        if g is None:
+            g = groups[key] = Group(key=key, table=case["table"], row=int(case.get("row", 0)),
+                                    reading=reading_of(data), precision=case.get("precision", "float64"),
+                                    seed=data.get("seed"), test_points=data.get("test_points"),
+                                    streams=streams_of(data))
+        hw = (data.get("provenance") or {}).get("hardware") or {}
+        g.chunks.append(Chunk(path=str(p), run_start=int(data["run_start"]), runs=int(data["runs"]),
+                              device=str(data.get("device")), model=str(hw.get("model") or "?"), checksum=ck,
+                              data=data))
+    return groups
+
+
+def aggregate_flags(group: Group) -> str:
+    """Extra ``srmdp aggregate`` options for a group (CPU and GPU chunks of one group are pooled)."""
+    return "--pool-devices" if len(group.devices) > 1 else ""
+
+
+def chunk_name(case, reading: str, device: str, seed: int, run_start: int, runs: int, test_points: int = 1000) -> str:
+    """File name of a campaign chunk: row, reading, precision, device, seed and run range."""
+    tp = "" if test_points == 1000 else f".tp{test_points}"
+    return (f"{case.label}.{reading}.{case.precision}.{device}.seed{seed}{tp}"
+            f".runs{run_start:04d}-{run_start + runs - 1:04d}.json")
+
+
+def relpath(p) -> str:
+    try:
+        return str(Path(p).resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(p)
