@@ -21,6 +21,11 @@ def _is_count(v, low=0):
     return isinstance(v, int) and not isinstance(v, bool) and v >= low
 
 
+def load_chunk(path) -> dict:
+    """Read and check one chunk file; ChunkError (one line naming the file and what is wrong) otherwise."""
+    return _load(path)[0]
+
+
 def _load(path):
     """(data, ey, ez) of a checked chunk file, ey/ez float arrays of shape (runs, steps)."""
     path = Path(path)

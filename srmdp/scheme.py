@@ -99,6 +99,14 @@ def continue_path(s0, s1, coef, i, x, xp, dw, inc, u, ph, z, zp, d, nb, c):
     return s, y1
 
 
+@device
+def control_variate(coef, i, x, u, ph, z, d, nb, c):
+    """cv(x_i) = y_{i+1}(x_i), g(x_i) at i = N-1: the Z control variate (a call: off the hot path when unused)."""
+    if i + 1 == c.steps:
+        return terminal(c.maturity, x, d)
+    return estimate(coef, i + 1, x, u, ph, z, d, nb, c)
+
+
 @inline
 def path_response(coef, i, k, m, c, cell, x, xp, dw, inc, u, ph, z, zp, phi, cache, d, nb):
     """Pass 1 for path m: returns (S_{Y,i+1}, w) with w dW_l the response of S_{Z,i}; phi = basis at
@@ -112,12 +120,7 @@ def path_response(coef, i, k, m, c, cell, x, xp, dw, inc, u, ph, z, zp, phi, cac
         if NEEDS_U:
             for l in range(d):
                 cache[row + d + l] = u[l]
-    cv = 0.0
-    if c.z_cv:  # the control variate y_{i+1}(x_i) (g(x_i) at i = N-1), before x moves
-        if i + 1 == c.steps:
-            cv = terminal(c.maturity, x, d)
-        else:
-            cv = estimate(coef, i + 1, x, u, ph, z, d, nb, c)
+    cv = control_variate(coef, i, x, u, ph, z, d, nb, c) if c.z_cv else 0.0
     s, y1 = continue_path(s0, s1, coef, i, x, xp, dw, inc, u, ph, z, zp, d, nb, c)
     if not REPLAY:
         cache[row + 2 * d] = y1

@@ -66,14 +66,9 @@ def fingerprint(spec, threads=2):
 
 
 def _problem():
-    try:  # after the redesign: problems are modules, found by name
-        from srmdp.problems import load_problem
+    from srmdp.problems import load_problem
 
-        return load_problem("gobet2016")
-    except ImportError:
-        from srmdp.problem import PAPER
-
-        return PAPER
+    return load_problem("gobet2016")
 
 
 def _key(spec):
