@@ -25,7 +25,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PRESETS = ["config/config.yaml", "config/paper.yaml", "config/ci.yaml"]
-TABLE_IDS = ["LP0d4", "LP0d6_0", "LP0d6_1", "LP0d11", "LP1d4", "LP1d6", "LP1d11", "LP1d12", "LP1d13", "LP1d14",
+TABLE_IDS = ["LP0d4", "LP0d6_0", "LP0d6_1", "LP0d11", "LP1d4", "LP1d6_1", "LP1d11", "LP1d12", "LP1d13", "LP1d14",
              "LP1d15_19"]
 READINGS = ["paper-fit", "theory"]
 CI_CASES = {("LP0d4", 1), ("LP1d4", 1)}
