@@ -16,7 +16,7 @@ import os
 from collections import defaultdict
 from pathlib import Path
 
-from .cases import paper_rows, table_ids
+from .cases import canonical_table, paper_rows, paper_table_number, table_ids
 
 INDICATORS = ("mse_y_max", "mse_y_av", "mse_z_av")
 INDICATOR_TEX = {"mse_y_max": r"$\mathrm{MSE}_{Y,\max}$", "mse_y_av": r"$\mathrm{MSE}_{Y,\mathrm{av}}$",
@@ -27,7 +27,7 @@ TABLE_TITLES = {
     "LP0d6_1": "LP0, $d=6$, $\\#C=\\lfloor 2\\sqrt N\\rfloor$, $M=N^2$",
     "LP0d11": "LP0, $d=11$, $\\#C=\\lfloor\\sqrt N\\rfloor$, $M=N^2$",
     "LP1d4": "LP1, $d=4$, $\\#C=\\lfloor 3\\sqrt{d\\sqrt N}-5\\rfloor$, $M=(d+1)N^2$",
-    "LP1d6": "LP1, $d=6$, $\\#C=\\lfloor 1.5\\sqrt{d\\sqrt N}-3\\rfloor$, $M=(d+1)N^2$",
+    "LP1d6_1": "LP1, $d=6$, $\\#C=\\lfloor 1.5\\sqrt{d\\sqrt N}-3\\rfloor$, $M=(d+1)N^2$",
     "LP1d11": "LP1, $d=11$, $\\Delta t=0.2$",
     "LP1d12": "LP1, $d=12$, $\\Delta t=0.2$",
     "LP1d13": "LP1, $d=13$, $\\Delta t=0.2$",
@@ -50,11 +50,10 @@ def fmt_pm(x, se, digits=3) -> str:
 
 
 def fmt_seconds(s) -> str:
+    """Seconds to the paper's precision (two decimals: 0.23, 58066.33); 3 digits below 0.01 s."""
     if s is None:
         return "--"
-    if s >= 100:
-        return f"{s:.0f}"
-    if s >= 1:
+    if s >= 0.01:
         return f"{s:.2f}"
     return f"{s:.3g}"
 
@@ -122,8 +121,8 @@ def index_results(paths):
             continue  # not a result file
         res["_path"] = str(p)
         case = res.get("case", {})
-        if case.get("table"):
-            out[(case["table"], int(case["row"]))].append(res)
+        if case.get("table"):  # files written before the rename say LP1d6 for the paper's LP1d6_1
+            out[(canonical_table(case["table"]), int(case["row"]))].append(res)
     return out
 
 
@@ -195,8 +194,9 @@ def table_model(plan, table, summaries, timings, gpu_files):
         })
     return {
         "table": table,
+        "number": paper_table_number(table),
         "title": TABLE_TITLES.get(table, tex_escape(table)),
-        "label": table.replace("_", "-"),
+        "label": f"table:{table}",  # the paper's label
         "preset": tex_escape(plan.preset),
         "rows": rows,
         "show_d": len({r["d"] for r in rows}) > 1,
