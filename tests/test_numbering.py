@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from srmdp.cases import ConfigError, canonical_table, find_row, paper_case, paper_table_number, table_ids
+from srmdp.cases import (ConfigError, canonical_table, find_row, paper_case, paper_rows, paper_table_number,
+                         table_ids)
 from srmdp.cli import build_parser, case_from_args
 from srmdp.cli import main as cli_main
 
@@ -68,7 +69,7 @@ def test_result_files_written_under_the_old_name_are_read_under_the_paper_label(
 
 
 def test_rendered_tables_carry_the_paper_number_and_label():
-    from srmdp.report import fmt_seconds
+    from srmdp.report import fmt_paper_seconds, fmt_seconds
 
     for table in table_ids():
         path = ROOT / "tables" / f"{table}.tex"
@@ -76,5 +77,9 @@ def test_rendered_tables_carry_the_paper_number_and_label():
         assert f"\\renewcommand{{\\thetable}}{{{paper_table_number(table)}}}" in text, path
         assert f"\\label{{table:{table}}}" in text, path
     assert not (ROOT / "tables" / "LP1d6.tex").exists()
-    # times to the paper's precision: two decimals, as its 0.23 ... 58066.33
-    assert [fmt_seconds(x) for x in (0.2, 171.92, 58066.33, 0.00208)] == ["0.20", "171.92", "58066.33", "0.00208"]
+    # the paper's times to its precision (two decimals: 0.20 ... 58066.33), as every table prints them
+    assert [fmt_paper_seconds(x) for x in (0.2, 171.92, 58066.33)] == ["0.20", "171.92", "58066.33"]
+    assert [fmt_seconds(x) for x in (7.384, 0.0355, 0.00208)] == ["7.38", "0.0355", "0.00208"]
+    for r in paper_rows():
+        text = (ROOT / "tables" / f"{r['table']}.tex").read_text()
+        assert f"{fmt_paper_seconds(r['cpu_s'])} \\quad {fmt_paper_seconds(r['gpu_s'])}" in text, r

@@ -57,7 +57,7 @@ def copy_repo(dest: Path) -> Path:
                          check=True).stdout.decode()
     for rel in filter(None, out.split("\0")):
         src = ROOT / rel
-        if not src.is_file() or rel.startswith(("tables/", "figures/", "results/", "logs/")):
+        if not src.is_file() or rel.startswith(("tables/", "figures/", "results/", "logs/", "data/summaries/")):
             continue
         (dest / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(src, dest / rel)
@@ -159,7 +159,7 @@ def test_table_is_booktabs_latex_with_every_row(ci_run, table):
             assert f"ours ({reading})" in row
             if (table, k + 1) in CI_CASES:
                 assert "not run" not in row
-                assert f"runs/{reading}/{table}_r{k + 1}/cpu/summary.json" in comment
+                assert f"data/summaries/ci/{reading}/{table}_r{k + 1}/cpu.json" in comment
             else:
                 assert r"\emph{not run in this preset}" in row
 
