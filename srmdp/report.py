@@ -223,18 +223,23 @@ def agreement_model(plan, summaries):
     for s in plan.selected:
         paper = next(r for r in paper_rows() if r["table"] == s.table and r["row"] == s.row)
         cells = []
+        dmax = []  # per reading: the largest |ours - paper| over the three indicators
         sources = []
         for reading in plan.readings:
             res = next((x for x in sums.get((s.table, s.row), []) if _matches(x, reading)), None)
+            diffs = []
             for k in INDICATORS:
                 z = None
                 if res is not None and res.get(k) is not None and res.get(k + "_se"):
                     z = (res[k] - paper[k]) / res[k + "_se"]
+                if res is not None and res.get(k) is not None:
+                    diffs.append(abs(res[k] - paper[k]))
                 cells.append(z)
+            dmax.append(max(diffs) if diffs else None)
             if res is not None:
                 sources.append(res["_path"])
         rows.append({"table": tex_escape(s.table), "row": s.row, "d": paper["d"], "dt": f"{paper['dt']:g}",
-                     "z": cells, "sources": sources})
+                     "z": cells, "dmax": dmax, "sources": sources})
     return {"rows": rows, "preset": tex_escape(plan.preset),
             "readings": [{"name": tex_escape(x.name), "describe": x.describe()} for x in plan.readings],
             "indicators": [INDICATOR_TEX[k] for k in INDICATORS]}
