@@ -249,13 +249,19 @@ def test_report_html(ci_run):
 def test_deleting_one_case_rebuilds_only_that_case_and_its_table(ci_run):
     repo, _ = ci_run
     case_dir = repo / "results/ci/runs/theory/LP1d4_r1"
+    published = repo / "data/summaries/ci/theory/LP1d4_r1"  # the copy the tables read (committed)
     others = [p for p in (repo / "results").rglob("*.json") if case_dir not in p.parents]
     tables = {p: p.stat().st_mtime_ns for p in (repo / "tables").glob("LP*.tex")}
     before = {p: p.stat().st_mtime_ns for p in others}
     shutil.rmtree(case_dir)
+    # results/ is scratch: with the published summary still there, nothing is recomputed
+    proc = snakemake(repo, "-n", "--cores", "2", "--configfile", "config/ci.yaml")
+    assert "Nothing to be done" in proc.stdout + proc.stderr, proc.stdout[-3000:]
+    shutil.rmtree(published)
     proc = snakemake(repo, "--cores", "2", "--configfile", "config/ci.yaml")
     jobs = ran_jobs(proc.stdout + proc.stderr)
     assert jobs.get("solve_cpu") == 2 and jobs.get("aggregate") == 1, jobs  # the case's two run chunks
+    assert jobs.get("publish_summary") == 1, jobs
     assert jobs.get("table") == 1 and "time_cpu" not in jobs, jobs
     assert (case_dir / "cpu" / "summary.json").is_file()
     assert all(p.stat().st_mtime_ns == t for p, t in before.items()), "another case was recomputed"
