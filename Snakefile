@@ -18,6 +18,7 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/solve.smk"
 include: "workflow/rules/aggregate.smk"
 include: "workflow/rules/tables.smk"
+include: "workflow/rules/claims.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/paper.smk"
 

@@ -249,8 +249,30 @@ def table_ids():
     return sorted({r["table"] for r in paper_rows()}, key=lambda t: [r["table"] for r in paper_rows()].index(t))
 
 
+# The paper labels its result tables table:LP0d4 ... table:LP1d15_19 (Tables 3-13, in the order of
+# config/paper_cases.csv); Tables 1 and 2 are its cost and memory comparisons.  Short names that the
+# paper does not use but earlier versions of this repository did are accepted as aliases.
+TABLE_ALIASES = {"LP1d6": "LP1d6_1"}
+FIRST_RESULT_TABLE = 3  # the paper's Table 3 is LP0d4
+
+
+def canonical_table(table: str) -> str:
+    """The paper's label of a table id or alias (``LP1d6`` -> ``LP1d6_1``); other names unchanged."""
+    return TABLE_ALIASES.get(table, table) if isinstance(table, str) else table
+
+
+def paper_table_number(table: str) -> int:
+    """The number the paper gives a result table (LP0d4 -> 3 ... LP1d15_19 -> 13)."""
+    ids = table_ids()
+    table = canonical_table(table)
+    if table not in ids:
+        raise ConfigError(f"invalid table={table!r}: allowed values are {', '.join(ids)}")
+    return FIRST_RESULT_TABLE + ids.index(table)
+
+
 def find_row(table: str, dt=None, row=None, d=None):
     """The paper row of ``table`` selected by its row number, or by dt (and d) when unambiguous."""
+    table = canonical_table(table)
     rows = [r for r in paper_rows() if r["table"] == table]
     if not rows:
         raise ConfigError(f"invalid table={table!r}: allowed values are {', '.join(table_ids())}")

@@ -10,7 +10,7 @@ import math
 import sys
 
 from .bases import BASES
-from .cases import Case, check_reference, paper_case, paper_rows
+from .cases import Case, canonical_table, check_reference, paper_case, paper_rows
 from .exceptions import ConfigError
 from .strata import OUTSIDE_MODES
 
@@ -33,7 +33,7 @@ def build_parser():
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     r = sub.add_parser("run", help="run one case (a paper row or free parameters)")
-    r.add_argument("--table", help="paper table id, e.g. LP0d4 (see `srmdp cases`)")
+    r.add_argument("--table", help="paper table id, e.g. LP0d4 or LP1d6_1 (alias LP1d6; see `srmdp cases`)")
     r.add_argument("--row", type=int, help="row of the table (1-based) when --dt is ambiguous")
     r.add_argument("--d", type=int, help="dimension d = q (free form)")
     r.add_argument("--dt", type=_positive_float, help="time step (dividing the problem's maturity T)")
@@ -116,6 +116,7 @@ def main(argv=None):
     try:
         if args.command == "cases":
             bad = check_reference()
+            args.table = canonical_table(args.table)
             if args.table and args.table not in {r["table"] for r in paper_rows()}:
                 raise ConfigError(f"invalid table={args.table!r}: allowed values are"
                                   f" {', '.join(sorted({r['table'] for r in paper_rows()}))}")

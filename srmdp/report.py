@@ -16,7 +16,7 @@ import os
 from collections import defaultdict
 from pathlib import Path
 
-from .cases import paper_rows, table_ids
+from .cases import canonical_table, paper_rows, paper_table_number, table_ids
 
 INDICATORS = ("mse_y_max", "mse_y_av", "mse_z_av")
 INDICATOR_TEX = {"mse_y_max": r"$\mathrm{MSE}_{Y,\max}$", "mse_y_av": r"$\mathrm{MSE}_{Y,\mathrm{av}}$",
@@ -27,7 +27,7 @@ TABLE_TITLES = {
     "LP0d6_1": "LP0, $d=6$, $\\#C=\\lfloor 2\\sqrt N\\rfloor$, $M=N^2$",
     "LP0d11": "LP0, $d=11$, $\\#C=\\lfloor\\sqrt N\\rfloor$, $M=N^2$",
     "LP1d4": "LP1, $d=4$, $\\#C=\\lfloor 3\\sqrt{d\\sqrt N}-5\\rfloor$, $M=(d+1)N^2$",
-    "LP1d6": "LP1, $d=6$, $\\#C=\\lfloor 1.5\\sqrt{d\\sqrt N}-3\\rfloor$, $M=(d+1)N^2$",
+    "LP1d6_1": "LP1, $d=6$, $\\#C=\\lfloor 1.5\\sqrt{d\\sqrt N}-3\\rfloor$, $M=(d+1)N^2$",
     "LP1d11": "LP1, $d=11$, $\\Delta t=0.2$",
     "LP1d12": "LP1, $d=12$, $\\Delta t=0.2$",
     "LP1d13": "LP1, $d=13$, $\\Delta t=0.2$",
@@ -49,11 +49,15 @@ def fmt_pm(x, se, digits=3) -> str:
     return f"${x:.{digits}f}\\pm{se:.{digits}f}$"
 
 
+def fmt_paper_seconds(s) -> str:
+    """The paper's times as it prints them: two decimals (0.20, 171.92, 58066.33)."""
+    return "--" if s is None else f"{s:.2f}"
+
+
 def fmt_seconds(s) -> str:
+    """Our times: two decimals from 1 s up (as the paper), three significant digits below (0.00273)."""
     if s is None:
         return "--"
-    if s >= 100:
-        return f"{s:.0f}"
     if s >= 1:
         return f"{s:.2f}"
     return f"{s:.3g}"
@@ -92,7 +96,8 @@ def jinja_env(template_dir):
         keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
     )
-    env.filters.update(pm=fmt_pm, value=fmt_value, seconds=fmt_seconds, z=fmt_z, tex=tex_escape)
+    env.filters.update(pm=fmt_pm, value=fmt_value, seconds=fmt_seconds, paper_seconds=fmt_paper_seconds, z=fmt_z,
+                       tex=tex_escape)
     return env
 
 
@@ -122,8 +127,8 @@ def index_results(paths):
             continue  # not a result file
         res["_path"] = str(p)
         case = res.get("case", {})
-        if case.get("table"):
-            out[(case["table"], int(case["row"]))].append(res)
+        if case.get("table"):  # files written before the rename say LP1d6 for the paper's LP1d6_1
+            out[(canonical_table(case["table"]), int(case["row"]))].append(res)
     return out
 
 
@@ -232,8 +237,9 @@ def table_model(plan, table, summaries, timings, gpu_files, campaign=()):
         })
     return {
         "table": table,
+        "number": paper_table_number(table),
         "title": TABLE_TITLES.get(table, tex_escape(table)),
-        "label": table.replace("_", "-"),
+        "label": f"table:{table}",  # the paper's label
         "preset": tex_escape(plan.preset),
         "rows": rows,
         "gpu_lines": any(r["gpu"] for r in rows),
@@ -256,36 +262,46 @@ def agreement_model(plan, summaries, campaign=()):
     for s in plan.selected:
         paper = next(r for r in paper_rows() if r["table"] == s.table and r["row"] == s.row)
         cells = []
+        dmax = []  # per reading: the largest |ours - paper| over the three indicators
         sources = []
         for reading in plan.readings:
             res = next((x for x in sums.get((s.table, s.row), []) if _matches(x, reading)), None)
+            diffs = []
             for k in INDICATORS:
                 z = None
                 if res is not None and res.get(k) is not None and res.get(k + "_se"):
                     z = (res[k] - paper[k]) / res[k + "_se"]
+                if res is not None and res.get(k) is not None:
+                    diffs.append(abs(res[k] - paper[k]))
                 cells.append(z)
+            dmax.append(max(diffs) if diffs else None)
             if res is not None:
                 sources.append(res["_path"])
         rows.append({"table": tex_escape(s.table), "row": s.row, "d": paper["d"], "dt": f"{paper['dt']:g}",
-                     "z": cells, "sources": sources})
+                     "z": cells, "dmax": dmax, "sources": sources})
     camp = index_results(campaign)
     for paper in paper_rows():  # the pooled data/gpu/ chunks: one line per row and kind (device set, precision)
         entries = campaign_entries(plan, camp.get((paper["table"], paper["row"]), []))
         for kind in sorted({e["kind"] for e in entries}, key=str):
             mine = [e for e in entries if e["kind"] == kind]
-            cells, sources = [], []
+            cells, sources, dmax = [], [], []
             for reading in plan.readings:
                 e = next((x for x in mine if x["name"] == reading.name), None)
+                diffs = []
                 for k in INDICATORS:
                     ok = e is not None and e.get(k) is not None and e.get(k + "_se")
                     cells.append((e[k] - paper[k]) / e[k + "_se"] if ok else None)
+                    if e is not None and e.get(k) is not None:
+                        diffs.append(abs(e[k] - paper[k]))
+                dmax.append(max(diffs) if diffs else None)
                 if e is not None:
                     sources += e["sources"]
             dev = kind[0].upper() + ("" if kind[1] == "float32" else f" {kind[1]}")
             runs = "/".join(str(x["runs"]) for x in mine)
             runs += " run" if runs == "1" else " runs"
             rows.append({"table": tex_escape(f"{paper['table']} ({dev}, {runs})"), "row": paper["row"],
-                         "d": paper["d"], "dt": f"{paper['dt']:g}", "z": cells, "sources": sources})
+                         "d": paper["d"], "dt": f"{paper['dt']:g}", "z": cells, "dmax": dmax,
+                         "sources": sources})
     return {"rows": rows, "preset": tex_escape(plan.preset),
             "readings": [{"name": tex_escape(x.name), "describe": x.describe()} for x in plan.readings],
             "indicators": [INDICATOR_TEX[k] for k in INDICATORS]}

@@ -16,7 +16,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from .cases import paper_case, paper_rows, table_ids
+from .cases import canonical_table, paper_case, paper_rows, table_ids
 from .memory import required_bytes
 from .results import read_json
 
@@ -108,6 +108,9 @@ class Plan:
         self.config = config
         self.preset = config["preset"]
         self.results = config.get("results_dir", "results") + "/" + self.preset
+        # the small per-case summaries and timings that tables and figures are made from, copied out of
+        # results/ (scratch, not committed) so that every "% source:" names a file in the repository
+        self.published = config.get("summaries_dir", "data/summaries") + "/" + self.preset
         self.seed = int(config["seed"])
         self.test_points = int(config["test_points"])
         self.precision = config.get("precision", "float64")
@@ -130,7 +133,7 @@ class Plan:
         rows = {(r["table"], r["row"]): r for r in paper_rows()}
         selected = {}
         for entry in config["cases"]:
-            table = entry["table"]
+            table = canonical_table(entry["table"])  # LP1d6 is accepted for the paper's LP1d6_1
             if table not in table_ids():
                 raise ValueError(f"config cases: unknown table {table!r}; allowed: {', '.join(table_ids())}")
             wanted = entry.get("rows", "all")
@@ -145,6 +148,23 @@ class Plan:
         order = {(r["table"], r["row"]): i for i, r in enumerate(paper_rows())}
         self.selected = [selected[k] for k in sorted(selected, key=order.get)]
         self.by_key = {s.key: s for s in self.selected}
+        # the LSMDP baseline (srmdp.lsmdp): its own small list of paper rows, one reading
+        lsmdp = config.get("lsmdp") or {}
+        self.lsmdp_reading = lsmdp.get("reading", self.readings[0].name)
+        if self.lsmdp_reading not in names:
+            raise ValueError(f"config lsmdp.reading: unknown reading {self.lsmdp_reading!r};"
+                             f" allowed: {', '.join(names)}")
+        chosen = {}
+        for entry in lsmdp.get("cases", []):
+            table = canonical_table(entry["table"])
+            if table not in table_ids():
+                raise ValueError(f"config lsmdp.cases: unknown table {table!r}; allowed: {', '.join(table_ids())}")
+            for n in entry["rows"]:
+                if (table, n) not in rows:
+                    raise ValueError(f"config lsmdp.cases: table {table} has no row {n}")
+                chosen[(table, n)] = Selected(table, n, int(entry.get("runs", 4)), 1, False)
+        self.lsmdp = [chosen[k] for k in sorted(chosen, key=order.get)]
+        self.lsmdp_by_key = {s.key: s for s in self.lsmdp}
 
     # --- names and paths ---------------------------------------------------------------------
     def reading(self, name: str) -> Reading:
@@ -158,11 +178,42 @@ class Plan:
     def chunk_path(self, reading, key, device, j):
         return f"{self.results}/runs/{reading}/{key}/{device}/chunk-{j}.json"
 
-    def summary_path(self, reading, key, device):
+    def run_summary_path(self, reading, key, device):
+        """The summary written by the aggregate job (under results/, not committed)."""
         return f"{self.results}/runs/{reading}/{key}/{device}/summary.json"
 
-    def timing_path(self, key, device):
+    def run_timing_path(self, key, device):
+        """The result of the timing job (under results/, not committed)."""
         return f"{self.results}/timing/{key}/{device}.json"
+
+    def summary_path(self, reading, key, device):
+        """The published copy of a case's summary, which tables and figures read (committed)."""
+        return f"{self.published}/{reading}/{key}/{device}.json"
+
+    def timing_path(self, key, device):
+        """The published copy of a timing result (committed)."""
+        return f"{self.published}/timing/{key}/{device}.json"
+
+    def lsmdp_run_path(self, key):
+        return f"{self.results}/lsmdp/{key}.json"
+
+    def lsmdp_path(self, key):
+        """The published LSMDP result of one paper row (committed)."""
+        return f"{self.published}/lsmdp/{key}.json"
+
+    def lsmdp_files(self):
+        return [self.lsmdp_path(s.key) for s in self.lsmdp]
+
+    def lsmdp_args(self, key) -> str:
+        sel = self.lsmdp_by_key[key]
+        return (f"--table {sel.table} --row {sel.row} {self.reading(self.lsmdp_reading).cli()}"
+                f" --runs {sel.runs} --seed {self.seed} --test-points {self.test_points}")
+
+    def lsmdp_mem_mb(self, key) -> int:
+        from .lsmdp import model_bytes
+
+        sel = self.lsmdp_by_key[key]
+        return int(math.ceil(3 * model_bytes(paper_case(sel.table, row=sel.row)) / 1e6)) + 600
 
     @property
     def timing_reading(self) -> str:
@@ -260,7 +311,7 @@ class Plan:
                                     self.job_seconds(s.key, n, thr, dev), thr, self.mem_mb(s.key, thr)))
                 if s.timing:
                     thr = min(self.timing_threads or cores, cores)
-                    out.append(("time", self.timing_path(s.key, dev),
+                    out.append(("time", self.run_timing_path(s.key, dev),
                                 self.job_seconds(s.key, self.timing_runs, thr, dev), thr, self.mem_mb(s.key, thr)))
         return out
 

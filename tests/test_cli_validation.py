@@ -28,7 +28,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import srmdp.solver
-from srmdp.cases import Case, table_ids
+from srmdp.cases import TABLE_ALIASES, Case, table_ids
 from srmdp.cli import main
 from srmdp.exceptions import ConfigError
 
@@ -82,8 +82,8 @@ BAD_CLI = {
                 ("trunc_y=", "--trunc-y")),
     "trunc-z": (st.one_of(st.floats(max_value=0.0, allow_nan=False).map(repr), st.just("-inf")),
                 ("trunc_z=", "--trunc-z")),
-    "table": (st.text(alphabet="LPd0123456789_xyz", min_size=1, max_size=10).filter(lambda t: t not in table_ids()),
-              ("table=",)),
+    "table": (st.text(alphabet="LPd0123456789_xyz", min_size=1, max_size=10).filter(
+        lambda t: t not in table_ids() and t not in TABLE_ALIASES), ("table=",)),
     "memory": (st.integers(1, 10**4).map(str), ("GiB", "memory")),  # SRMDP_MEMORY_LIMIT bytes < any case
 }
 

@@ -102,7 +102,7 @@ def test_counter_fields_hold_the_largest_paper_case():
     max_n = max(round(1 / r["dt"]) for r in rows)
     runs = _paper_preset_runs()
     test_points = 1000
-    assert (max_m, max_k, max_n) == (17500, 4194304, 50)  # LP1d6 dt=0.02; LP0d11 dt=0.05; dt=0.02
+    assert (max_m, max_k, max_n) == (17500, 4194304, 50)  # LP1d6_1 dt=0.02; LP0d11 dt=0.05; dt=0.02
     # every index a stream is keyed by fits its field: paths m < M and test points p < P share the path
     # field, strata k < K, time steps i < N, runs r < R (with room for chunk offsets), seeds < 2^63
     assert max(max_m, test_points) <= 2**PATH_BITS

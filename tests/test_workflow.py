@@ -25,7 +25,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PRESETS = ["config/config.yaml", "config/paper.yaml", "config/ci.yaml"]
-TABLE_IDS = ["LP0d4", "LP0d6_0", "LP0d6_1", "LP0d11", "LP1d4", "LP1d6", "LP1d11", "LP1d12", "LP1d13", "LP1d14",
+TABLE_IDS = ["LP0d4", "LP0d6_0", "LP0d6_1", "LP0d11", "LP1d4", "LP1d6_1", "LP1d11", "LP1d12", "LP1d13", "LP1d14",
              "LP1d15_19"]
 READINGS = ["paper-fit", "theory"]
 CI_CASES = {("LP0d4", 1), ("LP1d4", 1)}
@@ -57,7 +57,7 @@ def copy_repo(dest: Path) -> Path:
                          check=True).stdout.decode()
     for rel in filter(None, out.split("\0")):
         src = ROOT / rel
-        if not src.is_file() or rel.startswith(("tables/", "figures/", "results/", "logs/")):
+        if not src.is_file() or rel.startswith(("tables/", "figures/", "results/", "logs/", "data/summaries/")):
             continue
         (dest / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(src, dest / rel)
@@ -165,7 +165,7 @@ def test_table_is_booktabs_latex_with_every_row(ci_run, table):
             assert f"ours ({reading})" in row
             if (table, k + 1) in CI_CASES:
                 assert "not run" not in row
-                assert f"runs/{reading}/{table}_r{k + 1}/cpu/summary.json" in comment
+                assert f"data/summaries/ci/{reading}/{table}_r{k + 1}/cpu.json" in comment
             else:
                 assert r"\emph{not run in this preset}" in row
 
@@ -266,13 +266,19 @@ def test_report_html(ci_run):
 def test_deleting_one_case_rebuilds_only_that_case_and_its_table(ci_run):
     repo, _ = ci_run
     case_dir = repo / "results/ci/runs/theory/LP1d4_r1"
+    published = repo / "data/summaries/ci/theory/LP1d4_r1"  # the copy the tables read (committed)
     others = [p for p in (repo / "results").rglob("*.json") if case_dir not in p.parents]
     tables = {p: p.stat().st_mtime_ns for p in (repo / "tables").glob("LP*.tex")}
     before = {p: p.stat().st_mtime_ns for p in others}
     shutil.rmtree(case_dir)
+    # results/ is scratch: with the published summary still there, nothing is recomputed
+    proc = snakemake(repo, "-n", "--cores", "2", "--configfile", "config/ci.yaml")
+    assert "Nothing to be done" in proc.stdout + proc.stderr, proc.stdout[-3000:]
+    shutil.rmtree(published)
     proc = snakemake(repo, "--cores", "2", "--configfile", "config/ci.yaml")
     jobs = ran_jobs(proc.stdout + proc.stderr)
     assert jobs.get("solve_cpu") == 2 and jobs.get("aggregate") == 1, jobs  # the case's two run chunks
+    assert jobs.get("publish_summary") == 1, jobs
     assert jobs.get("table") == 1 and "time_cpu" not in jobs, jobs
     assert (case_dir / "cpu" / "summary.json").is_file()
     assert all(p.stat().st_mtime_ns == t for p, t in before.items()), "another case was recomputed"

@@ -3,6 +3,8 @@
 
 localrules:
     aggregate,
+    publish_summary,
+    publish_timing,
 
 
 rule aggregate:
@@ -22,6 +24,42 @@ rule aggregate:
         runs=lambda wc: PLAN.by_key[wc.key].runs,
     shell:
         "python -m srmdp aggregate {input} --expect-runs {params.runs} --out {output} > {log} 2>&1"
+
+
+# Tables and figures read published copies under data/summaries/<preset>/ (small, committed), so that
+# every "% source:" of a committed table names a file in the repository; results/ is scratch.
+rule publish_summary:
+    input:
+        f"{RES}/runs/{{reading}}/{{key}}/{{device}}/summary.json",
+    output:
+        f"{PUB}/{{reading}}/{{key}}/{{device}}.json",
+    log:
+        f"{LOGS}/publish/{{reading}}/{{key}}/{{device}}.log",
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=100,
+        runtime=1,
+    shell:
+        "(cp {input} {output}.tmp && mv {output}.tmp {output}) > {log} 2>&1"
+
+
+rule publish_timing:
+    input:
+        f"{RES}/timing/{{key}}/{{device}}.json",
+    output:
+        f"{PUB}/timing/{{key}}/{{device}}.json",
+    log:
+        f"{LOGS}/publish/timing/{{key}}/{{device}}.log",
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=100,
+        runtime=1,
+    shell:
+        "(cp {input} {output}.tmp && mv {output}.tmp {output}) > {log} 2>&1"
 
 
 # The run chunks kept under gpu_results (data/gpu/: GPU campaign chunks and single-run files), pooled

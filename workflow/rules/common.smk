@@ -16,6 +16,7 @@ validate(config, "../schemas/config.schema.yaml")
 PLAN = Plan(config)
 PRESET = PLAN.preset
 RES = PLAN.results
+PUB = PLAN.published
 LOGS = f"logs/{PRESET}"
 TABLES = list(table_ids())
 FIGURES = ["speedup", "time_vs_K", "convergence"]
@@ -42,6 +43,7 @@ def want_pdf():
 def all_targets():
     targets = [f"tables/{t}.tex" for t in TABLES]
     targets += ["tables/agreement.tex", "tables/preset.tex"]
+    targets += ["tables/paper_tables_1_2.tex", "tables/claims.tex", "tables/lsmdp.tex"]
     targets += [f"figures/{f}.{ext}" for f in FIGURES for ext in ("pdf", "png")]
     for (
         dev

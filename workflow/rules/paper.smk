@@ -12,6 +12,7 @@ rule latex:
         tables=[f"tables/{t}.tex" for t in TABLES],
         agreement="tables/agreement.tex",
         preset="tables/preset.tex",
+        claims=["tables/paper_tables_1_2.tex", "tables/claims.tex", "tables/lsmdp.tex"],
         figures=[f"figures/{f}.pdf" for f in FIGURES],
     output:
         "paper/main.pdf",
