@@ -31,7 +31,7 @@ import tracemalloc
 import numpy as np
 
 from .errors import indicators
-from .problem import paper_solution
+from .problems.gobet2016 import solution as paper_solution
 
 
 def _sigmoid(s):

@@ -270,7 +270,8 @@ class Plan:
         return next(g for g in self.gpu_groups() if (g.reading, g.key, g.group) == (reading, key, group))
 
     def gpu_summary_path(self, reading, key, group) -> str:
-        return f"{self.results}/gpu/{reading}/{key}/{group}/summary.json"
+        """The summary of a chunk group under gpu_results, published next to the CPU ones (committed)."""
+        return f"{self.published}/gpu/{reading}/{key}/{group}.json"
 
     def gpu_summaries(self, table=None) -> list:
         """Summaries of the chunk groups under gpu_results (all, or one table's)."""

@@ -72,7 +72,7 @@ rule aggregate_gpu:
     input:
         lambda wc: PLAN.gpu_group(wc.reading, wc.key, wc.group).paths,
     output:
-        f"{RES}/gpu/{{reading}}/{{key}}/{{group}}/summary.json",
+        f"{PUB}/gpu/{{reading}}/{{key}}/{{group}}.json",
     log:
         f"{LOGS}/aggregate_gpu/{{reading}}/{{key}}/{{group}}.log",
     conda:
