@@ -115,6 +115,7 @@ class Plan:
         self.test_points = int(config["test_points"])
         self.precision = config.get("precision", "float64")
         self.devices = list(config["devices"])
+        self.partitions = dict(config.get("slurm_partitions") or {})  # device -> SLURM partition ("" = default)
         self.threads = int(config.get("threads", 1))
         timing = config.get("timing", {})
         self.timing_runs = int(timing.get("runs", 3))

@@ -470,7 +470,8 @@ def test_plan_groups_data_gpu_chunks_per_row_reading_and_precision(tmp_path):
     assert len(plan.gpu_summaries("LP0d4")) == 3 and plan.gpu_summaries("LP1d4") == []
     g = groups[0]
     assert plan.gpu_group(g.reading, g.key, g.group) == g
-    assert plan.gpu_summary_path(g.reading, g.key, g.group) == f"{plan.published}/gpu/{g.reading}/LP0d4_r1/{g.group}.json"
+    want = f"{plan.published}/gpu/{g.reading}/LP0d4_r1/{g.group}.json"
+    assert plan.gpu_summary_path(g.reading, g.key, g.group) == want
 
 
 # --- rendering ------------------------------------------------------------------------------------------------------

@@ -183,7 +183,7 @@ def test_ci_preset_through_the_slurm_executor(slurm_cluster, tmp_path):
         "--config", "paper_pdf=false", timeout=1200)
     log = proc.stdout + proc.stderr
     jobs = ran_jobs(log)
-    assert jobs.get("solve_cpu") == 8 and jobs.get("time_cpu") == 1, jobs
+    assert jobs.get("solve") == 8 and jobs.get("time") == 1, jobs
     assert "sbatch" in log.lower() or "slurm" in log.lower()
     for table in ("LP0d4", "LP1d4"):
         text = (repo / "tables" / f"{table}.tex").read_text()

@@ -277,9 +277,9 @@ def test_deleting_one_case_rebuilds_only_that_case_and_its_table(ci_run):
     shutil.rmtree(published)
     proc = snakemake(repo, "--cores", "2", "--configfile", "config/ci.yaml")
     jobs = ran_jobs(proc.stdout + proc.stderr)
-    assert jobs.get("solve_cpu") == 2 and jobs.get("aggregate") == 1, jobs  # the case's two run chunks
+    assert jobs.get("solve") == 2 and jobs.get("aggregate") == 1, jobs  # the case's two run chunks
     assert jobs.get("publish_summary") == 1, jobs
-    assert jobs.get("table") == 1 and "time_cpu" not in jobs, jobs
+    assert jobs.get("table") == 1 and "time" not in jobs, jobs
     assert (case_dir / "cpu" / "summary.json").is_file()
     assert all(p.stat().st_mtime_ns == t for p, t in before.items()), "another case was recomputed"
     changed = [p.name for p, t in tables.items() if p.stat().st_mtime_ns != t]
@@ -292,7 +292,7 @@ def test_dry_run_every_preset(preset):
     # -F: list every job whatever is already in results/; --nolock: read-only, beside other runs
     proc = snakemake(ROOT, "-n", "-F", "--nolock", "--quiet", "rules", "--cores", "2", "--configfile", preset)
     out = proc.stdout + proc.stderr
-    assert "solve_cpu" in out and "table" in out and "aggregate" in out, out[-2000:]
+    assert "solve" in out and "table" in out and "aggregate" in out, out[-2000:]
 
 
 def test_invalid_config_is_rejected(tmp_path):

@@ -79,7 +79,12 @@ def timing_args(wildcards):
 
 def chunk_runtime(wildcards, threads):
     _, runs = PLAN.chunk_runs(wildcards.key, wildcards.chunk)
-    return PLAN.runtime_min(wildcards.key, runs, threads, "cpu")
+    return PLAN.runtime_min(wildcards.key, runs, threads, wildcards.device)
+
+
+def device_threads(wildcards, threads):
+    """`--threads T` for a CPU job (the threads Snakemake gave it); a GPU job has none."""
+    return f"--threads {threads}" if wildcards.device == "cpu" else ""
 
 
 def available_cores():
