@@ -27,7 +27,8 @@ def load_chunk(path) -> dict:
 
 
 def _load(path):
-    """(data, ey, ez) of a checked chunk file, ey/ez float arrays of shape (runs, steps)."""
+    """(data, ey, ez, u0) of a checked chunk file: ey/ez float arrays of shape (runs, steps) (None without an
+    exact solution), u0 of shape (runs,) (None in chunks written before it was recorded)."""
     path = Path(path)
     try:
         data = json.loads(path.read_text(), parse_constant=_no_constants)
@@ -66,22 +67,32 @@ def _load(path):
                          " seed and test_points")
     if not isinstance(data["seconds_per_run"], (int, float)) or isinstance(data["seconds_per_run"], bool):
         raise ChunkError(f"corrupt chunk file {path}: seconds_per_run must be a number")
-    ey, ez = per_run.get("ey"), per_run.get("ez")
     n = case.get("steps")
-    ok = (isinstance(ey, list) and isinstance(ez, list) and len(ey) == len(ez) == data["runs"]
-          and all(isinstance(r, list) and len(r) == n for r in ey + ez))
-    if ok:
+    ey = ez = None
+    if "ey" in per_run or "ez" in per_run or "u0" not in per_run:  # errors (problems with an exact solution)
+        ey, ez = per_run.get("ey"), per_run.get("ez")
+        ok = (isinstance(ey, list) and isinstance(ez, list) and len(ey) == len(ez) == data["runs"]
+              and all(isinstance(r, list) and len(r) == n for r in ey + ez))
+        if ok:
+            try:
+                ey = np.asarray(ey, dtype=float).reshape(data["runs"], n)
+                ez = np.asarray(ez, dtype=float).reshape(data["runs"], n)
+            except (TypeError, ValueError):
+                ok = False
+        if not ok:
+            raise ChunkError(f"corrupt chunk file {path}: per-run errors do not match runs={data['runs']}"
+                             f" x steps={n}")
+        if not (np.all(np.isfinite(ey)) and np.all(np.isfinite(ez))):
+            raise ChunkError(f"non-finite errors in chunk file {path}")
+    u0 = per_run.get("u0")
+    if u0 is not None:  # u(0, x0) per run (absent in chunks written before it existed)
         try:
-            ey = np.asarray(ey, dtype=float).reshape(data["runs"], n)
-            ez = np.asarray(ez, dtype=float).reshape(data["runs"], n)
+            u0 = np.asarray(u0, dtype=float).reshape(data["runs"])
         except (TypeError, ValueError):
-            ok = False
-    if not ok:
-        raise ChunkError(f"corrupt chunk file {path}: per-run errors do not match runs={data['runs']}"
-                         f" x steps={n}")
-    if not (np.all(np.isfinite(ey)) and np.all(np.isfinite(ez))):
-        raise ChunkError(f"non-finite errors in chunk file {path}")
-    return data, ey, ez
+            raise ChunkError(f"corrupt chunk file {path}: per-run u0 does not match runs={data['runs']}") from None
+        if not np.all(np.isfinite(u0)):
+            raise ChunkError(f"non-finite u0 in chunk file {path}")
+    return data, ey, ez, u0
 
 
 def _version(c):
@@ -123,8 +134,8 @@ def aggregate(paths, expect_runs=None, run_start=0, pool_devices=False) -> dict:
     if expect_runs is not None and (not _is_count(expect_runs, 1) or not _is_count(run_start, 0)):
         raise ConfigError(f"invalid expect_runs={expect_runs!r}: must be an integer >= 1")
     loaded = [(Path(p), *_load(p)) for p in paths]
-    chunks = [(p, c) for p, c, _, _ in loaded]
-    arrays = {id(c): (ey, ez) for _, c, ey, ez in loaded}
+    chunks = [(p, c) for p, c, _, _, _ in loaded]
+    arrays = {id(c): (ey, ez, u0) for _, c, ey, ez, u0 in loaded}
     ref_path, ref = chunks[0]
     for p, c in chunks[1:]:
         why = _mismatch(c, ref, pool_devices)
@@ -149,9 +160,11 @@ def aggregate(paths, expect_runs=None, run_start=0, pool_devices=False) -> dict:
         if extra:
             raise ChunkError(f"chunk(s) {', '.join(extra)} hold runs outside {run_start}-"
                              f"{run_start + expect_runs - 1} (--expect-runs {expect_runs})")
-    ey = np.concatenate([arrays[id(c)][0] for _, c in chunks])
-    ez = np.concatenate([arrays[id(c)][1] for _, c in chunks])
-    runs = int(ey.shape[0])
+    exact = arrays[id(ref)][0] is not None
+    if any((arrays[id(c)][0] is not None) != exact for _, c in chunks):
+        raise ChunkError(f"chunks of {ref_path} mix results with and without error indicators")
+    runs = int(sum(c["runs"] for _, c in chunks))
+    u0 = [arrays[id(c)][2] for _, c in chunks]
     seconds = [c["seconds_per_run"] for _, c in chunks for _ in range(c["runs"])]
     out = {
         "format_version": FORMAT_VERSION,
@@ -169,14 +182,23 @@ def aggregate(paths, expect_runs=None, run_start=0, pool_devices=False) -> dict:
         "seconds_per_run_min": float(min(c.get("seconds_per_run_min", c["seconds_per_run"]) for _, c in chunks)),
         "diagnostics": {"dropped_directions": int(sum(c.get("diagnostics", {}).get("dropped_directions", 0)
                                                       for _, c in chunks))},
-        "per_run": {"ey": ey.tolist(), "ez": ez.tolist()},
+        "per_run": {},
         "provenance": ref.get("provenance"),
         "chunk_commits": sorted({str(c["provenance"].get("git_commit")) for _, c in chunks
                                  if isinstance(c.get("provenance"), dict)}),
     }
     if out["path_steps_per_run"]:
         out["path_steps_per_second"] = out["path_steps_per_run"] / out["seconds_per_run_min"]
-    out.update(indicators(ey, ez))
+    if exact:
+        ey = np.concatenate([arrays[id(c)][0] for _, c in chunks])
+        ez = np.concatenate([arrays[id(c)][1] for _, c in chunks])
+        out["per_run"].update(ey=ey.tolist(), ez=ez.tolist())
+        out.update(indicators(ey, ez))
+    if all(v is not None for v in u0):  # u(0, x0): mean and standard error over the runs
+        u0 = np.concatenate(u0)
+        out["per_run"]["u0"] = u0.tolist()
+        out.update(problem=ref.get("problem"), x0=ref.get("x0"), u0=float(u0.mean()),
+                   u0_se=float(u0.std(ddof=1) / np.sqrt(runs)) if runs > 1 else None)
     return out
 
 

@@ -78,6 +78,7 @@ def _wait_for_progress(proc, fraction, timeout=300):
     return None
 
 
+@pytest.mark.slow
 def test_sigkill_at_a_random_point_leaves_no_partial_result(tmp_path):
     rng = _crash_rng()
     out = tmp_path / "res" / "result.json"
@@ -168,15 +169,18 @@ class _Backend:
     def allocate(self, case):
         self.n = case.steps
 
-    def warm_up(self, fp, ip):
+    def warm_up(self, rec):
         pass
 
-    def backward_step(self, i, fp, ip):
+    def backward_step(self, i, rec):
         return -1
 
-    def errors(self, fp, ip):
-        r = int(ip[7])  # I_RUN
+    def errors(self, rec):
+        r = int(rec[0].run)
         return 0.01 * (1 + r) * np.arange(1, self.n + 1), 0.02 * (1 + r) * np.ones(self.n)
+
+    def evaluate(self, j, rec, points):
+        return np.full(points.shape[0], 0.5 + int(rec[0].run)), np.zeros(points.shape)
 
     def fallbacks(self):
         return 0

@@ -99,6 +99,7 @@ RUNS = [("LP0_d2", "thread", 0), ("LP0_d2", "block", 4), ("LP0_d1_clamp_6steps",
         ("LP1_d2", "block", 4), ("LP1_d3_zero_f32_trunc", "block", 8), ("LP1_d1_M25", "block", 8)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,mode,block", RUNS, ids=[f"{n}-{m}{b or ''}" for n, m, b in RUNS])
 def test_backward_loop_matches_cpu(cpu, name, mode, block):
     from srmdp.cuda import CudaBackend
@@ -136,6 +137,7 @@ def test_launch_shape_does_not_change_results():
         _agree(got, ref, *((0.0, 0.0) if EXACT else (1e-12, 1e-14)))
 
 
+@pytest.mark.slow
 def test_paths_bitwise_per_path(cpu_kernels):
     """The response S_Y,i+1 and Delta W_i of every path (seed, run, i, k, m) as computed by the kernel code
     built for the device equal the CPU's, from the same (random) coefficients, with and without the Z

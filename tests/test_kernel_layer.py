@@ -166,6 +166,7 @@ def test_lp2d_converges_to_the_l2_projection(fit, cpu_kernels):
     assert abs(proj[2]) > 50 * np.sqrt(cov[2, 2])  # the quadratic term is really there
 
 
+@pytest.mark.slow
 def test_lp2d_solves_the_paper_problem_at_least_as_well_as_lp1():
     """Same cells, paths and streams: LP2d's pooled MSE_Y,av is not worse than LP1's beyond 3 s.e."""
     from srmdp.solver import run_case

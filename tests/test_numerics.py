@@ -226,6 +226,7 @@ def test_nan_in_a_coefficient_names_time_step_and_stratum(nan_problem):
         run_case(case, runs=1, test_points=10, seed=1)
 
 
+@pytest.mark.slow
 def test_nan_through_the_cli_exits_3_without_a_result(nan_problem, tmp_path):
     from srmdp.cli import main
 

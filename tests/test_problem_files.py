@@ -101,6 +101,7 @@ def test_without_exact_solution_u0_is_reported(tmp_path):
     assert abs(res["u0"] - exact) < 4 * res["u0_se"] + 0.02, (res["u0"], res["u0_se"], exact)
 
 
+@pytest.mark.slow
 def test_a_copy_of_the_paper_problem_gives_the_paper_problem_numbers(tmp_path):
     """A user's file is compiled exactly as a registered one: a copy of gobet2016.py, bit for bit."""
     path = _write(tmp_path, Path(PAPER_FILE).read_text(), "copy.py")

@@ -42,6 +42,7 @@ def _tolerance(se, runs=RUNS):
     return 3 * math.hypot(se, se_paper) + DELTA
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("table", ["LP0d4", "LP0d6_0", "LP1d4", "LP1d6_1"])
 def test_paper_rows_dt_02_under_the_paper_fit_reading(table):
     ref = find_row(table, dt=0.2)
@@ -58,6 +59,7 @@ def test_theory_reading_is_distinguishable_on_lp0d4():
     assert abs(res["mse_y_max"] - ref["mse_y_max"]) > _tolerance(res["mse_y_max_se"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("outside", ["unbounded", "zero"])
 def test_convergence_in_cells_and_paths(outside):
     """Reading-independent: refining #C x2 and M x4 (LP0, d = 2, Δt = 0.2) lowers every indicator.

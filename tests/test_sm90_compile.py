@@ -30,6 +30,7 @@ def _have_toolchain():
     return True
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not _have_toolchain(), reason="needs numba-cuda[cu12] (pip install -e .[cuda])")
 def test_all_kernels_compile_for_sm90_without_spills(root, tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
