@@ -20,8 +20,10 @@ import os
 import numpy as np
 from numba import cuda
 
+from . import memory
 from .build import Int32Array, current_target, kernels
 from .exceptions import ConfigError
+from .memory import gpu_bytes
 
 SIMULATOR = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
 # SRMDP_CUDA_FMA=0: no contraction of a*b+c into FMAs (NVVM -fma=0), as the CPU path compiles.  The
@@ -33,8 +35,6 @@ STRICT_FP = os.environ.get("SRMDP_CUDA_FMA", "1") == "0"
 THREAD, BLOCK = "thread", "block"
 MODES = ("auto", THREAD, BLOCK)
 SHARED_LIMIT = 48 * 1024  # static shared memory per block without opt-in
-RESERVE_BYTES = 256 * 2**20  # context, module images, launch bookkeeping
-GIB = 2.0**30
 
 
 # --- launch layout --------------------------------------------------------------------------------
@@ -145,29 +145,15 @@ def choose_mode(case, sms=132, request="auto"):
 
 
 def device_bytes(case, test_points, mode=BLOCK, sms=132):
-    """Device memory of one run: coefficients + test-point errors + a bound on local memory."""
-    itemsize = 4 if case.precision == "float32" else 8
-    coef = case.steps * case.strata * (case.d + 1) * case.n_basis * itemsize
-    errors = 8 * (2 * case.steps * test_points + 2 * case.steps) + 64
-    # local memory is reserved per resident thread (2048 per SM) for the per-thread vectors
-    vec = 8 * (7 * (case.d + 1) + 3 * case.d + 2 * case.n_basis + 16)
-    if mode == THREAD:
-        vec += 8 * (case.n_basis**2 + (case.d + 1) * case.n_basis)
-    local = 2048 * sms * vec
-    return coef + errors + local + RESERVE_BYTES
+    """Device memory of one run (the memory model, :func:`srmdp.memory.gpu_bytes`)."""
+    return gpu_bytes(case, test_points, mode == THREAD, sms)
 
 
 def check_fits(case, test_points, info=None, mode=None):
     info = info or device_info()
     mode = mode or choose_mode(case, info["sms"])
-    need = device_bytes(case, test_points, mode, info["sms"])
-    if need > info["free"]:
-        itemsize = 4 if case.precision == "float32" else 8
-        raise ConfigError(
-            f"case {case.label} needs {need / GIB:.2f} GiB of GPU memory (coefficients N {case.steps} x K"
-            f" {case.strata} x (1+q) {case.d + 1} x basis {case.n_basis} x {itemsize} B) but only"
-            f" {info['free'] / GIB:.2f} GiB is free on {info['name']}")
-    return need
+    return memory.check_fits(case, test_points, available=info["free"], what=f"GPU memory free on {info['name']}",
+                             need=device_bytes(case, test_points, mode, info["sms"]))
 
 
 # --- the backend ----------------------------------------------------------------------------------

@@ -89,9 +89,27 @@ def available_bytes() -> int:
         return 2**63
 
 
+# --- the GPU (srmdp.cuda): all N time steps of coefficients resident on the device ------------------
+GPU_RESERVE_BYTES = 256 * 2**20  # context, module images, launch bookkeeping
+GPU_RESIDENT_THREADS_PER_SM = 2048  # local memory is reserved per resident thread
+
+
+def gpu_bytes(case, test_points: int, per_thread_normal_equations: bool, sms: int = 132) -> int:
+    """Device memory of one run: coefficients, test-point errors and their per-step means, a bound on
+    local memory (the per-thread vectors of every resident thread; with one thread per stratum also
+    its normal equations) and a fixed reserve."""
+    errors = 8 * (2 * case.steps * test_points + 2 * case.steps) + 64
+    vec, gram, acc = scratch_sizes(case.d, case.n_basis)
+    per_thread = vec + 16 + ((gram + acc) if per_thread_normal_equations else 0)
+    local = GPU_RESIDENT_THREADS_PER_SM * sms * 8 * per_thread
+    return coefficient_bytes(case) + errors + local + GPU_RESERVE_BYTES
+
+
 def check_fits(case, test_points: int = 1000, available: int | None = None, what: str = "host memory",
-               runs: int = 1):
-    need = required_bytes(case, test_points, runs=runs)
+               runs: int = 1, need: int | None = None):
+    """Refuse (ConfigError, one line) a case whose memory ``need`` (default: the host model) exceeds
+    ``available`` (default: :func:`available_bytes`); returns the need."""
+    need = required_bytes(case, test_points, runs=runs) if need is None else need
     have = available_bytes() if available is None else available
     if need > have:
         raise ConfigError(

@@ -5,11 +5,9 @@ import sys
 
 from snakemake.utils import validate
 
-# Jobs run `python -m srmdp` in the working directory: this checkout's srmdp, whatever is installed.
-sys.path.insert(0, workflow.basedir)
-
-from srmdp.cases import table_ids  # noqa: E402
-from srmdp.workflow_support import Plan  # noqa: E402
+# The workflow and its jobs use the installed package (pip install -e .: this checkout's srmdp).
+from srmdp.cases import table_ids
+from srmdp.workflow_support import Plan
 
 validate(config, "../schemas/config.schema.yaml")
 

@@ -1,12 +1,11 @@
 """Draw figures/<fig>.pdf and .png (thin wrapper around srmdp.report.figure_*)."""
 
-import sys
 from pathlib import Path
 
+from srmdp import report
+from srmdp.workflow_support import Plan
+
 snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1]))
-from srmdp import report  # noqa: E402
-from srmdp.workflow_support import Plan  # noqa: E402
 
 plan = Plan(snakemake.config)
 stem = str(Path(snakemake.output.pdf).with_suffix(""))

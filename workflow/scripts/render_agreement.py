@@ -1,12 +1,11 @@
 """Render tables/agreement.tex (thin wrapper around srmdp.report.render_agreement)."""
 
-import sys
 from pathlib import Path
 
+from srmdp.report import render_agreement, run_logged
+from srmdp.workflow_support import Plan
+
 snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1]))
-from srmdp.report import render_agreement, run_logged  # noqa: E402
-from srmdp.workflow_support import Plan  # noqa: E402
 
 run_logged(
     snakemake.log[0],

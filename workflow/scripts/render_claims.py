@@ -1,13 +1,12 @@
 """Render tables/paper_tables_1_2.tex, tables/claims.tex and tables/lsmdp.tex (thin wrapper around srmdp.claims)."""
 
-import sys
 from pathlib import Path
 
+from srmdp import claims
+from srmdp.report import run_logged
+from srmdp.workflow_support import Plan
+
 snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
-sys.path.insert(0, str(Path(snakemake.scriptdir).resolve().parents[1]))
-from srmdp import claims  # noqa: E402
-from srmdp.report import run_logged  # noqa: E402
-from srmdp.workflow_support import Plan  # noqa: E402
 
 inp, out = snakemake.input, snakemake.output
 templates = Path(inp.templates[0]).parent
