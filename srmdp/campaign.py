@@ -49,6 +49,7 @@ from pathlib import Path
 from . import chunks as chunkmod
 from .cases import PRECISIONS, Case, ConfigError, _is_int, check_seed_run, find_row, paper_case, paper_rows
 from .results import identity_hash, write_json_atomic
+from .workflow_support import Reading
 
 ROOT = Path(__file__).resolve().parent.parent
 THROUGHPUT_FILE = ROOT / "config" / "gpu_throughput.csv"
@@ -67,19 +68,6 @@ class CutOff(BaseException):
 
 
 # --- readings and cases ---------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Reading:
-    name: str
-    outside: str
-    trunc_y: float | None
-    trunc_z: float | None
-
-    def options(self) -> dict:
-        return {"outside": self.outside,
-                "trunc_y": math.inf if self.trunc_y is None else float(self.trunc_y),
-                "trunc_z": math.inf if self.trunc_z is None else float(self.trunc_z)}
-
-
 def load_readings(config_path) -> list:
     import yaml
 
@@ -401,14 +389,7 @@ class Planner:
         slot.se = max(ses) if ses else None
 
     def free_range(self, slot, n) -> tuple[int, int]:
-        used = self.used(slot)
-        start = 0
-        while start in used:
-            start += 1
-        count = 0
-        while count < n and start + count not in used:
-            count += 1
-        return start, count
+        return chunkmod.free_range(self.used(slot), n)
 
     # --- sizing ------------------------------------------------------------------------------------
     def fit(self, slot, want, left) -> tuple[int, float]:

@@ -135,14 +135,18 @@ class Group:
 
     def free_range(self, n: int) -> tuple[int, int]:
         """(start, count): the lowest run index not used by any chunk, and up to n runs from it that are free."""
-        used = self.used()
-        start = 0
-        while start in used:
-            start += 1
-        count = 0
-        while count < n and start + count not in used:
-            count += 1
-        return start, count
+        return free_range(self.used(), n)
+
+
+def free_range(used, n: int) -> tuple[int, int]:
+    """(start, count): the lowest run index not in ``used``, and up to n consecutive free runs from it."""
+    start = 0
+    while start in used:
+        start += 1
+    count = 0
+    while count < n and start + count not in used:
+        count += 1
+    return start, count
 
 
 def _light_load(path):
