@@ -174,12 +174,16 @@ class Case:
     def record(self, seed: int, run: int, test_points: int = 0) -> np.recarray:
         """The case as one record (an array of length 1: :data:`RECORD`) for the kernels."""
         check_seed_run(seed, run)
-        rec = np.rec.array(np.zeros(1, RECORD))
         dt = self.maturity / self.steps
         h = 2.0 * self.half_width / self.cells
-        rec[0] = (self.steps, self.d, self.n_basis, self.cells, OUTSIDE_MODES[self.outside], self.paths, seed, run,
-                  self.strata, test_points, int(bool(self.z_cv)), dt, math.sqrt(dt), self.maturity,
-                  self.half_width, h, 1.0 / h, self.trunc_y, self.trunc_z)
+        fields = dict(
+            steps=self.steps, d=self.d, nb=self.n_basis, cells=self.cells, outside=OUTSIDE_MODES[self.outside],
+            paths=self.paths, seed=seed, run=run, strata=self.strata, points=test_points, z_cv=int(bool(self.z_cv)),
+            dt=dt, sqdt=math.sqrt(dt), maturity=self.maturity, half_width=self.half_width, h=h, inv_h=1.0 / h,
+            trunc_y=self.trunc_y, trunc_z=self.trunc_z)
+        rec = np.rec.array(np.zeros(1, RECORD))
+        for name in RECORD.names:  # every field by name (a KeyError if one is forgotten)
+            rec[0][name] = fields[name]
         return rec
 
 
