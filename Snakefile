@@ -19,6 +19,7 @@ include: "workflow/rules/solve.smk"
 include: "workflow/rules/aggregate.smk"
 include: "workflow/rules/tables.smk"
 include: "workflow/rules/claims.smk"
+include: "workflow/rules/zcv.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/paper.smk"
 

@@ -49,7 +49,7 @@ from pathlib import Path
 from . import chunks as chunkmod
 from .cases import PRECISIONS, Case, ConfigError, _is_int, check_seed_run, find_row, paper_case, paper_rows
 from .results import identity_hash, write_json_atomic
-from .workflow_support import Reading
+from .workflow_support import Reading, reading_from_config  # a config's readings (z_cv, rows: see there)
 
 ROOT = Path(__file__).resolve().parent.parent
 THROUGHPUT_FILE = ROOT / "config" / "gpu_throughput.csv"
@@ -77,7 +77,7 @@ def load_readings(config_path) -> list:
         raise ConfigError(f"invalid config={str(config_path)!r}: cannot read it ({type(exc).__name__})") from None
     out = []
     for r in data.get("readings") or []:
-        out.append(Reading(str(r["name"]), str(r["outside"]), r.get("trunc_y"), r.get("trunc_z")))
+        out.append(reading_from_config(r))
     if not out:
         raise ConfigError(f"invalid config={str(config_path)!r}: it defines no readings")
     return out
@@ -354,6 +354,8 @@ class Planner:
         self.slots = []
         for reading in readings:
             for row in rows:
+                if not reading.runs_row(row.label):  # a reading restricted to some rows (its ``rows`` key)
+                    continue
                 case = row.case(reading, precision)
                 self.slots.append(Slot(row, reading, case, identity_hash(case.as_dict(), seed, test_points)))
         for s in self.slots:

@@ -27,6 +27,14 @@ RECORD = np.dtype([
     ("h", np.float64), ("inv_h", np.float64), ("trunc_y", np.float64), ("trunc_z", np.float64),
 ])
 
+# Control variates beyond the paper (srmdp.scheme; measured in bench/zcv.md) for users' problems: the defaults
+# srmdp.solve takes.  The paper's rows and the workflow's paper readings keep the paper's scheme (Case's own
+# defaults, both off).  z_cv: Z error / 4-10 on reaction_diffusion, quadratic_z, bs_barenblatt (d=4, dt=0.1, LP1,
+# #C=5, M=500) and / 3-9 on the paper's rows, Y never worse, +9-10 % time.  martingale_cv: a further / 1.7-4.5 in
+# every case measured for +3-6 % time, but new, not yet run on a GPU, and harmful when z^M is poorer than |z|.
+Z_CV_DEFAULT_FOR_USER_PROBLEMS = True
+MARTINGALE_CV_DEFAULT_FOR_USER_PROBLEMS = False
+
 PRECISIONS = ("float64", "float32")
 BOX_HALF_WIDTH = 6.5  # the box [-6.5, 6.5]^d of §5.1
 MATURITY = 1.0
@@ -68,6 +76,7 @@ class Case:
     row: int = 0
     problem: str = field(default="gobet2016")
     z_cv: bool = False  # the control variate of the Z regression (srmdp.scheme), beyond the paper
+    martingale_cv: bool = False  # with z_cv: the martingale control variates too (srmdp.scheme, bench/zcv.md)
 
     def __post_init__(self):
         if self.maturity is None or self.half_width is None:
@@ -111,6 +120,8 @@ class Case:
         out.update(steps=self.steps, strata=self.strata, n_basis=self.n_basis)
         if not self.z_cv:  # absent when off: the identity of the paper's cases is unchanged
             del out["z_cv"]
+        if not self.martingale_cv:  # likewise
+            del out["martingale_cv"]
         return out
 
     # --- validation ---------------------------------------------------------------------------
@@ -169,8 +180,17 @@ class Case:
             bad("row", self.row, "must be an integer >= 0")
         if not isinstance(self.z_cv, (bool, np.bool_)):
             bad("z_cv", self.z_cv, "must be true or false")
+        if not isinstance(self.martingale_cv, (bool, np.bool_)):
+            bad("martingale_cv", self.martingale_cv, "must be true or false")
+        if self.martingale_cv and not self.z_cv:
+            bad("martingale_cv", self.martingale_cv, "needs z_cv=True (it adds to the Z control variate)")
 
     # --- the kernels' view ---------------------------------------------------------------------
+    @property
+    def z_cv_flags(self) -> int:
+        """The record's z_cv field: bit 1 z_cv, bit 2 martingale_cv (srmdp.scheme.ZCV_Y, ZCV_MART)."""
+        return int(bool(self.z_cv)) | (2 if self.martingale_cv else 0)
+
     def record(self, seed: int, run: int, test_points: int = 0) -> np.recarray:
         """The case as one record (an array of length 1: :data:`RECORD`) for the kernels."""
         check_seed_run(seed, run)
@@ -178,7 +198,7 @@ class Case:
         h = 2.0 * self.half_width / self.cells
         fields = dict(
             steps=self.steps, d=self.d, nb=self.n_basis, cells=self.cells, outside=OUTSIDE_MODES[self.outside],
-            paths=self.paths, seed=seed, run=run, strata=self.strata, points=test_points, z_cv=int(bool(self.z_cv)),
+            paths=self.paths, seed=seed, run=run, strata=self.strata, points=test_points, z_cv=self.z_cv_flags,
             dt=dt, sqdt=math.sqrt(dt), maturity=self.maturity, half_width=self.half_width, h=h, inv_h=1.0 / h,
             trunc_y=self.trunc_y, trunc_z=self.trunc_z)
         rec = np.rec.array(np.zeros(1, RECORD))

@@ -36,15 +36,20 @@ def streams_of(res: dict) -> str:
 
 
 def reading_of(res: dict) -> tuple:
+    """(outside, trunc_y, trunc_z, z_cv, martingale_cv) of a result; the flags are False where it does not
+    name them (results written before they existed)."""
     r = res.get("reading") or res.get("case") or {}
-    return (r.get("outside"), r.get("trunc_y"), r.get("trunc_z"))
+    return (r.get("outside"), r.get("trunc_y"), r.get("trunc_z"), bool(r.get("z_cv", False)),
+            bool(r.get("martingale_cv", False)))
 
 
 def same_reading(a: tuple, b: tuple) -> bool:
-    """(outside, trunc_y, trunc_z) equal, truncation bounds compared as floats (None = no truncation)."""
-    if a[0] != b[0]:
+    """(outside, trunc_y, trunc_z[, z_cv[, martingale_cv]]) equal, truncation bounds compared as floats
+    (None = no truncation); a missing flag is False."""
+    if a[0] != b[0] or any(bool(a[j] if len(a) > j else False) != bool(b[j] if len(b) > j else False)
+                           for j in (3, 4)):
         return False
-    for x, y in zip(a[1:], b[1:], strict=True):
+    for x, y in zip(a[1:3], b[1:3], strict=True):
         if (x is None) != (y is None):
             return False
         if x is not None and not math.isclose(float(x), float(y)):
@@ -53,10 +58,11 @@ def same_reading(a: tuple, b: tuple) -> bool:
 
 
 def reading_name(res_or_triple, readings) -> str | None:
-    """Name of the configured reading (objects with name/outside/trunc_y/trunc_z) a result was run under."""
+    """Name of the configured reading (objects with name/outside/trunc_y/trunc_z[/z_cv]) a result was run under."""
     triple = res_or_triple if isinstance(res_or_triple, tuple) else reading_of(res_or_triple)
     for r in readings:
-        if same_reading(triple, (r.outside, r.trunc_y, r.trunc_z)):
+        if same_reading(triple, (r.outside, r.trunc_y, r.trunc_z, bool(getattr(r, "z_cv", False)),
+                                 bool(getattr(r, "martingale_cv", False)))):
             return r.name
     return None
 

@@ -53,6 +53,9 @@ def build_parser():
     r.add_argument("--precision", choices=["float64", "float32"], default="float64")
     r.add_argument("--z-cv", action="store_true",
                    help="control variate y_{i+1}(x_i) in the Z regression (beyond the paper; same limit, less noise)")
+    r.add_argument("--martingale-cv", action="store_true",
+                   help="with --z-cv (implied): also the martingale control variates z.dW in both regressions"
+                        " (beyond the paper; bench/zcv.md)")
     r.add_argument("--threads", type=int, help="CPU threads (default: all)")
     r.add_argument("--device", choices=["cpu", "gpu"], default="cpu")
     r.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
@@ -73,7 +76,7 @@ def build_parser():
 
 def case_from_args(args) -> Case:
     options = dict(outside=args.outside, trunc_y=args.trunc_y, trunc_z=args.trunc_z, precision=args.precision,
-                   z_cv=args.z_cv)
+                   z_cv=args.z_cv or args.martingale_cv, martingale_cv=args.martingale_cv)
     free = {"d": args.d, "basis": args.basis, "cells": args.cells, "paths": args.paths}
     if args.table:
         given = [k for k, v in free.items() if v is not None]

@@ -22,7 +22,7 @@ from numba import cuda, float64, int64
 
 from .jit import device, kernel
 from .regression import cholesky, solve_into
-from .scheme import NB, D, estimate_at, path_driver_term, path_response, solve_stratum, test_point
+from .scheme import NB, D, add_back_z, estimate_at, path_driver_term, path_response, solve_stratum, test_point
 from .strata import UNBOUNDED, cell_setup
 
 # --- bound by srmdp.build (defaults only make this module importable)
@@ -132,6 +132,7 @@ def step_block(coef, i, case, counters):
     for l in range(tid, d, B):  # z first (one component per thread) ...
         if not solve_into(G, acc, 1 + l, nb, coef, i, k, tmp):
             cuda.atomic.min(counters, 1, k)
+        add_back_z(coef, i, k, l, nb, c)
     cuda.syncthreads()
     # pass 2: driver terms with the new z_i, owners of acc row 0 continue in path order
     for base in range(0, m_paths, B):

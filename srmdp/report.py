@@ -21,6 +21,7 @@ from .cases import canonical_table, paper_rows, paper_table_number, table_ids
 INDICATORS = ("mse_y_max", "mse_y_av", "mse_z_av")
 INDICATOR_TEX = {"mse_y_max": r"$\mathrm{MSE}_{Y,\max}$", "mse_y_av": r"$\mathrm{MSE}_{Y,\mathrm{av}}$",
                  "mse_z_av": r"$\mathrm{MSE}_{Z,\mathrm{av}}$"}
+INDICATOR_LN_TEX = {k: r"$\ln" + v[1:] for k, v in INDICATOR_TEX.items()}  # axis labels: ln MSE_...
 TABLE_TITLES = {
     "LP0d4": "LP0, $d=4$, $\\#C=\\lfloor 4\\sqrt N\\rfloor$, $M=N^2$",
     "LP0d6_0": "LP0, $d=6$, $\\#C=\\lfloor\\sqrt N\\rfloor$, $M=N^2$",
@@ -63,6 +64,14 @@ def fmt_seconds(s) -> str:
     return f"{s:.3g}"
 
 
+def fmt_sigma(z) -> str:
+    """A difference in units of its standard error: ``$-1.8\\,\\sigma$``, bold beyond 3."""
+    if z is None:
+        return "--"
+    text = f"{z:+.1f}"
+    return f"$\\mathbf{{{text}}}\\,\\sigma$" if abs(z) > 3 else f"${text}\\,\\sigma$"
+
+
 def fmt_z(z) -> str:
     if z is None:
         return "--"
@@ -97,7 +106,7 @@ def jinja_env(template_dir):
         undefined=jinja2.StrictUndefined,
     )
     env.filters.update(pm=fmt_pm, value=fmt_value, seconds=fmt_seconds, paper_seconds=fmt_paper_seconds, z=fmt_z,
-                       tex=tex_escape)
+                       sigma=fmt_sigma, tex=tex_escape)
     return env
 
 
@@ -134,15 +143,19 @@ def index_results(paths):
 
 def _reading_of(res):
     r = res.get("reading") or {}
-    return (r.get("outside"), r.get("trunc_y"), r.get("trunc_z"))
+    return (r.get("outside"), r.get("trunc_y"), r.get("trunc_z"), bool(r.get("z_cv", False)),
+            bool(r.get("martingale_cv", False)))
 
 
 def _matches(res, reading) -> bool:
+    """A result was run under ``reading``: outside, truncations and the control variates (absent = off)."""
     want = (reading.outside, reading.trunc_y, reading.trunc_z)
     got = _reading_of(res)
+    if got[3:] != (bool(getattr(reading, "z_cv", False)), bool(getattr(reading, "martingale_cv", False))):
+        return False
     return got[0] == want[0] and all(
         (a is None and b is None) or (a is not None and b is not None and math.isclose(a, b))
-        for a, b in zip(got[1:], want[1:], strict=False))
+        for a, b in zip(got[1:3], want[1:], strict=True))
 
 
 def best_timing(results, device):
@@ -169,12 +182,20 @@ def _campaign_kind(res):
     return (str(res.get("device")), case.get("precision"), res.get("seed"), res.get("test_points"))
 
 
-def campaign_entries(plan, results):
-    """The lines of one paper row from summaries of pooled data/gpu/ chunks, in the preset's reading order."""
-    names = [r.name for r in plan.readings]
+def paper_readings(plan) -> list:
+    """The preset's readings of the paper's scheme (Z control variate off): the paper's tables and agreement."""
+    return [r for r in plan.readings if not getattr(r, "z_cv", False)]
+
+
+def campaign_entries(plan, results, readings=None):
+    """The lines of one paper row from summaries of pooled data/gpu/ chunks, in the preset's reading order.
+
+    ``readings``: those to match (default: the paper's, :func:`paper_readings`)."""
+    readings = paper_readings(plan) if readings is None else list(readings)
+    names = [r.name for r in readings]
     out = []
     for res in results:
-        name = next((r.name for r in plan.readings if _matches(res, r)), None)
+        name = next((r.name for r in readings if _matches(res, r)), None)
         if name is None:
             continue
         e = {"name": name, "label": campaign_label(res, name), "runs": res["runs"], "test_points": res["test_points"],
@@ -203,7 +224,7 @@ def table_model(plan, table, summaries, timings, gpu_files, campaign=()):
         key = (table, r["row"])
         ours = []
         sources = []
-        for reading in plan.readings:
+        for reading in paper_readings(plan):
             res = next((x for x in sums.get(key, []) if _matches(x, reading)), None) if key in selected else None
             entry = {"name": reading.name, "run": res is not None, "sources": []}
             if res is not None:
@@ -244,7 +265,7 @@ def table_model(plan, table, summaries, timings, gpu_files, campaign=()):
         "rows": rows,
         "gpu_lines": any(r["gpu"] for r in rows),
         "show_d": len({r["d"] for r in rows}) > 1,
-        "readings": [{"name": tex_escape(x.name), "describe": x.describe()} for x in plan.readings],
+        "readings": [{"name": tex_escape(x.name), "describe": x.describe()} for x in paper_readings(plan)],
         "hardware": [{"mark": n, "label": tex_escape(h)} for h, n in sorted(hardware.items(), key=lambda kv: kv[1])],
     }
 
@@ -264,7 +285,7 @@ def agreement_model(plan, summaries, campaign=()):
         cells = []
         dmax = []  # per reading: the largest |ours - paper| over the three indicators
         sources = []
-        for reading in plan.readings:
+        for reading in paper_readings(plan):
             res = next((x for x in sums.get((s.table, s.row), []) if _matches(x, reading)), None)
             diffs = []
             for k in INDICATORS:
@@ -285,7 +306,7 @@ def agreement_model(plan, summaries, campaign=()):
         for kind in sorted({e["kind"] for e in entries}, key=str):
             mine = [e for e in entries if e["kind"] == kind]
             cells, sources, dmax = [], [], []
-            for reading in plan.readings:
+            for reading in paper_readings(plan):
                 e = next((x for x in mine if x["name"] == reading.name), None)
                 diffs = []
                 for k in INDICATORS:
@@ -303,13 +324,63 @@ def agreement_model(plan, summaries, campaign=()):
                          "d": paper["d"], "dt": f"{paper['dt']:g}", "z": cells, "dmax": dmax,
                          "sources": sources})
     return {"rows": rows, "preset": tex_escape(plan.preset),
-            "readings": [{"name": tex_escape(x.name), "describe": x.describe()} for x in plan.readings],
+            "readings": [{"name": tex_escape(x.name), "describe": x.describe()} for x in paper_readings(plan)],
             "indicators": [INDICATOR_TEX[k] for k in INDICATORS]}
 
 
 def render_agreement(plan, summaries, template_dir, out, campaign=()):
     env = jinja_env(template_dir)
     _write(out, env.get_template("agreement.tex.j2").render(**agreement_model(plan, summaries, campaign)))
+
+
+# --- beyond the paper: the Z control variate (tables/zcv.tex) ----------------------------------------------
+def _line(res):
+    out = {k: res.get(k) for k in INDICATORS}
+    out.update({k + "_se": res.get(k + "_se") for k in INDICATORS})
+    out.update(runs=res["runs"], test_points=res["test_points"], sources=[res["_path"]])
+    return out
+
+
+def zcv_model(plan, summaries):
+    """Per row run under a reading with the Z control variate: the paper's line, ours without it (the base
+    reading: same outside and truncations), ours with it, and their difference (Z: ln of the gain ± s.e.;
+    Y: in combined standard errors).  No times: the summaries' seconds come from jobs run at other times
+    and loads (the cost is measured apart, bench/zcv.md)."""
+    sums = index_results(summaries)
+    rows = []
+    readings = []
+    for zr in plan.zcv_readings:
+        base = plan.base_reading(zr)
+        readings.append({"name": tex_escape(zr.name), "describe": zr.describe(),
+                         "base": tex_escape(base.name) if base else None})
+        for s in plan.selected:
+            if not zr.runs_row(s.key):
+                continue
+            paper = next(r for r in paper_rows() if r["table"] == s.table and r["row"] == s.row)
+            found = sums.get((s.table, s.row), [])
+            on = next((x for x in found if _matches(x, zr)), None)
+            off = next((x for x in found if _matches(x, base)), None) if base else None
+            row = {"table": tex_escape(s.table), "row": s.row, "d": paper["d"], "dt": f"{paper['dt']:g}",
+                   "cells": paper["cells"], "M": paper["M"], "reading": tex_escape(zr.name),
+                   "base": tex_escape(base.name) if base else None,
+                   "paper": {k: paper[k] for k in INDICATORS},
+                   "on": _line(on) if on else None, "off": _line(off) if off else None, "diff": None}
+            if on and off:
+                diff = {"sources": [off["_path"], on["_path"]]}
+                for k in INDICATORS:
+                    se = math.hypot(off.get(k + "_se") or 0.0, on.get(k + "_se") or 0.0)
+                    diff[k] = on[k] - off[k]
+                    diff[k + "_se"] = se
+                    diff[k + "_z"] = (on[k] - off[k]) / se if se > 0 else None
+                diff["gain"] = math.exp(-diff["mse_z_av"])  # MSE_Z,av without / with
+                row["diff"] = diff
+            rows.append(row)
+    return {"preset": tex_escape(plan.preset), "readings": readings, "rows": rows}
+
+
+def render_zcv(plan, summaries, template_dir, out):
+    env = jinja_env(template_dir)
+    _write(out, env.get_template("zcv.tex.j2").render(**zcv_model(plan, summaries)))
 
 
 def render_preset(plan, template_dir, out):
@@ -443,23 +514,34 @@ def figure_time_vs_k(plan, timings, gpu_files, stem):
 
 
 def figure_convergence(plan, summaries, stem, campaign=()):
-    """The three indicators against Δt for the tables with several Δt, with an O(N^-1) slope line.
+    """The three indicators (ln MSE) against Δt for the tables with several Δt, with an O(N^-1) slope line.
 
-    ``campaign``: summaries of the pooled data/gpu/ chunks, drawn per reading (the most runs per row)."""
+    Every reading of the paper's scheme is drawn in every panel; a reading with the Z control variate
+    (beyond the paper) in the MSE_Z,av panels only (its Y indicators are those of its base reading within
+    their standard errors: tables/zcv.tex).  ``campaign``: summaries of the pooled data/gpu/ chunks, drawn
+    per reading (the most runs per row).  The legend sits below the panels, where it hides no point."""
     plt = _pyplot()
     sums = index_results(summaries)
     camp = index_results(campaign)
     tables = [t for t in table_ids() if len({r["dt"] for r in paper_rows() if r["table"] == t}) > 1]
     fig, axes = plt.subplots(len(INDICATORS), len(tables), figsize=(2.3 * len(tables), 6.4), sharex=True,
                              squeeze=False)
-    styles = ["o-", "s--", "^:"]
+    markers = ["s", "^", "D", "v", "P"]
+    lines = ["--", ":", "-.", (0, (1, 1)), (0, (3, 1, 1, 1))]
     for j, table in enumerate(tables):
         rows = [r for r in paper_rows() if r["table"] == table]
         for i, ind in enumerate(INDICATORS):
             ax = axes[i][j]
             dts = [r["dt"] for r in rows]
-            ax.plot(dts, [r[ind] for r in rows], "k" + styles[0][1:], marker="o", label="paper", lw=1)
+            # the paper: open circles, so that ours stay visible where they coincide
+            ax.plot(dts, [r[ind] for r in rows], "k-", marker="o", mfc="none", ms=6, label="paper", lw=1)
             for n, reading in enumerate(plan.readings):
+                if getattr(reading, "z_cv", False) and ind != "mse_z_av":
+                    continue
+                name = reading.name
+                if getattr(reading, "z_cv", False):
+                    base = plan.base_reading(reading)
+                    name += f": {base.name if base else 'its reading'} + Z c.v."
                 pts = []
                 for r in rows:
                     res = next((x for x in sums.get((table, r["row"]), []) if _matches(x, reading)), None)
@@ -467,19 +549,19 @@ def figure_convergence(plan, summaries, stem, campaign=()):
                         pts.append((r["dt"], res[ind], res.get(ind + "_se") or 0.0))
                 if pts:
                     x, y, e = zip(*pts, strict=False)
-                    ax.errorbar(x, y, yerr=e, fmt=styles[(n + 1) % 3], ms=3, lw=1, capsize=2,
-                                label=f"ours ({reading.name})")
+                    ax.errorbar(x, y, yerr=e, marker=markers[n % len(markers)], ls=lines[n % len(lines)], ms=3,
+                                lw=1, capsize=2, color=f"C{n}", label=f"ours ({name})")
                 gpts = []
                 for r in rows:
-                    cands = [e for e in campaign_entries(plan, camp.get((table, r["row"]), []))
+                    cands = [e for e in campaign_entries(plan, camp.get((table, r["row"]), []), plan.readings)
                              if e["name"] == reading.name and e.get(ind) is not None]
                     if cands:
                         best = max(cands, key=lambda e: e["runs"])
                         gpts.append((r["dt"], best[ind], best.get(ind + "_se") or 0.0))
                 if gpts:
                     x, y, e = zip(*gpts, strict=False)
-                    ax.errorbar(x, y, yerr=e, fmt="x" + styles[(n + 1) % 3][1:], ms=4, lw=0.8, capsize=2,
-                                color=f"C{n + 2}", label=f"ours, GPU ({reading.name})")
+                    ax.errorbar(x, y, yerr=e, marker="x", ls=lines[n % len(lines)], ms=4, lw=0.8, capsize=2,
+                                color=f"C{n + len(plan.readings)}", label=f"ours, GPU ({reading.name})")
             # O(N^-1) = O(dt): ln MSE = ln dt + c, anchored at the paper's largest dt
             anchor = max(rows, key=lambda r: r["dt"])
             ax.plot(dts, [anchor[ind] + math.log(dt / anchor["dt"]) for dt in dts], color="0.6", lw=0.8,
@@ -490,11 +572,16 @@ def figure_convergence(plan, summaries, stem, campaign=()):
             if i == 0:
                 ax.set_title(table, fontsize=8)
             if j == 0:
-                ax.set_ylabel(INDICATOR_TEX[ind])
+                ax.set_ylabel(INDICATOR_LN_TEX[ind])
             if i == len(INDICATORS) - 1:
                 ax.set_xlabel(r"$\Delta t$")
-    axes[0][0].legend(fontsize=6)
-    fig.suptitle(f"Convergence in $\\Delta t$ (preset {plan.preset})", fontsize=9)
+    handles = {}
+    for ax in axes.flat:  # one legend for all panels, below them: it hides no point
+        for h, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            handles.setdefault(label, h)
+    fig.legend(list(handles.values()), list(handles), loc="upper center", bbox_to_anchor=(0.5, 0.0),
+               ncol=min(len(handles), 4), fontsize=7, frameon=False)
+    fig.suptitle(f"Convergence in $\\Delta t$ (preset {plan.preset}): $\\ln$ of the three indicators", fontsize=9)
     _save(fig, stem)
     plt.close(fig)
 

@@ -11,6 +11,12 @@ specialises).  For time step i and stratum k (eq. PsiM), path m uses its own str
   w = (S_{Y,i+1} - cv)/dt, the response of S_{Z,i}; cv = 0, or with the Z control variate
   (``z_cv``) cv = y_{i+1}(x_i) (g(x_i) at i = N-1): E[cv(x_i) dW | x_i] = 0, so the regression's
   limit is unchanged and its variance much smaller.  Solving gives psi_{Z,i,k}.
+  With the martingale control variates as well (``martingale_cv``, bit ZCV_MART of ``c.z_cv``; beyond the
+  paper, measured in bench/zcv.md) both responses also lose mart = h(x_i).dW_i + sum_{j>i} z_j(x_j).dW_j,
+  where z_j(x_j) is the estimate the path already uses in its driver and h = the polynomial of z^M_{i+1}
+  on the cell of x_i, untruncated (0 at i = N-1): E[mart | x_i] = 0 and E[mart dW_i | x_i] = h(x_i) dt,
+  so the Z response is (S_{Y,i+1} - cv - mart)/dt dW and h is added back to the solved coefficients
+  (:func:`add_back_z`: the regression of the cell's own polynomial is exact), the Y response S_{Y,i+1} - mart.
 * pass 2 (:func:`path_driver_term`) adds sum phi f_i(x_i, y_{i+1}(x_{i+1}), z_i(x_i)) dt to r_0 with
   the fresh z_i; by linearity of OLS in the response this is the regression of
   S_{Y,i} = S_{Y,i+1} + f_i dt.  It needs (x_i, u_i, y_{i+1}(x_{i+1})) of each path: the CPU keeps
@@ -31,6 +37,9 @@ NB = 0  # the basis size likewise (0: c.nb)
 NEEDS_U = True  # the basis reads local coordinates
 REPLAY = True  # pass 2 replays the first step (GPU) instead of reading the per-worker cache (CPU)
 basis_phi = terminal = driver = forward = y_exact = z_exact = None
+# bits of the case record's z_cv field (srmdp.cases.Case.record): 0 = the paper's responses
+ZCV_Y = 1  # cv = y_{i+1}(x_i) in the Z response (Case.z_cv)
+ZCV_MART = 2  # the martingale control variates in both responses (Case.martingale_cv)
 
 
 @inline
@@ -69,10 +78,11 @@ def first_step(s0, s1, cell, x, dw, u, phi, d, c):
 
 
 @inline
-def continue_path(s0, s1, coef, i, x, xp, dw, inc, u, ph, z, zp, d, nb, c):
+def continue_path(s0, s1, coef, i, x, xp, dw, inc, u, ph, z, zp, d, nb, c, mart_on):
     """Pass 1 after the first step: x_{i+1} = X(x_i, dw), then x_{i+2..N} (the response's sum).
 
-    Returns (S_{Y,i+1}, y_{i+1}(x_{i+1}) [g(x_N) if i+1 = N]).
+    Returns (S_{Y,i+1}, y_{i+1}(x_{i+1}) [g(x_N) if i+1 = N], the future martingale
+    sum_{j>i} z_j(x_j).dW_j if ``mart_on`` else 0).
     """
     n = c.steps
     dt = c.dt
@@ -80,15 +90,19 @@ def continue_path(s0, s1, coef, i, x, xp, dw, inc, u, ph, z, zp, d, nb, c):
     forward(i * dt, x, dw, dt, d)
     if i + 1 == n:
         y1 = terminal(c.maturity, x, d)
-        return y1, y1
+        return y1, y1, 0.0
     y1 = estimate(coef, i + 1, x, u, ph, z, d, nb, c)
     s = 0.0
+    mart = 0.0
     for j in range(i + 1, n):
         for l in range(d):
             xp[l] = x[l]
             zp[l] = z[l]
             v, s0, s1 = normal_s(s0, s1)
             inc[l] = sq * v
+        if mart_on:
+            for l in range(d):
+                mart += zp[l] * inc[l]
         forward(j * dt, x, inc, dt, d)
         if j + 1 == n:
             ynext = terminal(c.maturity, x, d)
@@ -96,7 +110,7 @@ def continue_path(s0, s1, coef, i, x, xp, dw, inc, u, ph, z, zp, d, nb, c):
         else:
             ynext = estimate(coef, j + 1, x, u, ph, z, d, nb, c)
         s += dt * driver(j * dt, xp, ynext, zp, d)
-    return s, y1
+    return s, y1, mart
 
 
 @device
@@ -121,12 +135,34 @@ def path_response(coef, i, k, m, c, cell, x, xp, dw, inc, u, ph, z, zp, phi, cac
             for l in range(d):
                 cache[row + d + l] = u[l]
     cv = control_variate(coef, i, x, u, ph, z, d, nb, c) if c.z_cv else 0.0
-    s, y1 = continue_path(s0, s1, coef, i, x, xp, dw, inc, u, ph, z, zp, d, nb, c)
+    mart_on = (c.z_cv & ZCV_MART) != 0
+    s, y1, mart = continue_path(s0, s1, coef, i, x, xp, dw, inc, u, ph, z, zp, d, nb, c, mart_on)
     if not REPLAY:
         cache[row + 2 * d] = y1
+    if mart_on:
+        return martingale_responses(coef, i, k, s, cv, mart, phi, dw, d, nb, c)
     if c.z_cv:
         return s, (s - cv) / c.dt
     return s, s / c.dt
+
+
+@device
+def martingale_responses(coef, i, k, s, cv, mart, phi, dw, d, nb, c):
+    """(S_{Y,i+1} - m, (S_{Y,i+1} - cv - m)/dt) with m = h(x_i).dW_i + mart (module docstring; a call: off
+    the hot path when unused).  phi: the basis at x_i; h: z^M_{i+1} on stratum k, untruncated (0 at N-1)."""
+    if i + 1 < c.steps:
+        for l in range(d):
+            mart += evaluate(coef, i + 1, k, 1 + l, phi, nb, math.inf) * dw[l]
+    return s - mart, (s - cv - mart) / c.dt
+
+
+@inline
+def add_back_z(coef, i, k, l, nb, c):
+    """With the martingale control variates: z^M_{i,l} += h_l, the coefficients of z^M_{i+1,l} on stratum k
+    (the exact regression of the h_l(x_i) taken out of every path's Z response; i < N-1)."""
+    if c.z_cv & ZCV_MART and i + 1 < c.steps:
+        for a in range(nb):
+            coef[i, k, 1 + l, a] += coef[i + 1, k, 1 + l, a]
 
 
 @inline
@@ -182,6 +218,7 @@ def solve_stratum(coef, i, k, case, cell, x, xp, dw, inc, u, ph, z, zp, phi, tmp
     ok = True
     for l in range(d):  # z first ...
         ok = solve_into(G, acc, 1 + l, nb, coef, i, k, tmp) and ok
+        add_back_z(coef, i, k, l, nb, c)
     for m in range(c.paths):  # ... then y, which uses z_i
         f = path_driver_term(coef, i, k, m, c, cell, x, xp, dw, u, ph, z, zp, phi, cache, d, nb)
         accumulate(acc, 0, phi, f, nb)

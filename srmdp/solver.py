@@ -176,7 +176,7 @@ def run_case(case: Case, runs: int = 1, run_start: int = 0, test_points: int = 1
         "label": case.label,
         "problem": problem.name,
         "reading": {"outside": case.outside, "trunc_y": d["trunc_y"], "trunc_z": d["trunc_z"],
-                    "z_cv": bool(case.z_cv)},
+                    "z_cv": bool(case.z_cv), **({"martingale_cv": True} if case.martingale_cv else {})},
         "device": backend.device,
         "seed": seed,
         "run_start": run_start,

@@ -30,16 +30,28 @@ NS_PER_REGRESSION_TERM = 5.0  # LP1: (d+1)^2 accumulations per path and regressi
 
 @dataclass(frozen=True)
 class Reading:
+    """One reading of a preset: how the scheme is run (outside the box, truncation, Z control variate).
+
+    ``z_cv``: the Z control variate (``srmdp run --z-cv``, beyond the paper); such a reading is left out of
+    the paper's tables and agreement and shown in ``tables/zcv.tex``.  ``rows``: the row keys
+    (``LP1d4_r2``, ...) the reading runs, ``None`` for every row of the preset.
+    """
+
     name: str
     outside: str
     trunc_y: float | None
     trunc_z: float | None
+    z_cv: bool = False
+    rows: tuple | None = None
+    martingale_cv: bool = False  # with z_cv: the martingale control variates too (srmdp run --martingale-cv)
 
     def options(self) -> dict:
         return {
             "outside": self.outside,
             "trunc_y": math.inf if self.trunc_y is None else float(self.trunc_y),
             "trunc_z": math.inf if self.trunc_z is None else float(self.trunc_z),
+            "z_cv": bool(self.z_cv or self.martingale_cv),
+            "martingale_cv": bool(self.martingale_cv),
         }
 
     def cli(self) -> str:
@@ -48,13 +60,35 @@ class Reading:
             out += f" --trunc-y {self.trunc_y:g}"
         if self.trunc_z is not None:
             out += f" --trunc-z {self.trunc_z:g}"
+        if self.z_cv:
+            out += " --z-cv"
+        if self.martingale_cv:
+            out += " --martingale-cv"
         return out
 
     def describe(self) -> str:
         trunc = "no truncation"
         if self.trunc_y is not None or self.trunc_z is not None:
             trunc = f"truncation $|y|\\le{_g(self.trunc_y)}$, $|z_j|\\le{_g(self.trunc_z)}$"
-        return f"outside={self.outside}, {trunc}"
+        out = f"outside={self.outside}, {trunc}"
+        if self.z_cv:
+            out += ", $Z$ control variate $y^M_{i+1}(x_i)$"
+            out += " and the martingale control variates" if self.martingale_cv else ""
+            out += " (beyond the paper"
+            out += f"; {len(self.rows)} rows)" if self.rows is not None else ")"
+        return out
+
+    def runs_row(self, key: str) -> bool:
+        """Whether this reading runs the paper row ``key`` (``LP1d4_r2``)."""
+        return self.rows is None or key in self.rows
+
+
+def reading_from_config(r: dict) -> Reading:
+    """A :class:`Reading` from one entry of a config's ``readings`` list."""
+    rows = r.get("rows")
+    mart = bool(r.get("martingale_cv", False))
+    return Reading(r["name"], r["outside"], r.get("trunc_y"), r.get("trunc_z"), bool(r.get("z_cv", False)) or mart,
+                   None if rows is None else tuple(rows), mart)
 
 
 def _g(x):
@@ -120,9 +154,7 @@ class Plan:
         timing = config.get("timing", {})
         self.timing_runs = int(timing.get("runs", 3))
         self.timing_threads = int(timing.get("threads", 0))
-        self.readings = [
-            Reading(r["name"], r["outside"], r.get("trunc_y"), r.get("trunc_z")) for r in config["readings"]
-        ]
+        self.readings = [reading_from_config(r) for r in config["readings"]]
         names = [r.name for r in self.readings]
         dup = sorted({n for n in names if names.count(n) > 1})
         if dup:
@@ -149,12 +181,18 @@ class Plan:
         order = {(r["table"], r["row"]): i for i, r in enumerate(paper_rows())}
         self.selected = [selected[k] for k in sorted(selected, key=order.get)]
         self.by_key = {s.key: s for s in self.selected}
+        paper_keys = [f"{t}_r{n}" for (t, n) in rows]
+        for r in self.readings:  # a filter: rows the preset's cases do not select are not run (no error)
+            unknown = [k for k in (r.rows or ()) if k not in paper_keys]
+            if unknown:
+                raise ValueError(f"config readings: reading {r.name!r} names rows that are not the paper's:"
+                                 f" {', '.join(unknown)}; allowed: {', '.join(paper_keys)}")
         # the LSMDP baseline (srmdp.lsmdp): its own small list of paper rows, one reading
         lsmdp = config.get("lsmdp") or {}
         self.lsmdp_reading = lsmdp.get("reading", self.readings[0].name)
-        if self.lsmdp_reading not in names:
+        if self.lsmdp_reading not in names or self.reading(self.lsmdp_reading).z_cv:
             raise ValueError(f"config lsmdp.reading: unknown reading {self.lsmdp_reading!r};"
-                             f" allowed: {', '.join(names)}")
+                             f" allowed: {', '.join(r.name for r in self.paper_readings)} (LSMDP has no z_cv)")
         chosen = {}
         for entry in lsmdp.get("cases", []):
             table = canonical_table(entry["table"])
@@ -170,6 +208,21 @@ class Plan:
     # --- names and paths ---------------------------------------------------------------------
     def reading(self, name: str) -> Reading:
         return next(r for r in self.readings if r.name == name)
+
+    @property
+    def paper_readings(self) -> list:
+        """The readings of the paper's scheme (no Z control variate): the paper's tables and agreement."""
+        return [r for r in self.readings if not r.z_cv]
+
+    @property
+    def zcv_readings(self) -> list:
+        """The readings with the Z control variate (beyond the paper): tables/zcv.tex and the Z panel."""
+        return [r for r in self.readings if r.z_cv]
+
+    def base_reading(self, reading: Reading) -> Reading | None:
+        """The reading that differs from ``reading`` only by the Z control variate (off), if any."""
+        return next((r for r in self.paper_readings if (r.outside, r.trunc_y, r.trunc_z)
+                     == (reading.outside, reading.trunc_y, reading.trunc_z)), None)
 
     def case(self, key: str, reading: str | None = None):
         sel = self.by_key[key]
@@ -234,7 +287,21 @@ class Plan:
             for s in self.selected
             if table is None or s.table == table
             for r in self.readings
+            if r.runs_row(s.key)
         ]
+
+    def zcv_summaries(self, device=None):
+        """The summaries tables/zcv.tex reads: per row of a z_cv reading, its and its base reading's."""
+        device = device or self.error_device
+        out = []
+        for r in self.zcv_readings:
+            base = self.base_reading(r)
+            for s in self.selected:
+                if r.runs_row(s.key):
+                    if base is not None and base.runs_row(s.key):
+                        out.append(self.summary_path(base.name, s.key, device))
+                    out.append(self.summary_path(r.name, s.key, device))
+        return list(dict.fromkeys(out))
 
     def timings(self, table=None):
         return [
@@ -306,6 +373,8 @@ class Plan:
         for s in self.selected:
             for dev in self.devices:
                 for r in self.readings:
+                    if not r.runs_row(s.key):
+                        continue
                     for j in range(s.chunks):
                         _, n = s.chunk_range(j)
                         thr = min(self.threads, cores)

@@ -94,9 +94,14 @@ CASES = {
     "LP1_d3_zero_f32_trunc": dict(d=3, dt=0.5, basis="LP1", cells=2, paths=9, outside="zero", precision="float32",
                                   trunc_y=0.8, trunc_z=0.3),
     "LP1_d1_M25": dict(d=1, dt=0.25, basis="LP1", cells=8, paths=25, precision="float32"),
+    # the martingale control variates (issue 12 item 4): the coefficient add-back in both kernels
+    "LP1_d2_mart": dict(d=2, dt=1 / 3, basis="LP1", cells=2, paths=10, z_cv=True, martingale_cv=True),
+    "LP0_d2_mart_f32": dict(d=2, dt=0.25, basis="LP0", cells=3, paths=7, precision="float32", z_cv=True,
+                            martingale_cv=True),
 }
 RUNS = [("LP0_d2", "thread", 0), ("LP0_d2", "block", 4), ("LP0_d1_clamp_6steps", "thread", 0),
-        ("LP1_d2", "block", 4), ("LP1_d3_zero_f32_trunc", "block", 8), ("LP1_d1_M25", "block", 8)]
+        ("LP1_d2", "block", 4), ("LP1_d3_zero_f32_trunc", "block", 8), ("LP1_d1_M25", "block", 8),
+        ("LP1_d2_mart", "block", 4), ("LP1_d2_mart", "thread", 0), ("LP0_d2_mart_f32", "block", 4)]
 
 
 @pytest.mark.slow
@@ -155,7 +160,8 @@ def test_paths_bitwise_per_path(cpu_kernels):
     n = case.strata * case.paths
 
     def responses(k, z_cv, on_gpu):
-        rec = _case(d=3, dt=0.25, basis="LP1", cells=2, paths=6, z_cv=z_cv).record(5, 1, 0)
+        mart = z_cv == "martingale"
+        rec = _case(d=3, dt=0.25, basis="LP1", cells=2, paths=6, z_cv=bool(z_cv), martingale_cv=mart).record(5, 1, 0)
         out = np.zeros((n, 2 + d))
         if on_gpu:
             dev = cuda.to_device(out)
@@ -164,12 +170,13 @@ def test_paths_bitwise_per_path(cpu_kernels):
         k.path_responses(coef, i, rec, out)
         return out
 
-    for z_cv in (False, True):
+    for z_cv in (False, True, "martingale"):
         ref = responses(cpu, z_cv, False)
         got = responses(gpu, z_cv, True)
         assert np.isfinite(ref).all() and np.abs(ref).max() > 0
         _agree(got, ref, *((0.0, 0.0) if EXACT else (1e-12, 1e-14)))
     assert not np.array_equal(responses(cpu, True, False)[:, 1], responses(cpu, False, False)[:, 1])
+    assert not np.array_equal(responses(cpu, "martingale", False)[:, :2], responses(cpu, True, False)[:, :2])
 
 
 def test_run_case_gpu_matches_cpu(tmp_path):

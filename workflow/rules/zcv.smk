@@ -1,0 +1,24 @@
+# Beyond the paper: the Z control variate (readings with z_cv: true), tables/zcv.tex.
+
+
+localrules:
+    zcv_table,
+
+
+rule zcv_table:
+    input:
+        summaries=PLAN.zcv_summaries(),
+        reference="config/paper_cases.csv",
+        template="workflow/templates/zcv.tex.j2",
+    output:
+        "tables/zcv.tex",
+    log:
+        f"{LOGS}/tables/zcv.log",
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    script:
+        "../scripts/render_zcv.py"
