@@ -213,7 +213,7 @@ def table_model(plan: BeyondPlan, summaries, references, published="config/beyon
         err_se = math.hypot(se or 0.0, ref["se"]) if se is not None else None
         label = hardware_label(res)
         mark = hardware.setdefault(label, len(hardware) + 1)
-        row = {"problem": tex_escape(c.problem), "d": c.d, "dt": f"{c.dt:g}", "cells": c.cells, "K": c.cells**c.d,
+        row = {"problem": tex_escape(c.problem), "d": c.d, "dt": f"{c.dt:g}", "basis": c.basis, "cells": c.cells, "K": c.cells**c.d,
                "M": c.paths, "runs": res["runs"], "u0": u0, "u0_se": se, "ref": ref["value"],
                "ref_se": ref["se"] or None, "exact": ref["method"] == "exact solution", "err": err, "err_se": err_se,
                "rel": err / abs(ref["value"]) if ref["value"] else None,

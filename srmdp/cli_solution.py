@@ -43,6 +43,8 @@ def add_parsers(sub, number):
                    help="reading outside the strata box (default unbounded)")
     s.add_argument("--trunc-y", type=number, default=math.inf, help="truncation bound of y (default none)")
     s.add_argument("--trunc-z", type=number, default=math.inf, help="truncation bound of z (default none)")
+    s.add_argument("--half-width", type=number,
+                   help="L of the strata box [-L, L]^d (default: the problem's BOX_HALF_WIDTH, else 6.5)")
     s.add_argument("--precision", choices=["float64", "float32"], default="float64")
     s.add_argument("--z-cv", action="store_true", help="control variate in the Z regression (beyond the paper)")
     s.add_argument("--threads", type=int, help="CPU threads (default: all)")
@@ -141,7 +143,8 @@ def main(args):
         try:
             sol = solve(args.problem, d=args.d, dt=args.dt, basis=args.basis, cells=args.cells, paths=args.paths,
                         outside=args.outside, trunc_y=None if math.isinf(args.trunc_y) else args.trunc_y,
-                        trunc_z=None if math.isinf(args.trunc_z) else args.trunc_z, precision=args.precision,
+                        trunc_z=None if math.isinf(args.trunc_z) else args.trunc_z, half_width=args.half_width,
+                        precision=args.precision,
                         device=args.device, seed=args.seed, runs=args.runs, z_cv=args.z_cv, threads=args.threads,
                         test_points=args.test_points, keep=args.keep, progress=args.progress)
         except NumericalError as exc:
