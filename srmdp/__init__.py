@@ -5,6 +5,8 @@ __version__ = "0.1.0"
 
 from .cases import Case, paper_case, paper_rows  # noqa: E402
 from .exceptions import ConfigError, NumericalError  # noqa: E402
+from .solution import Solution, load, solve  # noqa: E402
 from .solver import run_case  # noqa: E402
 
-__all__ = ["Case", "ConfigError", "NumericalError", "paper_case", "paper_rows", "run_case", "__version__"]
+__all__ = ["Case", "ConfigError", "NumericalError", "Solution", "load", "paper_case", "paper_rows", "run_case",
+           "solve", "__version__"]

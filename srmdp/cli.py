@@ -1,4 +1,5 @@
-"""Command line: ``srmdp run``, ``srmdp aggregate``, ``srmdp cases``.
+"""Command line: ``srmdp run``, ``srmdp aggregate``, ``srmdp cases``; ``srmdp solve``, ``srmdp eval``
+(:mod:`srmdp.cli_solution`).
 
 Every input error is one line on stderr (``srmdp: error: ...``) and exit status 2, before any
 compute (no result file is written); numerical failures exit with status 3, a result that cannot be
@@ -71,6 +72,9 @@ def build_parser():
 
     c = sub.add_parser("cases", help="list the paper's cases")
     c.add_argument("--table")
+    from .cli_solution import add_parsers
+
+    add_parsers(sub, _positive_float)
     return p
 
 
@@ -131,6 +135,10 @@ def main(argv=None):
             for line in bad:
                 print(f"srmdp: warning: {line}", file=sys.stderr)
             return 0
+        if args.command in ("solve", "eval"):
+            from .cli_solution import main as solution_main
+
+            return solution_main(args)
         if args.command == "aggregate":
             from .aggregate import aggregate
             from .results import check_writable

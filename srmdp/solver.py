@@ -114,8 +114,11 @@ class _Progress:
 
 
 def run_case(case: Case, runs: int = 1, run_start: int = 0, test_points: int = 1000, seed: int = 0,
-             device: str = "cpu", threads=None, progress=None, backend=None) -> dict:
+             device: str = "cpu", threads=None, progress=None, backend=None, on_run=None) -> dict:
     """Run ``runs`` independent runs of ``case``; returns the result/chunk dictionary.
+
+    ``on_run(r, backend)``, if given, is called after each run r (0-based in this call) while the
+    backend holds that run's coefficients (:func:`srmdp.solution.solve` keeps them).
 
     All checks (arguments, memory model) happen before any allocation or compilation.  With an exact
     solution the result holds the error indicators (eq. mse); without one, u(0, x0) = y^M_0(x0) per
@@ -163,6 +166,8 @@ def run_case(case: Case, runs: int = 1, run_start: int = 0, test_points: int = 1
                     raise NumericalError(f"non-finite test-point error in case {case.label}, run {run_start + r},"
                                          f" time step i={int(bad_steps[0])}")
             u0[r] = backend.evaluate(0, rec, x0)[0][0]
+            if on_run is not None:
+                on_run(r, backend)
             solve_seconds.append(t1 - t0)
             error_seconds.append(time.perf_counter() - t1)
     finally:

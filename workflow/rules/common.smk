@@ -44,6 +44,7 @@ def all_targets():
     targets += ["tables/paper_tables_1_2.tex", "tables/claims.tex", "tables/lsmdp.tex"]
     # beyond the paper: the Z control variate (workflow/rules/zcv.smk)
     targets += ["tables/zcv.tex"]
+    targets.append("tables/beyond.tex")  # the suite beyond the paper (beyond.smk)
     targets += [f"figures/{f}.{ext}" for f in FIGURES for ext in ("pdf", "png")]
     for (
         dev

@@ -1,0 +1,193 @@
+"""``srmdp solve`` (a problem -> a solution file) and ``srmdp eval`` (a solution file at points -> y, z).
+
+    srmdp solve --problem my_pde.py --d 4 [--dt --basis --cells --paths --runs ...] --out sol.npz
+    srmdp eval sol.npz --step 0 --points pts.csv [--out vals.csv]
+
+Input errors are one line on stderr and exit status 2 before anything is computed (see :mod:`srmdp.cli`).
+Points: CSV (comma-separated, one point a line, an optional header line, ``#`` comments) or ``.npy``
+(an (n, d) array); values: CSV with the header ``y,z_1,...,z_d`` (to stdout without ``--out``) or
+``.npy`` (an (n, 1 + d) array, columns y, z_1..z_d), chosen by the extension of ``--out``.
+"""
+
+import argparse
+import io
+import math
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from .bases import BASES
+from .exceptions import ConfigError
+from .strata import OUTSIDE_MODES
+
+
+def add_parsers(sub, number):
+    s = sub.add_parser("solve", help="solve a problem and save the solution (.npz) for `srmdp eval` / srmdp.load")
+    s.add_argument("--problem", default="gobet2016",
+                   help="a registered problem (default gobet2016, the paper's) or path/to/file.py[:NAME]")
+    s.add_argument("--d", type=int, required=True, help="dimension d")
+    s.add_argument("--dt", type=number, help="time step (default T/5, dividing the problem's maturity T)")
+    s.add_argument("--basis", choices=list(BASES), default="LP1", help="local basis (default LP1)")
+    s.add_argument("--cells", type=int, help="#C, cells per axis (default: the paper's formula, srmdp.rules)")
+    s.add_argument("--paths", type=int, help="M, paths per stratum (default: the paper's formula, srmdp.rules)")
+    s.add_argument("--runs", type=int, default=1, help="independent runs (default 1; >= 2 for error bars)")
+    s.add_argument("--keep", choices=["all", "last"], default="all",
+                   help="coefficients kept: of every run (default; evaluations are their mean) or of the last")
+    s.add_argument("--test-points", type=int, default=1000,
+                   help="test points per run and time step for the error indicators (exact solutions only)")
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--outside", choices=list(OUTSIDE_MODES), default="unbounded",
+                   help="reading outside the strata box (default unbounded)")
+    s.add_argument("--trunc-y", type=number, default=math.inf, help="truncation bound of y (default none)")
+    s.add_argument("--trunc-z", type=number, default=math.inf, help="truncation bound of z (default none)")
+    s.add_argument("--half-width", type=number,
+                   help="L of the strata box [-L, L]^d (default: the problem's BOX_HALF_WIDTH, else 6.5)")
+    s.add_argument("--precision", choices=["float64", "float32"], default="float64")
+    s.add_argument("--z-cv", action="store_true", help="control variate in the Z regression (beyond the paper)")
+    s.add_argument("--threads", type=int, help="CPU threads (default: all)")
+    s.add_argument("--device", choices=["cpu", "gpu"], default="cpu")
+    s.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="progress bar (default: on a terminal)")
+    s.add_argument("--out", required=True, help="solution file (.npz, written atomically)")
+
+    e = sub.add_parser("eval", help="evaluate a saved solution: y and z at time step i at given points")
+    e.add_argument("solution", help="a solution file written by `srmdp solve` (or Solution.save)")
+    when = e.add_mutually_exclusive_group(required=True)
+    when.add_argument("--step", type=int, help="time index i (t_i = i dt), 0..N-1")
+    when.add_argument("--time", type=number, help="time t_i on the grid (instead of --step)")
+    e.add_argument("--points", required=True, help="points, CSV (n lines of d numbers) or .npy (n x d)")
+    e.add_argument("--run", type=int, help="one kept run's estimators (default: the mean over the kept runs)")
+    e.add_argument("--threads", type=int, help="CPU threads (default: all)")
+    e.add_argument("--out", help="values, .csv or .npy (default: CSV on stdout)")
+
+
+def read_points(path) -> np.ndarray:
+    """Points from a CSV or .npy file (ConfigError, one line, if unreadable or not numbers)."""
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError(f"invalid points={str(path)!r}: no such file")
+    if p.suffix.lower() == ".npy":
+        try:
+            pts = np.load(p, allow_pickle=False)
+        except (OSError, ValueError, EOFError) as exc:
+            raise ConfigError(f"invalid points file {path}: not a readable .npy array ({' '.join(str(exc).split())})")\
+                from None
+        if pts.dtype.kind not in "fiu":
+            raise ConfigError(f"invalid points file {path}: an array of numbers is needed, not {pts.dtype}")
+        return np.asarray(pts, dtype=np.float64)
+    try:
+        text = p.read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"invalid points file {path}: cannot read it as text ({exc})") from None
+    rows = []
+    first = True
+    for n, line in enumerate(text.splitlines(), 1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        try:
+            rows.append([float(v) for v in line.split(",")])
+        except ValueError:
+            if not first:
+                raise ConfigError(f"invalid points file {path}: line {n} is not comma-separated numbers") from None
+        first = False  # a first line that is not numbers is a header
+    if not rows:
+        raise ConfigError(f"invalid points file {path}: no points")
+    widths = {len(r) for r in rows}
+    if len(widths) > 1:
+        raise ConfigError(f"invalid points file {path}: lines have different numbers of columns ({sorted(widths)})")
+    return np.array(rows, dtype=np.float64)
+
+
+def _atomic_bytes(path, data: bytes):
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def values_csv(y, z) -> str:
+    d = z.shape[1]
+    out = io.StringIO()
+    out.write(",".join(["y"] + [f"z_{l + 1}" for l in range(d)]) + "\n")
+    for a, b in zip(y, z, strict=True):
+        out.write(",".join(repr(float(v)) for v in (a, *b)) + "\n")
+    return out.getvalue()
+
+
+def main(args):
+    """Run ``solve`` or ``eval``; ConfigError propagates to :func:`srmdp.cli.main` (exit status 2)."""
+    from .results import check_writable
+
+    if args.command == "solve":
+        from .solution import solve
+        from .solver import NumericalError, summary_line
+
+        if not str(args.out).endswith(".npz"):
+            raise ConfigError(f"invalid out={args.out!r}: a solution file name ends with .npz")
+        check_writable(args.out)
+        try:
+            sol = solve(args.problem, d=args.d, dt=args.dt, basis=args.basis, cells=args.cells, paths=args.paths,
+                        outside=args.outside, trunc_y=None if math.isinf(args.trunc_y) else args.trunc_y,
+                        trunc_z=None if math.isinf(args.trunc_z) else args.trunc_z, half_width=args.half_width,
+                        precision=args.precision,
+                        device=args.device, seed=args.seed, runs=args.runs, z_cv=args.z_cv, threads=args.threads,
+                        test_points=args.test_points, keep=args.keep, progress=args.progress)
+        except NumericalError as exc:
+            print(f"srmdp: numerical error: {exc}; no solution written", file=sys.stderr)
+            return 3
+        for key, how in sol.rules.items():
+            print(f"srmdp: {key}: {how}", file=sys.stderr)
+        try:
+            sol.save(args.out)
+        except OSError as exc:
+            print(f"srmdp: error: cannot write {args.out}: {exc.strerror or exc}; no solution written",
+                  file=sys.stderr)
+            return 1
+        print(summary_line(sol.result))
+        print(f"srmdp: solution saved to {args.out} (srmdp eval {args.out} --step 0 --points pts.csv)")
+        return 0
+
+    # eval: every check (file, step, points, output) before the kernels are built
+    from .solution import load
+    from .solver import check_threads
+
+    check_threads(args.threads)
+    sol = load(args.solution, threads=args.threads)
+    step = sol.step_of(args.time) if args.time is not None else args.step
+    pts = read_points(args.points)
+    sol._check(step, pts, args.run)
+    if args.out is not None:
+        if Path(args.out).suffix.lower() not in (".csv", ".npy"):
+            raise ConfigError(f"invalid out={args.out!r}: the values file ends with .csv or .npy")
+        check_writable(args.out)
+    y, z = sol.evaluate(step, pts, run=args.run)
+    if args.out is None:
+        sys.stdout.write(values_csv(y, z))
+        return 0
+    try:
+        if Path(args.out).suffix.lower() == ".npy":
+            buf = io.BytesIO()
+            np.save(buf, np.column_stack([y, z]))
+            _atomic_bytes(args.out, buf.getvalue())
+        else:
+            _atomic_bytes(args.out, values_csv(y, z).encode())
+    except OSError as exc:
+        print(f"srmdp: error: cannot write {args.out}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    print(f"srmdp: {len(y)} points at t_{step} = {sol.times[step]:g} -> {args.out}", file=sys.stderr)
+    return 0

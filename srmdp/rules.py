@@ -1,0 +1,71 @@
+"""The paper's rules for the numerical parameters: the defaults of :func:`srmdp.solve` and ``srmdp solve``.
+
+The paper (§5.2) takes K = #C^d of order N^{d/2} with LP0 and N^{d/4} with LP1, and M of order N^2
+per stratum (Theorem 4.5: the statistical error is of order N nb / M), N = T / Δt.  Its tables fix
+the constants; the formulas are read from ``config/paper_cases.csv`` (columns ``cells_formula`` and
+``paths_formula``, the only place the paper's values live), from the table whose dimension range
+contains d:
+
+=====  ==========  =========================  ===============================
+basis  d           table (its formulas)       #C, M
+=====  ==========  =========================  ===============================
+LP0    d <= 4      LP0d4                      floor(4 sqrt N), N^2
+LP0    5, 6        LP0d6_1                    floor(2 sqrt N), N^2
+LP0    d >= 7      LP0d11                     floor(sqrt N), N^2
+LP1    d <= 4      LP1d4 (at d = 4)           floor(3 sqrt(d sqrt N) - 5), (d+1) N^2
+LP1    5 ... 10    LP1d6_1                    floor(1.5 sqrt(d sqrt N) - 3), (d+1) N^2
+LP1    d >= 11     LP1d11, row 1              2, 2000
+=====  ==========  =========================  ===============================
+
+For d < 4 the #C formula is evaluated at d = 4 (the paper's smallest dimension: fewer cells per
+axis would make a one-dimensional problem a single global regression).  #C is at least 1 and M at
+least the basis dimension.  LP2d (beyond the paper) takes LP1's #C and M = (2d+1) N^2 (M grows
+with the basis dimension nb as the paper's N nb / M error term asks).  The default time step is
+Δt = T/5 (N = 5, the paper's coarsest).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .bases import BASES
+from .cases import _formula, paper_rows
+
+DEFAULT_STEPS = 5
+# basis -> ((largest d, paper table whose first row's formulas apply), ...)
+TABLES = {
+    "LP0": ((4, "LP0d4"), (6, "LP0d6_1"), (math.inf, "LP0d11")),
+    "LP1": ((4, "LP1d4"), (10, "LP1d6_1"), (math.inf, "LP1d11")),
+}
+TABLES["LP2d"] = TABLES["LP1"]
+SMALLEST_D = 4  # the paper's smallest dimension; the #C formula is evaluated at max(d, 4)
+
+
+@dataclass(frozen=True)
+class Rule:
+    cells: int
+    paths: int
+    table: str
+    cells_formula: str  # as the paper writes it, with " at d = 4" where evaluated there
+    paths_formula: str
+
+    def describe(self) -> str:
+        return (f"#C = {self.cells} ({self.cells_formula}) and M = {self.paths} ({self.paths_formula}),"
+                f" the rules of the paper's table {self.table}")
+
+
+def paper_rule(basis: str, d: int, steps: int) -> Rule:
+    """#C and M for ``basis`` in dimension ``d`` with N = ``steps`` time steps (see the module docstring)."""
+    table = next(t for top, t in TABLES[basis] if d <= top)
+    row = next(r for r in paper_rows() if r["table"] == table)
+    cf, pf = row["cells_formula"], row["paths_formula"]
+    cells = max(1, _formula(cf, steps, max(int(d), SMALLEST_D)))
+    paths = _formula(pf, steps, d)
+    nb = BASES[basis].size(d)
+    if basis == "LP2d" and "(d+1)" in pf.replace(" ", ""):  # M = nb N^2 for the larger basis
+        paths = _formula(pf.replace("(d+1)", f"({nb})"), steps, d)
+        pf = pf.replace("(d+1)", "(2*d+1)")
+    paths = max(paths, nb)
+    at = f" at d = {SMALLEST_D}" if d < SMALLEST_D and "d" in cf else ""
+    return Rule(cells, paths, table, cf.replace("**", "^") + at, pf.replace("**", "^"))

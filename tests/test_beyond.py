@@ -1,0 +1,49 @@
+"""The suite beyond the paper in the workflow (srmdp.beyond): the preset's cases, their jobs, and the committed
+table rendered again from the committed summaries (no compute)."""
+
+from pathlib import Path
+
+import pytest
+
+from srmdp.beyond import BeyondPlan, SuiteCase, published_rows, render_table
+from srmdp.workflow_support import Plan, load_configs
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def plan(*files):
+    return BeyondPlan(Plan(load_configs([str(ROOT / f) for f in files])))
+
+
+def test_presets_list_valid_cases():
+    default = plan("config/config.yaml")
+    assert {c.d for c in default.cases} == {4, 8, 12}
+    assert {c.problem for c in default.cases} == {"reaction_diffusion", "hjb_lq", "quadratic_z", "bs_barenblatt",
+                                                  "bs_diff_rates"}
+    ci = plan("config/config.yaml", "config/ci.yaml")  # the ci preset replaces the list
+    assert len(ci.cases) == 2 and ci.reference_paths == 20000
+    assert len(plan("config/config.yaml", "config/paper.yaml").cases) == 30
+    # a reference per (problem, d), and at d = 100 where it is exact or a quadrature
+    assert ("hjb_lq", 100) in default.references and ("bs_diff_rates", 100) not in default.references
+
+
+def test_job_arguments():
+    c = SuiteCase("hjb_lq", 4, 0.2, "LP1", 3, 125, 16, trunc_z=1.5)
+    assert c.key == "hjb_lq_d4_LP1_dt0.2_C3_M125_tz1.5"
+    assert c.cli() == "--problem hjb_lq --d 4 --dt 0.2 --basis LP1 --cells 3 --paths 125 --runs 16 --trunc-z 1.5"
+    p = plan("config/config.yaml")
+    key = next(k for k in p.by_key if k.startswith("hjb_lq_d4_LP1_dt0.2_C3"))
+    assert p.run_args(key).endswith("--test-points 1000 --seed 2016")
+    assert p.reference_args("bs_diff_rates_d8") == "--problem bs_diff_rates --d 8 --paths 100000"
+    assert p.mem_mb(key) > 600 and p.runtime_min(key) >= 5
+    assert all(r["value"] > 0 and r["source"] for r in published_rows())
+
+
+def test_committed_table_renders_again_from_committed_summaries(tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)  # sources are written relative to the repository, as the workflow runs
+    p = plan("config/config.yaml")
+    if not all(Path(f).is_file() for f in p.summaries() + p.reference_files()):
+        pytest.skip("the default preset's suite summaries are not all committed")
+    out = tmp_path / "beyond.tex"
+    render_table(p, p.summaries(), p.reference_files(), ROOT / "workflow" / "templates", out)
+    assert out.read_text() == (ROOT / "tables" / "beyond.tex").read_text()

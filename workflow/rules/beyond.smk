@@ -1,0 +1,114 @@
+# The suite beyond the paper (srmdp/problems/): one `srmdp run` per case of the config's `beyond` section,
+# one reference per (problem, d), published under data/summaries/<preset>/beyond/, and tables/beyond.tex.
+# `snakemake beyond` builds the table (srmdp.beyond).
+from srmdp.beyond import BeyondPlan  # noqa: E402
+
+BEYOND = BeyondPlan(PLAN)
+
+
+localrules:
+    publish_beyond,
+    publish_beyond_reference,
+    beyond_table,
+
+
+rule beyond_run:
+    output:
+        f"{RES}/beyond/{{bkey}}.json",
+    log:
+        f"{LOGS}/beyond/{{bkey}}.log",
+    wildcard_constraints:
+        bkey=r"[A-Za-z0-9_.-]+",
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=lambda wc: BEYOND.mem_mb(wc.bkey),
+        runtime=lambda wc: BEYOND.runtime_min(wc.bkey),
+    params:
+        args=lambda wc: BEYOND.run_args(wc.bkey),
+    shell:
+        "python -m srmdp run {params.args} --threads {threads} --no-progress --out {output} > {log} 2>&1"
+
+
+rule beyond_reference:
+    output:
+        f"{RES}/beyond/reference/{{rkey}}.json",
+    log:
+        f"{LOGS}/beyond/reference/{{rkey}}.log",
+    wildcard_constraints:
+        rkey=r"[A-Za-z0-9_]+_d[0-9]+",
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=30,
+    params:
+        args=lambda wc: BEYOND.reference_args(wc.rkey),
+    shell:
+        "OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python -m srmdp.beyond reference {params.args} --out {output}"
+        " > {log} 2>&1"
+
+
+rule publish_beyond:
+    input:
+        f"{RES}/beyond/{{bkey}}.json",
+    output:
+        f"{PUB}/beyond/{{bkey}}.json",
+    log:
+        f"{LOGS}/publish/beyond/{{bkey}}.log",
+    wildcard_constraints:
+        bkey=r"[A-Za-z0-9_.-]+",
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=100,
+        runtime=1,
+    shell:
+        "(cp {input} {output}.tmp && mv {output}.tmp {output}) > {log} 2>&1"
+
+
+rule publish_beyond_reference:
+    input:
+        f"{RES}/beyond/reference/{{rkey}}.json",
+    output:
+        f"{PUB}/beyond/reference/{{rkey}}.json",
+    log:
+        f"{LOGS}/publish/beyond/reference/{{rkey}}.log",
+    wildcard_constraints:
+        rkey=r"[A-Za-z0-9_]+_d[0-9]+",
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=100,
+        runtime=1,
+    shell:
+        "(cp {input} {output}.tmp && mv {output}.tmp {output}) > {log} 2>&1"
+
+
+rule beyond_table:
+    input:
+        summaries=BEYOND.summaries(),
+        references=BEYOND.reference_files(),
+        published="config/beyond_published.csv",
+        template="workflow/templates/beyond.tex.j2",
+    output:
+        "tables/beyond.tex",
+    log:
+        f"{LOGS}/tables/beyond.log",
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    script:
+        "../scripts/render_beyond.py"
+
+
+rule beyond:
+    input:
+        "tables/beyond.tex",
