@@ -180,7 +180,7 @@ def test_every_number_traces_back_to_a_results_file(ci_run):
         for row, comment in filter(gpu_line, lines):  # the data/gpu/ lines: one aggregate summary each
             (src,) = comment.removeprefix("source:").split()
             summary = json.loads((repo / src).read_text())
-            assert summary["case"]["table"] == table and src.startswith("results/ci/gpu/")
+            assert summary["case"]["table"] == table and src.startswith("data/summaries/ci/gpu/")
             c = cells(row)
             assert c[6] == f"{summary['runs']}$\\times${summary['test_points']}"
             for j, key in ((7, "mse_y_max"), (8, "mse_y_av"), (9, "mse_z_av")):
