@@ -98,10 +98,14 @@ CASES = {
     "LP1_d2_mart": dict(d=2, dt=1 / 3, basis="LP1", cells=2, paths=10, z_cv=True, martingale_cv=True),
     "LP0_d2_mart_f32": dict(d=2, dt=0.25, basis="LP0", cells=3, paths=7, precision="float32", z_cv=True,
                             martingale_cv=True),
+    # the third basis (beyond the paper): nb = 2d + 1, quadratic local coordinates
+    "LP2d_d2_zero_trunc": dict(d=2, dt=1 / 3, basis="LP2d", cells=2, paths=12, outside="zero", trunc_y=1.0,
+                               trunc_z=1.0),
 }
 RUNS = [("LP0_d2", "thread", 0), ("LP0_d2", "block", 4), ("LP0_d1_clamp_6steps", "thread", 0),
         ("LP1_d2", "block", 4), ("LP1_d3_zero_f32_trunc", "block", 8), ("LP1_d1_M25", "block", 8),
-        ("LP1_d2_mart", "block", 4), ("LP1_d2_mart", "thread", 0), ("LP0_d2_mart_f32", "block", 4)]
+        ("LP1_d2_mart", "block", 4), ("LP1_d2_mart", "thread", 0), ("LP0_d2_mart_f32", "block", 4),
+        ("LP2d_d2_zero_trunc", "block", 4), ("LP2d_d2_zero_trunc", "thread", 0)]
 
 
 @pytest.mark.slow
