@@ -96,7 +96,7 @@ def table_lines(text: str):
 
 def gpu_line(line) -> bool:
     """A line of the pooled data/gpu/ chunks ("ours (GPU, R runs, reading)"), checked on its own."""
-    return "& ours (GPU" in line[0] or "& ours (CPU+GPU" in line[0]
+    return "& ours (GPU" in line[0] or "& ours (CPU" in line[0]  # GPU, CPU (campaign chunks) or CPU+GPU
 
 
 def cells(row: str):
