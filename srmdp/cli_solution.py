@@ -12,9 +12,7 @@ Points: CSV (comma-separated, one point a line, an optional header line, ``#`` c
 import argparse
 import io
 import math
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -103,21 +101,9 @@ def read_points(path) -> np.ndarray:
 
 
 def _atomic_bytes(path, data: bytes):
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    from .results import write_atomic
+
+    write_atomic(path, lambda fh: fh.write(data), binary=True)
 
 
 def values_csv(y, z) -> str:

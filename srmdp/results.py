@@ -130,13 +130,20 @@ def write_json_atomic(path, data, sealed=None):
         sealed = isinstance(data, dict) and "case_hash" in data
     if sealed:
         data = seal(data)
+    write_atomic(path, lambda fh: fh.write(json.dumps(data, indent=1, sort_keys=False, allow_nan=False) + "\n"))
+
+
+def write_atomic(path, write, binary=False):
+    """Write a file atomically: ``write(fh)`` fills a hidden temp file ``.<name>.<random>.tmp`` in the same
+    directory, which is flushed, fsync'ed and renamed over ``path`` (``os.replace``, atomic on POSIX); then
+    the directory is fsync'ed so the rename survives a crash.  The one writer of results, solutions and
+    evaluations: a reader sees the old file or the whole new one, never a truncated one."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w") as fh:
-            json.dump(data, fh, indent=1, sort_keys=False, allow_nan=False)
-            fh.write("\n")
+        with os.fdopen(fd, "wb" if binary else "w") as fh:
+            write(fh)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
@@ -154,6 +161,7 @@ def write_json_atomic(path, data, sealed=None):
             os.close(dfd)
     except OSError:  # some file systems cannot fsync a directory; the rename itself is still atomic
         pass
+    return path
 
 
 def read_json(path):

@@ -32,7 +32,6 @@ import hashlib
 import json
 import math
 import os
-import tempfile
 import zipfile
 from collections import namedtuple
 from dataclasses import fields
@@ -45,7 +44,7 @@ from .bases import BASES
 from .cases import Case, _is_int, _plain
 from .exceptions import ConfigError
 from .problems import REGISTRY, Problem, load_problem
-from .results import checksum_ok, seal
+from .results import checksum_ok, seal, write_atomic
 from .rules import DEFAULT_STEPS, paper_rule
 
 FORMAT = "srmdp-solution"
@@ -334,22 +333,7 @@ class Solution:
         """Write the solution to ``path`` (.npz: coefficients + JSON metadata, checksummed), atomically."""
         meta = seal(self.metadata())
         text = json.dumps(meta, allow_nan=False)
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                np.savez(fh, coef=self.coefficients, meta=np.array(text))
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
-        return path
+        return write_atomic(path, lambda fh: np.savez(fh, coef=self.coefficients, meta=np.array(text)), binary=True)
 
 
 def _sha256(a: np.ndarray) -> str:
