@@ -71,5 +71,36 @@ def case_record(**fields):
     return rec
 
 
+# A user's problem file without an exact solution: the heat equation u_t + Delta u / 2 = 0 with
+# g = sum cos(x_l / 4), so u(0, 0) = d e^{-T/32} (T = 0.5); used by the API and problem-file tests.
+HEAT_PROBLEM = """
+import math
+MATURITY = 0.5
+
+
+def terminal(T, x, d):
+    s = 0.0
+    for l in range(d):
+        s += math.cos(0.25 * x[l])
+    return s
+
+
+def driver(t, x, y, z, d):
+    return 0.0
+"""
+
+
+def cuda_usable():
+    """The CUDA path can run here: numba-cuda's simulator (NUMBA_ENABLE_CUDASIM=1) or a usable GPU."""
+    if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
+        return True
+    try:
+        from srmdp.gpu import gpu_unavailable_reason
+
+        return gpu_unavailable_reason() is None
+    except Exception:
+        return False
+
+
 def pytest_report_header(config):
     return f"NUMBA_ENABLE_CUDASIM={os.environ.get('NUMBA_ENABLE_CUDASIM', '0')}"

@@ -17,6 +17,7 @@ from unittest import mock
 
 import numpy as np
 import pytest
+from conftest import HEAT_PROBLEM
 
 import srmdp
 import srmdp.solver
@@ -29,21 +30,7 @@ from srmdp.rules import paper_rule
 from srmdp.solution import SOLUTION_FORMAT_VERSION, check_memory, solve
 
 TINY = dict(d=2, cells=3, paths=20, seed=3)  # dt = T/5: N = 5, K = 9
-HEAT = """
-import math
-MATURITY = 0.5
-
-
-def terminal(T, x, d):
-    s = 0.0
-    for l in range(d):
-        s += math.cos(0.25 * x[l])
-    return s
-
-
-def driver(t, x, y, z, d):
-    return 0.0
-"""
+HEAT = HEAT_PROBLEM
 
 
 @pytest.fixture(scope="module")

@@ -15,23 +15,13 @@ import warnings
 
 import numpy as np
 import pytest
+from conftest import cuda_usable
 from numba import cuda  # module level: the simulator swaps kernel globals, not closure variables
 
 SIM = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
 
 
-def _usable():
-    if SIM:
-        return True
-    try:
-        from srmdp.gpu import gpu_unavailable_reason
-
-        return gpu_unavailable_reason() is None
-    except Exception:
-        return False
-
-
-pytestmark = pytest.mark.skipif(not _usable(), reason="needs NUMBA_ENABLE_CUDASIM=1 or a CUDA GPU")
+pytestmark = pytest.mark.skipif(not cuda_usable(), reason="needs NUMBA_ENABLE_CUDASIM=1 or a CUDA GPU")
 EXACT = SIM
 RTOL, ATOL = (0.0, 0.0) if EXACT else (1e-9, 1e-11)
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import HEAT_PROBLEM
 
 from srmdp.cases import Case
 from srmdp.exceptions import ConfigError
@@ -16,21 +17,7 @@ from srmdp.problems import REGISTRY, load_problem
 from srmdp.solver import run_case
 
 PAPER_FILE = REGISTRY["gobet2016"]
-GOOD_HEAT = """
-import math
-MATURITY = 0.5
-
-
-def terminal(T, x, d):
-    s = 0.0
-    for l in range(d):
-        s += math.cos(0.25 * x[l])
-    return s
-
-
-def driver(t, x, y, z, d):
-    return 0.0
-"""
+GOOD_HEAT = HEAT_PROBLEM
 
 
 def _write(tmp_path, text, name="prob.py"):
