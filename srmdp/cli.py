@@ -29,6 +29,23 @@ def _positive_float(text):
     return v
 
 
+def add_reading_options(p, number):
+    """--outside, --trunc-y, --trunc-z, --precision (the reading and storage of a case: run and solve)."""
+    p.add_argument("--outside", choices=list(OUTSIDE_MODES), default="unbounded",
+                   help="reading outside the strata box [-L, L]^d (default unbounded)")
+    p.add_argument("--trunc-y", type=number, default=math.inf, help="truncation bound of y (default none)")
+    p.add_argument("--trunc-z", type=number, default=math.inf, help="truncation bound of z (default none)")
+    p.add_argument("--precision", choices=["float64", "float32"], default="float64")
+
+
+def add_device_options(p):
+    """--threads, --device, --progress (where and how a case runs: run and solve)."""
+    p.add_argument("--threads", type=int, help="CPU threads (default: all)")
+    p.add_argument("--device", choices=["cpu", "gpu"], default="cpu")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="progress bar (default: on a terminal)")
+
+
 def build_parser():
     p = _Parser(prog="srmdp", description="Stratified regression MDP (Gobet et al., SISC 2016).")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -47,20 +64,13 @@ def build_parser():
     r.add_argument("--run-start", type=int, default=0, help="index of the first run (chunking)")
     r.add_argument("--test-points", type=int, default=1000, help="test points per run and time step")
     r.add_argument("--seed", type=int, default=0)
-    r.add_argument("--outside", choices=list(OUTSIDE_MODES), default="unbounded",
-                   help="reading outside the box [-6.5, 6.5]^d (default unbounded)")
-    r.add_argument("--trunc-y", type=_positive_float, default=math.inf, help="truncation bound of y")
-    r.add_argument("--trunc-z", type=_positive_float, default=math.inf, help="truncation bound of z")
-    r.add_argument("--precision", choices=["float64", "float32"], default="float64")
+    add_reading_options(r, _positive_float)
     r.add_argument("--z-cv", action="store_true",
                    help="control variate y_{i+1}(x_i) in the Z regression (beyond the paper; same limit, less noise)")
     r.add_argument("--martingale-cv", action="store_true",
                    help="with --z-cv (implied): also the martingale control variates z.dW in both regressions"
                         " (beyond the paper; bench/zcv.md)")
-    r.add_argument("--threads", type=int, help="CPU threads (default: all)")
-    r.add_argument("--device", choices=["cpu", "gpu"], default="cpu")
-    r.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                   help="progress bar (default: on a terminal)")
+    add_device_options(r)
     r.add_argument("--out", required=True, help="result JSON (written atomically)")
 
     a = sub.add_parser("aggregate", help="gather run chunks of one case into a summary")

@@ -9,7 +9,6 @@ Points: CSV (comma-separated, one point a line, an optional header line, ``#`` c
 ``.npy`` (an (n, 1 + d) array, columns y, z_1..z_d), chosen by the extension of ``--out``.
 """
 
-import argparse
 import io
 import math
 import sys
@@ -19,7 +18,6 @@ import numpy as np
 
 from .bases import BASES
 from .exceptions import ConfigError
-from .strata import OUTSIDE_MODES
 
 
 def add_parsers(sub, number):
@@ -37,18 +35,13 @@ def add_parsers(sub, number):
     s.add_argument("--test-points", type=int, default=1000,
                    help="test points per run and time step for the error indicators (exact solutions only)")
     s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--outside", choices=list(OUTSIDE_MODES), default="unbounded",
-                   help="reading outside the strata box (default unbounded)")
-    s.add_argument("--trunc-y", type=number, default=math.inf, help="truncation bound of y (default none)")
-    s.add_argument("--trunc-z", type=number, default=math.inf, help="truncation bound of z (default none)")
+    from .cli import add_device_options, add_reading_options
+
+    add_reading_options(s, number)
     s.add_argument("--half-width", type=number,
                    help="L of the strata box [-L, L]^d (default: the problem's BOX_HALF_WIDTH, else 6.5)")
-    s.add_argument("--precision", choices=["float64", "float32"], default="float64")
     s.add_argument("--z-cv", action="store_true", help="control variate in the Z regression (beyond the paper)")
-    s.add_argument("--threads", type=int, help="CPU threads (default: all)")
-    s.add_argument("--device", choices=["cpu", "gpu"], default="cpu")
-    s.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                   help="progress bar (default: on a terminal)")
+    add_device_options(s)
     s.add_argument("--out", required=True, help="solution file (.npz, written atomically)")
 
     e = sub.add_parser("eval", help="evaluate a saved solution: y and z at time step i at given points")
