@@ -9,6 +9,7 @@ Points: CSV (comma-separated, one point a line, an optional header line, ``#`` c
 ``.npy`` (an (n, 1 + d) array, columns y, z_1..z_d), chosen by the extension of ``--out``.
 """
 
+import argparse
 import io
 import math
 import sys
@@ -40,7 +41,9 @@ def add_parsers(sub, number):
     add_reading_options(s, number)
     s.add_argument("--half-width", type=number,
                    help="L of the strata box [-L, L]^d (default: the problem's BOX_HALF_WIDTH, else 6.5)")
-    s.add_argument("--z-cv", action="store_true", help="control variate in the Z regression (beyond the paper)")
+    s.add_argument("--z-cv", action=argparse.BooleanOptionalAction, default=None,
+                   help="control variate in the Z regression (beyond the paper; default: on for problems other"
+                        " than the paper's, srmdp.cases.Z_CV_DEFAULT_FOR_USER_PROBLEMS)")
     add_device_options(s)
     s.add_argument("--out", required=True, help="solution file (.npz, written atomically)")
 

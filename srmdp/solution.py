@@ -41,8 +41,9 @@ import numpy as np
 
 from . import memory
 from .bases import BASES
-from .cases import Case, _is_int, _plain
+from .cases import Z_CV_DEFAULT_FOR_USER_PROBLEMS, Case, _is_int, _plain
 from .exceptions import ConfigError
+from .problems import DEFAULT as DEFAULT_PROBLEM
 from .problems import REGISTRY, Problem, load_problem
 from .results import checksum_ok, seal, write_atomic
 from .rules import DEFAULT_STEPS, paper_rule
@@ -87,7 +88,7 @@ def _inf(v, name):
 
 def solve(problem="gobet2016", *, d=None, dt=None, basis="LP1", cells=None, paths=None, outside="unbounded",
           trunc_y=None, trunc_z=None, half_width=None, precision="float64", device="cpu", seed=0, runs=1,
-          z_cv=False, threads=None, test_points=1000, keep="all", progress=None) -> Solution:
+          z_cv=None, threads=None, test_points=1000, keep="all", progress=None) -> Solution:
     """Solve the BSDE / semilinear PDE ``problem`` by SRMDP; returns a :class:`Solution`.
 
     ``problem``: a registered name (:data:`srmdp.problems.REGISTRY`), a path ``file.py[:NAME]`` to a
@@ -99,7 +100,8 @@ def solve(problem="gobet2016", *, d=None, dt=None, basis="LP1", cells=None, path
     ``half_width`` L of the strata box [-L, L]^d (default: the problem's ``BOX_HALF_WIDTH``; the cells
     have width 2L/#C), ``precision`` of the stored coefficients, ``device`` ``cpu`` or ``gpu``, ``seed``, ``runs``
     independent runs (u0's standard error needs >= 2), ``z_cv`` the Z control variate (beyond the
-    paper), ``threads`` (CPU; default all), ``test_points`` per run and time step for the error
+    paper; None: off for the paper's problem, :data:`srmdp.cases.Z_CV_DEFAULT_FOR_USER_PROBLEMS` for the
+    others), ``threads`` (CPU; default all), ``test_points`` per run and time step for the error
     indicators (problems with an exact solution), ``keep`` ``"all"`` or ``"last"`` runs' coefficients.
 
     Everything is checked before anything is compiled or computed (one-line ConfigError), including the
@@ -115,6 +117,8 @@ def solve(problem="gobet2016", *, d=None, dt=None, basis="LP1", cells=None, path
         raise ConfigError("invalid d=None: give the dimension d (an integer >= 1)")
     if keep not in KEEP:
         raise ConfigError(f"invalid keep={keep!r}: allowed values are {', '.join(KEEP)}")
+    if z_cv is None:  # the paper's problem keeps the paper's scheme; other problems take the measured default
+        z_cv = Z_CV_DEFAULT_FOR_USER_PROBLEMS and prob.name != DEFAULT_PROBLEM
     given_dt = dt is not None
     dt = prob.maturity / DEFAULT_STEPS if dt is None else dt
     options = dict(outside=outside, trunc_y=_inf(trunc_y, "trunc_y"), trunc_z=_inf(trunc_z, "trunc_z"),
