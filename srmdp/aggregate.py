@@ -27,8 +27,9 @@ def load_chunk(path) -> dict:
 
 
 def _load(path):
-    """(data, ey, ez, u0) of a checked chunk file: ey/ez float arrays of shape (runs, steps) (None without an
-    exact solution), u0 of shape (runs,) (None in chunks written before it was recorded)."""
+    """(data, ey, ez, u0, moments) of a checked chunk file: ey/ez float arrays of shape (runs, steps) (None
+    without an exact solution), u0 of shape (runs,) and moments = (ey2, ez2) (None in chunks written before
+    they were recorded)."""
     path = Path(path)
     try:
         data = json.loads(path.read_text(), parse_constant=_no_constants)
@@ -68,7 +69,7 @@ def _load(path):
     if not isinstance(data["seconds_per_run"], (int, float)) or isinstance(data["seconds_per_run"], bool):
         raise ChunkError(f"corrupt chunk file {path}: seconds_per_run must be a number")
     n = case.get("steps")
-    ey = ez = None
+    ey = ez = moments = None
     if "ey" in per_run or "ez" in per_run or "u0" not in per_run:  # errors (problems with an exact solution)
         ey, ez = per_run.get("ey"), per_run.get("ez")
         ok = (isinstance(ey, list) and isinstance(ez, list) and len(ey) == len(ez) == data["runs"]
@@ -84,6 +85,14 @@ def _load(path):
                              f" x steps={n}")
         if not (np.all(np.isfinite(ey)) and np.all(np.isfinite(ez))):
             raise ChunkError(f"non-finite errors in chunk file {path}")
+        if "ey2" in per_run or "ez2" in per_run:  # second moments (absent in chunks written before them)
+            try:
+                moments = tuple(np.asarray(per_run[k], dtype=float).reshape(ey.shape) for k in ("ey2", "ez2"))
+            except (KeyError, TypeError, ValueError):
+                raise ChunkError(f"corrupt chunk file {path}: per-run ey2/ez2 do not match runs={data['runs']}"
+                                 f" x steps={n}") from None
+            if not all(np.all(np.isfinite(m)) for m in moments):
+                raise ChunkError(f"non-finite errors in chunk file {path}")
     u0 = per_run.get("u0")
     if u0 is not None:  # u(0, x0) per run (absent in chunks written before it existed)
         try:
@@ -92,7 +101,7 @@ def _load(path):
             raise ChunkError(f"corrupt chunk file {path}: per-run u0 does not match runs={data['runs']}") from None
         if not np.all(np.isfinite(u0)):
             raise ChunkError(f"non-finite u0 in chunk file {path}")
-    return data, ey, ez, u0
+    return data, ey, ez, u0, moments
 
 
 def _version(c):
@@ -134,8 +143,8 @@ def aggregate(paths, expect_runs=None, run_start=0, pool_devices=False) -> dict:
     if expect_runs is not None and (not _is_count(expect_runs, 1) or not _is_count(run_start, 0)):
         raise ConfigError(f"invalid expect_runs={expect_runs!r}: must be an integer >= 1")
     loaded = [(Path(p), *_load(p)) for p in paths]
-    chunks = [(p, c) for p, c, _, _, _ in loaded]
-    arrays = {id(c): (ey, ez, u0) for _, c, ey, ez, u0 in loaded}
+    chunks = [(p, c) for p, c, *_ in loaded]
+    arrays = {id(c): (ey, ez, u0, moments) for _, c, ey, ez, u0, moments in loaded}
     ref_path, ref = chunks[0]
     for p, c in chunks[1:]:
         why = _mismatch(c, ref, pool_devices)
@@ -193,7 +202,12 @@ def aggregate(paths, expect_runs=None, run_start=0, pool_devices=False) -> dict:
         ey = np.concatenate([arrays[id(c)][0] for _, c in chunks])
         ez = np.concatenate([arrays[id(c)][1] for _, c in chunks])
         out["per_run"].update(ey=ey.tolist(), ez=ez.tolist())
-        out.update(indicators(ey, ez))
+        moments = [arrays[id(c)][3] for _, c in chunks]
+        ey2 = ez2 = None
+        if all(m is not None for m in moments):
+            ey2, ez2 = (np.concatenate([m[j] for m in moments]) for j in (0, 1))
+            out["per_run"].update(ey2=ey2.tolist(), ez2=ez2.tolist())
+        out.update(indicators(ey, ez, ey2, ez2, ref["test_points"]))
     if all(v is not None for v in u0):  # u(0, x0): mean and standard error over the runs
         u0 = np.concatenate(u0)
         out["per_run"]["u0"] = u0.tolist()

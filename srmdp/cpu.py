@@ -57,7 +57,7 @@ class CpuBackend:
         ez = np.empty((n, n_points))
         chunks = int(max(1, min(n * n_points, 8 * self.threads)))
         self.k.test_errors(self.coef, rec, chunks, ey, ez)
-        return ey.mean(axis=1), ez.mean(axis=1)
+        return ey.mean(axis=1), ez.mean(axis=1), (ey * ey).mean(axis=1), (ez * ez).mean(axis=1)
 
     def evaluate(self, j, rec, points):
         """(y^M_j(X), z^M_j(X)) at points X of shape (n, d)."""

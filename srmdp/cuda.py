@@ -244,12 +244,12 @@ class CudaBackend:
         d_rec = self._record(rec)
         if self._errs is None or self._errs[0].size != n * n_points:
             self._errs = (cuda.device_array(n * n_points, np.float64), cuda.device_array(n * n_points, np.float64),
-                          cuda.device_array(2 * n, np.float64))
+                          cuda.device_array(4 * n, np.float64))
         ey, ez, out = self._errs
         self._launch1(self.k.test_errors, n * n_points, self.coef, d_rec, ey, ez)
         self._launch1(self.k.reduce_means, n, ey, ez, d_rec, out, threads=32)
         res = out.copy_to_host()
-        return res[:n].copy(), res[n:].copy()
+        return res[:n].copy(), res[n:2 * n].copy(), res[2 * n:3 * n].copy(), res[3 * n:].copy()
 
     def evaluate(self, j, rec, points):
         """(y^M_j(X), z^M_j(X)) at points X of shape (n, d), computed on the device."""

@@ -179,7 +179,7 @@ def test_errors(coef, case, ey, ez):
 
 @kernel
 def reduce_means(ey, ez, case, out):
-    """out[i] = mean_p ey[i, p], out[N + i] = mean_p ez[i, p] (sums in p order)."""
+    """out[i], out[N + i]: mean_p of ey[i, p], ez[i, p]; out[2N + i], out[3N + i]: of their squares (p order)."""
     i = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
     n = case[0].steps
     n_points = case[0].points
@@ -187,11 +187,19 @@ def reduce_means(ey, ez, case, out):
         return
     sy = 0.0
     sz = 0.0
+    sy2 = 0.0
+    sz2 = 0.0
     for p in range(n_points):
-        sy += ey[i * n_points + p]
-        sz += ez[i * n_points + p]
+        ep = ey[i * n_points + p]
+        zp = ez[i * n_points + p]
+        sy += ep
+        sz += zp
+        sy2 += ep * ep
+        sz2 += zp * zp
     out[i] = sy / n_points
     out[n + i] = sz / n_points
+    out[2 * n + i] = sy2 / n_points
+    out[3 * n + i] = sz2 / n_points
 
 
 @kernel

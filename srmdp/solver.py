@@ -2,7 +2,8 @@
 
 Backends (``cpu.CpuBackend``, ``cuda.CudaBackend``) own the coefficients and expose
 ``allocate(case)``, ``warm_up(rec)``, ``backward_step(i, rec) -> first bad stratum or -1``,
-``errors(rec) -> (eY[i], eZ[i])``, ``evaluate(j, rec, X) -> (y, z)``, ``coefficients()``,
+``errors(rec) -> (eY[i], eZ[i], eY2[i], eZ2[i])`` (means over the test points of the squared errors
+and of their squares), ``evaluate(j, rec, X) -> (y, z)``, ``coefficients()``,
 ``fallbacks()`` and ``hardware()``; ``rec`` is the case record (:meth:`srmdp.cases.Case.record`).
 """
 
@@ -139,8 +140,7 @@ def run_case(case: Case, runs: int = 1, run_start: int = 0, test_points: int = 1
     compile_seconds = time.perf_counter() - t0
 
     x0 = np.full((1, case.d), problem.x0)
-    ey = np.empty((runs, n))
-    ez = np.empty((runs, n))
+    ey, ez, ey2, ez2 = (np.empty((runs, n)) for _ in range(4))
     u0 = np.empty(runs)
     solve_seconds = []
     error_seconds = []
@@ -160,7 +160,7 @@ def run_case(case: Case, runs: int = 1, run_start: int = 0, test_points: int = 1
                 bar.update()
             t1 = time.perf_counter()
             if problem.has_exact:
-                ey[r], ez[r] = backend.errors(rec)
+                ey[r], ez[r], ey2[r], ez2[r] = backend.errors(rec)
                 bad_steps = np.flatnonzero(~(np.isfinite(ey[r]) & np.isfinite(ez[r])))
                 if bad_steps.size:
                     raise NumericalError(f"non-finite test-point error in case {case.label}, run {run_start + r},"
@@ -198,12 +198,13 @@ def run_case(case: Case, runs: int = 1, run_start: int = 0, test_points: int = 1
         "x0": problem.x0,
         "u0": float(np.mean(u0)),
         "u0_se": float(np.std(u0, ddof=1) / math.sqrt(runs)) if runs > 1 else None,
-        "per_run": {"ey": ey.tolist(), "ez": ez.tolist(), "u0": u0.tolist()} if problem.has_exact
+        "per_run": {"ey": ey.tolist(), "ez": ez.tolist(), "ey2": ey2.tolist(), "ez2": ez2.tolist(),
+                    "u0": u0.tolist()} if problem.has_exact
         else {"u0": u0.tolist()},
         "provenance": provenance(seed, backend.hardware()),
     }
     if problem.has_exact:
-        out.update(indicators(ey, ez))
+        out.update(indicators(ey, ez, ey2, ez2, test_points))
     return out
 
 

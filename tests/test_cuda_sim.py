@@ -54,7 +54,7 @@ def _solve(backend, case, seed=11, run=2, points=16):
     backend.warm_up(rec)
     for i in range(case.steps - 1, -1, -1):
         assert backend.backward_step(i, rec) == -1
-    ey, ez = backend.errors(rec)
+    ey, ez, _, _ = backend.errors(rec)
     return np.array(backend.coefficients()), ey, ez, backend.fallbacks()
 
 

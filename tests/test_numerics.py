@@ -277,7 +277,7 @@ class FakeBackend:
 
     def errors(self, rec):
         n = self.coef.shape[0]
-        return np.full(n, 0.01), np.full(n, 0.02)
+        return np.full(n, 0.01), np.full(n, 0.02), np.full(n, 2e-4), np.full(n, 8e-4)
 
     def evaluate(self, j, rec, points):
         return np.zeros(points.shape[0]), np.zeros(points.shape)
@@ -368,9 +368,9 @@ def test_dropped_directions_are_counted_in_results_and_aggregate(tmp_path):
 def test_nonfinite_test_point_error_names_run_and_step():
     class NanErrors(FakeBackend):
         def errors(self, rec):
-            ey, ez = super().errors(rec)
+            ey, ez, ey2, ez2 = super().errors(rec)
             ez[1] = np.nan
-            return ey, ez
+            return ey, ez, ey2, ez2
 
     case = Case(d=1, dt=0.25, basis="LP0", cells=2, paths=2)
     with pytest.raises(NumericalError, match=r"test-point error .* run 3, time step i=1$"):
