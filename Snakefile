@@ -6,6 +6,7 @@
 #   snakemake --cores all --configfile config/ci.yaml       # the small cases the tests check
 #   snakemake --cores all table_LP0d4                       # one table (or tables/LP0d4.tex)
 #   snakemake --cores all beyond                            # the suite beyond the paper: tables/beyond.tex
+#   snakemake --cores all residuals                         # residual experiments: tables/residuals.tex
 #   snakemake --profile profiles/slurm                      # on a SLURM cluster
 from snakemake.utils import min_version
 
@@ -20,6 +21,7 @@ include: "workflow/rules/solve.smk"
 include: "workflow/rules/aggregate.smk"
 include: "workflow/rules/tables.smk"
 include: "workflow/rules/claims.smk"
+include: "workflow/rules/residuals.smk"
 include: "workflow/rules/zcv.smk"
 include: "workflow/rules/beyond.smk"
 include: "workflow/rules/figures.smk"

@@ -13,7 +13,7 @@ import glob
 import math
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .cases import canonical_table, paper_case, paper_rows, table_ids
@@ -130,6 +130,23 @@ class GpuGroup:
     runs: int
 
 
+@dataclass(frozen=True)
+class Variant:
+    """One residual experiment (config ``residuals.variants``): the residual reading with one thing changed.
+
+    ``changes``: ((key, value), ...) among precision, seed, trunc_y, trunc_z (None = no truncation)."""
+
+    name: str
+    hypothesis: str
+    changes: tuple
+
+    def get(self, key, default):
+        return dict(self.changes).get(key, default)
+
+
+VARIANT_KEYS = ("precision", "seed", "trunc_y", "trunc_z")
+
+
 def _split_key(key: str) -> tuple:
     table, _, row = key.rpartition("_r")
     return table, int(row)
@@ -204,6 +221,24 @@ class Plan:
                 chosen[(table, n)] = Selected(table, n, int(entry.get("runs", 4)), 1, False)
         self.lsmdp = [chosen[k] for k in sorted(chosen, key=order.get)]
         self.lsmdp_by_key = {s.key: s for s in self.lsmdp}
+        # the residual experiments (srmdp.residuals, issue 10 item 5): variants of one reading on a few rows
+        res = config.get("residuals") or {}
+        self.residual_reading = res.get("reading", self.paper_readings[0].name)
+        if self.residual_reading not in [r.name for r in self.paper_readings]:
+            raise ValueError(f"config residuals.reading: unknown reading {self.residual_reading!r};"
+                             f" allowed: {', '.join(r.name for r in self.paper_readings)}")
+        self.residual_threshold = float(res.get("threshold", 3.0))
+        unknown = [k for k in res.get("rows", []) if k not in paper_keys]  # a filter, as a reading's rows
+        if unknown:
+            raise ValueError(f"config residuals.rows: {', '.join(unknown)} are not the paper's rows;"
+                             f" allowed: {', '.join(paper_keys)}")
+        self.residual_rows = [s.key for s in self.selected if s.key in res.get("rows", [])]
+        self.variants = [Variant(v["name"], v["hypothesis"], tuple((k, v[k]) for k in VARIANT_KEYS if k in v))
+                         for v in res.get("variants", [])]
+        names = [v.name for v in self.variants]
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise ValueError(f"config residuals.variants: duplicate name(s) {', '.join(dup)}")
 
     # --- names and paths ---------------------------------------------------------------------
     def reading(self, name: str) -> Reading:
@@ -268,6 +303,28 @@ class Plan:
 
         sel = self.lsmdp_by_key[key]
         return int(math.ceil(3 * model_bytes(paper_case(sel.table, row=sel.row)) / 1e6)) + 600
+
+    def variant(self, name: str) -> Variant:
+        return next(v for v in self.variants if v.name == name)
+
+    def residual_run_path(self, variant, key):
+        return f"{self.results}/residuals/{variant}/{key}/cpu.json"
+
+    def residual_path(self, variant, key):
+        """The published summary of one residual experiment (committed)."""
+        return f"{self.published}/residuals/{variant}/{key}.json"
+
+    def residual_files(self):
+        return [self.residual_path(v.name, k) for v in self.variants for k in self.residual_rows]
+
+    def residual_args(self, variant, key) -> str:
+        """`srmdp run` arguments of a variant: the residual reading's row with the variant's changes."""
+        v, sel = self.variant(variant), self.by_key[key]
+        base = self.reading(self.residual_reading)
+        reading = replace(base, trunc_y=v.get("trunc_y", base.trunc_y), trunc_z=v.get("trunc_z", base.trunc_z))
+        return (f"--table {sel.table} --row {sel.row} {reading.cli()} --runs {sel.runs}"
+                f" --test-points {self.test_points} --seed {v.get('seed', self.seed)}"
+                f" --precision {v.get('precision', self.precision)}")
 
     @property
     def timing_reading(self) -> str:
@@ -380,6 +437,11 @@ class Plan:
                         thr = min(self.threads, cores)
                         out.append(("solve", self.chunk_path(r.name, s.key, dev, j),
                                     self.job_seconds(s.key, n, thr, dev), thr, self.mem_mb(s.key, thr)))
+                if dev == "cpu":
+                    for v in self.variants if s.key in self.residual_rows else ():
+                        thr = min(self.threads, cores)
+                        out.append(("resid", self.residual_run_path(v.name, s.key),
+                                    self.job_seconds(s.key, s.runs, thr), thr, self.mem_mb(s.key, thr)))
                 if s.timing:
                     thr = min(self.timing_threads or cores, cores)
                     out.append(("time", self.run_timing_path(s.key, dev),

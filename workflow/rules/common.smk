@@ -1,5 +1,6 @@
 # Shared definitions: config validation, the preset's plan (srmdp.workflow_support) and helpers.
 import os
+import re
 import shutil
 import sys
 
@@ -27,6 +28,7 @@ wildcard_constraints:
     chunk=r"[0-9]+",
     group=r"float(32|64)-s[0-9]+-[0-9a-f]{8}",
     device="cpu|gpu",
+    variant="|".join(re.escape(v.name) for v in PLAN.variants) or "NONE",
     table="|".join(TABLES),
     fig="|".join(FIGURES),
 
@@ -42,6 +44,7 @@ def all_targets():
     targets = [f"tables/{t}.tex" for t in TABLES]
     targets += ["tables/agreement.tex", "tables/preset.tex"]
     targets += ["tables/paper_tables_1_2.tex", "tables/claims.tex", "tables/lsmdp.tex"]
+    targets.append("tables/residuals.tex")  # issue 10 item 5 (residuals.smk)
     # beyond the paper: the Z control variate (workflow/rules/zcv.smk)
     targets += ["tables/zcv.tex"]
     targets.append("tables/beyond.tex")  # the suite beyond the paper (beyond.smk)
