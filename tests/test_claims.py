@@ -1,7 +1,11 @@
 """Tables 1-2 and the text's memory figures (srmdp.claims) follow from the same formulas as the memory
-model (srmdp.memory) and the LSMDP baseline (srmdp.lsmdp); arithmetic checks, no statistics."""
+model (srmdp.memory) and the LSMDP baseline (srmdp.lsmdp); arithmetic checks, no statistics.  The measured
+memory table and the multi-core claim are rendered from tiny synthetic result files."""
 
+import json
 import math
+import re
+from pathlib import Path
 
 from srmdp import claims
 from srmdp.cases import Case, paper_case, paper_rows
@@ -46,3 +50,53 @@ def test_dimension_gain_is_ln_n_over_ln_cells_at_fixed_n():
     for v in g.values():
         assert v["srmdp"] > v["lsmdp"]
         assert abs(v["gain"] - v["asymptotic"]) <= 1.0
+
+
+# --- rendered from result files: SRMDP's measured memory (Table 2's companion), the multi-core claim --------
+TEMPLATES = Path(__file__).resolve().parent.parent / "workflow" / "templates"
+
+
+def _timing(path, table, row, *, threads=1, seconds=1.0, model=None, peak=None, before=None, compile_s=0.3):
+    """A minimal `srmdp run` result (the fields srmdp.claims reads) written to ``path``."""
+    case = paper_case(table, row=row)
+    res = {
+        "format_version": 1, "case": {**case.as_dict(), "table": table, "row": row}, "device": "cpu", "runs": 2,
+        "test_points": 1000, "seconds_per_run": seconds, "compile_seconds": compile_s,
+        "memory_bytes": model, "peak_rss_bytes": peak, "peak_rss_before_runs_bytes": before,
+        "provenance": {"cpus": 2, "hardware": {"device": "cpu", "model": "Test CPU", "threads": threads}},
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(res))
+    return str(path)
+
+
+def _sources(text):
+    return [m.group(1).split() for m in re.finditer(r"%\s*source:\s*(.*)$", text, re.M)]
+
+
+def test_measured_memory_table_names_its_files_and_says_where_the_model_falls_short(tmp_path):
+    mib = 2**20
+    covered = _timing(tmp_path / "a" / "cpu.json", "LP0d4", 2, model=9 * mib, peak=168 * mib, before=160 * mib)
+    short = _timing(tmp_path / "b" / "cpu.json", "LP1d4", 1, model=1 * mib, peak=163 * mib, before=160 * mib,
+                    compile_s=12.0)
+    old = _timing(tmp_path / "c" / "cpu.json", "LP0d4", 1, model=mib)  # written before peak_rss_bytes existed
+    rows = claims.measured_memory([short, old, covered])
+    assert [(r["table"], r["row"]) for r in rows] == [("LP0d4", 2), ("LP1d4", 1)]  # paper order; old one left out
+    a, b = rows
+    assert a["grown"] == 8 * mib and a["verdict"].startswith("covers it (1 MiB") and a["kernels"] == "cached"
+    assert b["grown"] == 3 * mib and b["verdict"] == "under by 2 MiB (200%)" and b["kernels"] == "compiled"
+    out = tmp_path / "t12.tex"
+    claims.render_paper_tables([covered, short, old], [], TEMPLATES, out)
+    text = out.read_text()
+    block = text[text.index("table:memory-measured"):]
+    lines = [x for x in block.splitlines() if "% source:" in x]
+    assert len(lines) == 2
+    assert lines[0].endswith(f"% source: {covered}") and "8 MiB" in lines[0] and "168 MiB" in lines[0]
+    assert lines[1].endswith(f"% source: {short}") and "under by 2 MiB" in lines[1]
+    assert all(len(s) >= 1 for s in _sources(text))
+
+
+def test_measured_memory_table_without_rss_says_so(tmp_path):
+    out = tmp_path / "t12.tex"
+    claims.render_paper_tables([_timing(tmp_path / "c.json", "LP0d4", 1, model=2**20)], [], TEMPLATES, out)
+    assert "No timing result of this preset records its peak RSS" in out.read_text()
