@@ -7,6 +7,8 @@ import math
 import re
 from pathlib import Path
 
+import pytest
+
 from srmdp import claims
 from srmdp.cases import Case, paper_case, paper_rows
 from srmdp.memory import coefficient_bytes
@@ -106,3 +108,39 @@ def test_measured_memory_table_without_rss_says_so(tmp_path):
     out = tmp_path / "t12.tex"
     claims.render_paper_tables([_timing(tmp_path / "c.json", "LP0d4", 1, model=2**20)], [], TEMPLATES, out)
     assert "No timing result of this preset records its peak RSS" in out.read_text()
+
+
+def test_multicore_claim_from_one_and_all_thread_timings(tmp_path):
+    files = [_timing(tmp_path / "x" / "threads-1.json", "LP0d4", 2, threads=1, seconds=8.0),
+             _timing(tmp_path / "x" / "threads-all.json", "LP0d4", 2, threads=2, seconds=4.4),
+             _timing(tmp_path / "y" / "threads-1.json", "LP1d6_1", 2, threads=1, seconds=6.0),
+             _timing(tmp_path / "y" / "threads-all.json", "LP1d6_1", 2, threads=2, seconds=3.0)]
+    c = claims.multicore_claim(files)
+    assert c["sources"] == files
+    assert "2 logical CPUs, Test CPU" in c["ours"] and r"LP1d6\_1" in c["ours"]
+    assert "speed-up 1.82 (0.91 per thread)" in c["ours"] and "speed-up 2.00 (1.00 per thread)" in c["ours"]
+    assert "16 CPU cores of our GPU host, were not measured" in c["ours"]
+    assert c["verdict"].startswith("not checked at 24 threads; efficiency here 0.91--1.00 per thread")
+    none = claims.multicore_claim([files[0]])  # no all-core time: nothing measured
+    assert none["verdict"] == "not checked" and "not measured in this preset" in none["ours"]
+    out = tmp_path / "claims.tex"
+    claims.render_claims([], [], TEMPLATES, out, multicore_files=files)
+    line = next(x for x in out.read_text().splitlines() if "16 times faster" in x)
+    assert line.endswith("% source: " + " ".join(files))
+
+
+def test_the_multicore_jobs_of_the_presets():
+    from srmdp.workflow_support import Plan, load_configs
+
+    root = Path(__file__).resolve().parent.parent
+    plan = Plan(load_configs([root / "config/config.yaml"]))
+    assert plan.multicore and plan.multicore_files() == [
+        f"data/summaries/default/multicore/{k}/threads-{n}.json" for k in plan.multicore for n in ("1", "all")]
+    assert plan.multicore_args("LP0d4_r2").startswith("--table LP0d4 --row 2 --outside zero")
+    jobs = [j for j in plan.jobs(cores=2) if j[0] == "multi"]
+    assert len(jobs) == 2 * len(plan.multicore) and all(thr == 2 for _, _, _, thr, _ in jobs)  # each alone
+    assert Plan(load_configs([root / "config/config.yaml", root / "config/ci.yaml"])).multicore_files() == []
+    bad = load_configs([root / "config/config.yaml"])
+    bad["multicore"] = {"rows": ["LP0d4_r9"]}
+    with pytest.raises(ValueError, match="multicore.rows"):
+        Plan(bad)
