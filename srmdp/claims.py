@@ -177,7 +177,7 @@ def measured_memory(timing_files):
                 verdict = "no baseline recorded"
             elif grown > model:
                 verdict = f"under by {'at least ' if compiled else ''}{fmt_bytes(grown - model)}" \
-                          f" ({(grown - model) / model:.0%})"
+                          f" ({100 * (grown - model) / model:.0f}\\,\\%)"  # LaTeX: % starts a comment
             elif compiled:  # the runs may have grown into memory LLVM freed: no verdict either way
                 verdict = "not measurable (compile's peak)"
             else:
