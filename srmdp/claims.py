@@ -181,7 +181,7 @@ def measured_memory(timing_files):
             elif compiled:  # the runs may have grown into memory LLVM freed: no verdict either way
                 verdict = "not measurable (compile's peak)"
             else:
-                verdict = f"covers it ({fmt_bytes(model - grown)} to spare)"
+                verdict = f"covers ({fmt_bytes(model - grown)} spare)"
             rows.append({
                 "table": key[0], "number": paper_table_number(key[0]), "row": key[1], "d": case["d"],
                 "n": case["steps"], "K": case["strata"], "M": case["paths"], "runs": res["runs"],
