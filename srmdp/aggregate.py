@@ -196,6 +196,9 @@ def aggregate(paths, expect_runs=None, run_start=0, pool_devices=False) -> dict:
         "chunk_commits": sorted({str(c["provenance"].get("git_commit")) for _, c in chunks
                                  if isinstance(c.get("provenance"), dict)}),
     }
+    rss = [c.get("peak_rss_bytes") for _, c in chunks]
+    if rss and all(_is_count(v, 1) for v in rss):  # measured peak RSS: the largest of the chunk processes
+        out["peak_rss_bytes"] = max(rss)
     if out["path_steps_per_run"]:
         out["path_steps_per_second"] = out["path_steps_per_run"] / out["seconds_per_run_min"]
     if exact:

@@ -55,8 +55,17 @@ def provenance(seed: int, hardware: dict) -> dict:
         "git_commit": git_commit(),
         "host": platform.node(),
         "platform": platform.platform(),
+        "cpus": usable_cpus(),
         "hardware": hardware,
     }
+
+
+def usable_cpus() -> int | None:
+    """Logical CPUs this process may run on (its affinity mask; os.cpu_count() where there is none)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count()
 
 
 def content_hash(obj) -> str:

@@ -76,6 +76,18 @@ def check_threads(threads):
     return int(threads)
 
 
+def peak_rss_bytes() -> int | None:
+    """The process's peak resident set size so far (getrusage ru_maxrss: KiB on Linux, bytes on macOS),
+    None where the platform has no getrusage.  A high-water mark of the whole process: interpreter,
+    Numba, the kernels (and LLVM's peak if they were compiled here), then the case's arrays."""
+    try:
+        import resource
+    except ImportError:
+        return None
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return int(rss if sys.platform == "darwin" else rss * 1024)
+
+
 def first_nonfinite_stratum(coef, i, block=1 << 16) -> int:
     """First stratum k with a non-finite coefficient at time step i of a host array coef[i, k, c, a]
     (-1 if none, or if coef is not a host array).  The kernels check their float64 solutions; this
@@ -138,6 +150,7 @@ def run_case(case: Case, runs: int = 1, run_start: int = 0, test_points: int = 1
     t0 = time.perf_counter()
     backend.warm_up(rec)
     compile_seconds = time.perf_counter() - t0
+    rss_before_runs = peak_rss_bytes()  # the process's baseline: its arrays are allocated but untouched
 
     x0 = np.full((1, case.d), problem.x0)
     ey, ez, ey2, ez2 = (np.empty((runs, n)) for _ in range(4))
@@ -193,7 +206,9 @@ def run_case(case: Case, runs: int = 1, run_start: int = 0, test_points: int = 1
         "path_steps_per_second": case.path_steps / float(np.min(solve_seconds)),
         "error_seconds_per_run": float(np.mean(error_seconds)),
         "compile_seconds": compile_seconds,
-        "memory_bytes": memory.required_bytes(case, test_points, runs=runs),
+        "memory_bytes": memory.required_bytes(case, test_points, runs=runs),  # the model (srmdp.memory)
+        "peak_rss_bytes": peak_rss_bytes(),  # measured: the process's peak RSS after the runs
+        "peak_rss_before_runs_bytes": rss_before_runs,  # ... and before the first run (after warm-up)
         "diagnostics": {"dropped_directions": backend.fallbacks()},
         "x0": problem.x0,
         "u0": float(np.mean(u0)),

@@ -239,6 +239,14 @@ class Plan:
         dup = sorted({n for n in names if names.count(n) > 1})
         if dup:
             raise ValueError(f"config residuals.variants: duplicate name(s) {', '.join(dup)}")
+        # the multi-core speed-up (rule multicore): a few paper rows timed alone on 1 thread and on all cores
+        multicore = config.get("multicore") or {}
+        self.multicore = list(dict.fromkeys(multicore.get("rows", [])))
+        unknown = [k for k in self.multicore if k not in paper_keys]
+        if unknown:
+            raise ValueError(f"config multicore.rows: not the paper's rows: {', '.join(unknown)};"
+                             f" allowed: {', '.join(paper_keys)}")
+        self.multicore_runs = int(multicore.get("runs", 2))
 
     # --- names and paths ---------------------------------------------------------------------
     def reading(self, name: str) -> Reading:
@@ -325,6 +333,37 @@ class Plan:
         return (f"--table {sel.table} --row {sel.row} {reading.cli()} --runs {sel.runs}"
                 f" --test-points {self.test_points} --seed {v.get('seed', self.seed)}"
                 f" --precision {v.get('precision', self.precision)}")
+
+    MULTICORE_THREADS = ("1", "all")  # the two jobs per row: 1 thread, and every core Snakemake was given
+
+    def multicore_run_path(self, key, nthreads):
+        return f"{self.results}/multicore/{key}/threads-{nthreads}.json"
+
+    def multicore_path(self, key, nthreads):
+        """The published 1-thread / all-core timing of one row (committed)."""
+        return f"{self.published}/multicore/{key}/threads-{nthreads}.json"
+
+    def multicore_files(self):
+        return [self.multicore_path(k, n) for k in self.multicore for n in self.MULTICORE_THREADS]
+
+    def multicore_args(self, key) -> str:
+        """Arguments of `srmdp run` for a multi-core timing job (the timing reading; --threads is the rule's)."""
+        table, row = _split_key(key)
+        return (f"--table {table} --row {row} {self.reading(self.timing_reading).cli()}"
+                f" --runs {self.multicore_runs} --test-points {self.test_points} --seed {self.seed}"
+                f" --precision {self.precision}")
+
+    def multicore_case(self, key):
+        table, row = _split_key(key)
+        return paper_case(table, row=row, precision=self.precision, **self.reading(self.timing_reading).options())
+
+    def multicore_mem_mb(self, key, threads: int) -> int:
+        need = required_bytes(self.multicore_case(key), self.test_points, workers=max(64, threads))
+        return int(math.ceil(need / 1e6)) + 600  # + interpreter, Numba and LLVM
+
+    def multicore_seconds(self, key, nthreads, cores) -> float:
+        threads = 1 if nthreads == "1" else cores
+        return estimate_seconds(self.multicore_case(key), self.multicore_runs, threads, "cpu", self.test_points)
 
     @property
     def timing_reading(self) -> str:
@@ -446,6 +485,10 @@ class Plan:
                     thr = min(self.timing_threads or cores, cores)
                     out.append(("time", self.run_timing_path(s.key, dev),
                                 self.job_seconds(s.key, self.timing_runs, thr, dev), thr, self.mem_mb(s.key, thr)))
+        for key in self.multicore:  # each asks for every core (runs alone), 1-thread job included
+            for n in self.MULTICORE_THREADS:
+                out.append(("multi", self.multicore_run_path(key, n), self.multicore_seconds(key, n, cores), cores,
+                            self.multicore_mem_mb(key, cores)))
         return out
 
     def cost_report(self, cores: int | None = None, done=os.path.exists) -> str:

@@ -1,7 +1,13 @@
 """Tables 1-2 and the text's memory figures (srmdp.claims) follow from the same formulas as the memory
-model (srmdp.memory) and the LSMDP baseline (srmdp.lsmdp); arithmetic checks, no statistics."""
+model (srmdp.memory) and the LSMDP baseline (srmdp.lsmdp); arithmetic checks, no statistics.  The measured
+memory table and the multi-core claim are rendered from tiny synthetic result files."""
 
+import json
 import math
+import re
+from pathlib import Path
+
+import pytest
 
 from srmdp import claims
 from srmdp.cases import Case, paper_case, paper_rows
@@ -46,3 +52,96 @@ def test_dimension_gain_is_ln_n_over_ln_cells_at_fixed_n():
     for v in g.values():
         assert v["srmdp"] > v["lsmdp"]
         assert abs(v["gain"] - v["asymptotic"]) <= 1.0
+
+
+# --- rendered from result files: SRMDP's measured memory (Table 2's companion), the multi-core claim --------
+TEMPLATES = Path(__file__).resolve().parent.parent / "workflow" / "templates"
+
+
+def _timing(path, table, row, *, threads=1, seconds=1.0, model=None, peak=None, before=None, compile_s=0.3):
+    """A minimal `srmdp run` result (the fields srmdp.claims reads) written to ``path``."""
+    case = paper_case(table, row=row)
+    res = {
+        "format_version": 1, "case": {**case.as_dict(), "table": table, "row": row}, "device": "cpu", "runs": 2,
+        "test_points": 1000, "seconds_per_run": seconds, "compile_seconds": compile_s,
+        "memory_bytes": model, "peak_rss_bytes": peak, "peak_rss_before_runs_bytes": before,
+        "provenance": {"cpus": 2, "hardware": {"device": "cpu", "model": "Test CPU", "threads": threads}},
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(res))
+    return str(path)
+
+
+def _sources(text):
+    return [m.group(1).split() for m in re.finditer(r"%\s*source:\s*(.*)$", text, re.M)]
+
+
+def test_measured_memory_table_names_its_files_and_says_where_the_model_falls_short(tmp_path):
+    mib = 2**20
+    covered = _timing(tmp_path / "a" / "cpu.json", "LP0d4", 2, model=9 * mib, peak=168 * mib, before=160 * mib)
+    short = _timing(tmp_path / "b" / "cpu.json", "LP1d4", 1, model=1 * mib, peak=163 * mib, before=160 * mib,
+                    compile_s=12.0)
+    old = _timing(tmp_path / "c" / "cpu.json", "LP0d4", 1, model=mib)  # written before peak_rss_bytes existed
+    masked = _timing(tmp_path / "d" / "cpu.json", "LP1d11", 1, model=34 * mib, peak=375 * mib, before=364 * mib,
+                     compile_s=20.0)
+    rows = claims.measured_memory([short, old, covered, masked])
+    # paper order; the old file is left out
+    assert [(r["table"], r["row"]) for r in rows] == [("LP0d4", 2), ("LP1d4", 1), ("LP1d11", 1)]
+    assert rows[2]["verdict"] == "not measurable (compile's peak)"
+    rows = rows[:2]
+    a, b = rows
+    assert a["grown"] == 8 * mib and a["verdict"] == "covers (1 MiB spare)" and a["kernels"] == "cached"
+    assert b["grown"] == 3 * mib and b["kernels"] == "compiled"
+    assert b["verdict"] == r"under by at least 2 MiB (200\,\%)"  # a lower bound: LLVM's freed memory may hide more
+    out = tmp_path / "t12.tex"
+    claims.render_paper_tables([covered, short, old], [], TEMPLATES, out)
+    text = out.read_text()
+    block = text[text.index("table:memory-measured"):]
+    lines = [x for x in block.splitlines() if "% source:" in x]
+    assert len(lines) == 2
+    assert lines[0].endswith(f"% source: {covered}") and "8 MiB" in lines[0] and "168 MiB" in lines[0]
+    assert lines[1].endswith(f"% source: {short}") and r"under by at least 2 MiB (200\,\%) & compiled" in lines[1]
+    assert all(line.count("%") == line.count(r"\%") + 1 for line in lines)  # no stray comment in a row
+    assert all(len(s) >= 1 for s in _sources(text))
+
+
+def test_measured_memory_table_without_rss_says_so(tmp_path):
+    out = tmp_path / "t12.tex"
+    claims.render_paper_tables([_timing(tmp_path / "c.json", "LP0d4", 1, model=2**20)], [], TEMPLATES, out)
+    assert "No timing result of this preset records its peak RSS" in out.read_text()
+
+
+def test_multicore_claim_from_one_and_all_thread_timings(tmp_path):
+    files = [_timing(tmp_path / "x" / "threads-1.json", "LP0d4", 2, threads=1, seconds=8.0),
+             _timing(tmp_path / "x" / "threads-all.json", "LP0d4", 2, threads=2, seconds=4.4),
+             _timing(tmp_path / "y" / "threads-1.json", "LP1d6_1", 2, threads=1, seconds=6.0),
+             _timing(tmp_path / "y" / "threads-all.json", "LP1d6_1", 2, threads=2, seconds=3.0)]
+    c = claims.multicore_claim(files)
+    assert c["sources"] == files
+    assert "2 logical CPUs, Test CPU" in c["ours"] and r"LP1d6\_1" in c["ours"]
+    assert "speed-up 1.82 (0.91 per thread)" in c["ours"] and "speed-up 2.00 (1.00 per thread)" in c["ours"]
+    assert "16 CPU cores of our GPU host, were not measured" in c["ours"]
+    assert c["verdict"].startswith("not checked at 24 threads; efficiency here 0.91--1.00 per thread")
+    none = claims.multicore_claim([files[0]])  # no all-core time: nothing measured
+    assert none["verdict"] == "not checked" and "not measured in this preset" in none["ours"]
+    out = tmp_path / "claims.tex"
+    claims.render_claims([], [], TEMPLATES, out, multicore_files=files)
+    line = next(x for x in out.read_text().splitlines() if "16 times faster" in x)
+    assert line.endswith("% source: " + " ".join(files))
+
+
+def test_the_multicore_jobs_of_the_presets():
+    from srmdp.workflow_support import Plan, load_configs
+
+    root = Path(__file__).resolve().parent.parent
+    plan = Plan(load_configs([root / "config/config.yaml"]))
+    assert plan.multicore and plan.multicore_files() == [
+        f"data/summaries/default/multicore/{k}/threads-{n}.json" for k in plan.multicore for n in ("1", "all")]
+    assert plan.multicore_args("LP0d4_r2").startswith("--table LP0d4 --row 2 --outside zero")
+    jobs = [j for j in plan.jobs(cores=2) if j[0] == "multi"]
+    assert len(jobs) == 2 * len(plan.multicore) and all(thr == 2 for _, _, _, thr, _ in jobs)  # each alone
+    assert Plan(load_configs([root / "config/config.yaml", root / "config/ci.yaml"])).multicore_files() == []
+    bad = load_configs([root / "config/config.yaml"])
+    bad["multicore"] = {"rows": ["LP0d4_r9"]}
+    with pytest.raises(ValueError, match="multicore.rows"):
+        Plan(bad)
