@@ -2,8 +2,9 @@
 
 Coefficients: N x K x (1 + q) x n_basis values (q = d; n_basis = 1 for LP0, d + 1 for LP1) in the
 case's precision.  Work space: per CPU chunk (or GPU stratum) 7 (d+1) + 3d + nb^2 + (d+1) nb float64
-and the pass-1 cache of M paths (2d+1 doubles each), plus 2 N P float64 for the
-test-point errors of one run, plus the per-run errors of all R runs (arrays, lists, JSON text).
+and the pass-1 cache of M paths (2d+1 doubles each), plus 3 N P float64 for the
+test-point errors of one run (e_Y, e_Z and one square at a time), plus the per-run errors and their second
+moments of all R runs (arrays, lists, JSON text), plus a constant for the Python objects of a run.
 """
 
 import math
@@ -36,7 +37,7 @@ def pass_cache_width(d) -> int:
 def workspace_bytes(case, test_points: int, workers: int) -> int:
     vec, gram, acc = scratch_sizes(case.d, case.n_basis)
     per_worker = vec + gram + acc + case.paths * pass_cache_width(case.d)
-    return 8 * (workers * per_worker + 2 * case.steps * test_points)
+    return 8 * (workers * per_worker + 3 * case.steps * test_points)
 
 
 # per (run, time step) and indicator: a float64 array entry, a Python float in a list, ~25 B of JSON
@@ -44,12 +45,18 @@ RESULT_BYTES_PER_VALUE = 8 + 32 + 25
 
 
 def result_bytes(case, runs: int = 1) -> int:
-    """The per-run errors e_Y, e_Z (R x N each) held for the result and its JSON text."""
-    return 2 * runs * case.steps * RESULT_BYTES_PER_VALUE
+    """The per-run errors e_Y, e_Z and their second moments (R x N each) held for the result and its JSON."""
+    return 4 * runs * case.steps * RESULT_BYTES_PER_VALUE
+
+
+# Python objects of a run beyond the arrays above (Numba's dispatch, the result dictionary, the allocator):
+# measured 0.04-0.25 MiB above the arrays on the cached timing runs of the default preset (report Table R3)
+RUN_OVERHEAD_BYTES = 512 * 2**10
 
 
 def required_bytes(case, test_points: int = 1000, workers: int = 64, runs: int = 1) -> int:
-    return coefficient_bytes(case) + workspace_bytes(case, test_points, workers) + result_bytes(case, runs)
+    return (coefficient_bytes(case) + workspace_bytes(case, test_points, workers) + result_bytes(case, runs)
+            + RUN_OVERHEAD_BYTES)
 
 
 _UNITS = {"": 1, "B": 1, "K": 2**10, "KB": 2**10, "KIB": 2**10, "M": 2**20, "MB": 2**20, "MIB": 2**20,
