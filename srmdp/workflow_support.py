@@ -235,8 +235,8 @@ class Plan:
         self.residual_rows = [s.key for s in self.selected if s.key in res.get("rows", [])]
         self.variants = [Variant(v["name"], v["hypothesis"], tuple((k, v[k]) for k in VARIANT_KEYS if k in v))
                          for v in res.get("variants", [])]
-        names = [v.name for v in self.variants]
-        dup = sorted({n for n in names if names.count(n) > 1})
+        variant_names = [v.name for v in self.variants]
+        dup = sorted({n for n in variant_names if variant_names.count(n) > 1})
         if dup:
             raise ValueError(f"config residuals.variants: duplicate name(s) {', '.join(dup)}")
         # the multi-core speed-up (rule multicore): a few paper rows timed alone on 1 thread and on all cores
@@ -247,6 +247,20 @@ class Plan:
             raise ValueError(f"config multicore.rows: not the paper's rows: {', '.join(unknown)};"
                              f" allowed: {', '.join(paper_keys)}")
         self.multicore_runs = int(multicore.get("runs", 2))
+        # the GPU speed-ups like for like (rule likeforlike): rows timed alone on all cores in the precision
+        # and reading of their GPU results under gpu_results
+        like = config.get("likeforlike") or {}
+        self.likeforlike = list(dict.fromkeys(like.get("rows", [])))
+        unknown = [k for k in self.likeforlike if k not in paper_keys]
+        if unknown:
+            raise ValueError(f"config likeforlike.rows: not the paper's rows: {', '.join(unknown)};"
+                             f" allowed: {', '.join(paper_keys)}")
+        self.likeforlike_reading = like.get("reading", self.timing_reading)
+        if self.likeforlike_reading not in [r.name for r in self.readings]:
+            raise ValueError(f"config likeforlike.reading: unknown reading {self.likeforlike_reading!r};"
+                             f" allowed: {', '.join(r.name for r in self.readings)}")
+        self.likeforlike_precision = like.get("precision", "float32")
+        self.likeforlike_runs = int(like.get("runs", 1))
 
     # --- names and paths ---------------------------------------------------------------------
     def reading(self, name: str) -> Reading:
@@ -346,24 +360,42 @@ class Plan:
     def multicore_files(self):
         return [self.multicore_path(k, n) for k in self.multicore for n in self.MULTICORE_THREADS]
 
-    def multicore_args(self, key) -> str:
-        """Arguments of `srmdp run` for a multi-core timing job (the timing reading; --threads is the rule's)."""
-        table, row = _split_key(key)
-        return (f"--table {table} --row {row} {self.reading(self.timing_reading).cli()}"
-                f" --runs {self.multicore_runs} --test-points {self.test_points} --seed {self.seed}"
-                f" --precision {self.precision}")
+    def likeforlike_run_path(self, key):
+        return f"{self.results}/likeforlike/{key}.json"
 
-    def multicore_case(self, key):
-        table, row = _split_key(key)
-        return paper_case(table, row=row, precision=self.precision, **self.reading(self.timing_reading).options())
+    def likeforlike_path(self, key):
+        """The published all-core CPU timing of one row in its GPU result's precision and reading (committed)."""
+        return f"{self.published}/likeforlike/{key}.json"
 
-    def multicore_mem_mb(self, key, threads: int) -> int:
-        need = required_bytes(self.multicore_case(key), self.test_points, workers=max(64, threads))
+    def likeforlike_files(self):
+        return [self.likeforlike_path(k) for k in self.likeforlike]
+
+    def _alone(self, like: bool):
+        """(reading, precision, runs) of a job timed alone: rule likeforlike's or rule multicore's."""
+        if like:
+            return self.likeforlike_reading, self.likeforlike_precision, self.likeforlike_runs
+        return self.timing_reading, self.precision, self.multicore_runs
+
+    def multicore_args(self, key, like: bool = False) -> str:
+        """Arguments of `srmdp run` for a job timed alone (--threads is the rule's)."""
+        table, row = _split_key(key)
+        reading, precision, runs = self._alone(like)
+        return (f"--table {table} --row {row} {self.reading(reading).cli()}"
+                f" --runs {runs} --test-points {self.test_points} --seed {self.seed} --precision {precision}")
+
+    def multicore_case(self, key, like: bool = False):
+        table, row = _split_key(key)
+        reading, precision, _ = self._alone(like)
+        return paper_case(table, row=row, precision=precision, **self.reading(reading).options())
+
+    def multicore_mem_mb(self, key, threads: int, like: bool = False) -> int:
+        need = required_bytes(self.multicore_case(key, like), self.test_points, workers=max(64, threads))
         return int(math.ceil(need / 1e6)) + 600  # + interpreter, Numba and LLVM
 
-    def multicore_seconds(self, key, nthreads, cores) -> float:
+    def multicore_seconds(self, key, nthreads, cores, like: bool = False) -> float:
         threads = 1 if nthreads == "1" else cores
-        return estimate_seconds(self.multicore_case(key), self.multicore_runs, threads, "cpu", self.test_points)
+        runs = self._alone(like)[2]
+        return estimate_seconds(self.multicore_case(key, like), runs, threads, "cpu", self.test_points)
 
     @property
     def timing_reading(self) -> str:
@@ -489,6 +521,9 @@ class Plan:
             for n in self.MULTICORE_THREADS:
                 out.append(("multi", self.multicore_run_path(key, n), self.multicore_seconds(key, n, cores), cores,
                             self.multicore_mem_mb(key, cores)))
+        for key in self.likeforlike:  # all cores, alone, in the GPU results' precision and reading
+            out.append(("like", self.likeforlike_run_path(key), self.multicore_seconds(key, "all", cores, like=True),
+                        cores, self.multicore_mem_mb(key, cores, like=True)))
         return out
 
     def cost_report(self, cores: int | None = None, done=os.path.exists) -> str:

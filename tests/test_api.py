@@ -324,11 +324,12 @@ def test_memory_is_refused_up_front():
     one = check_memory(case, 1, "all", 1000, available=2**40)
     coef = srmdp.memory.coefficient_bytes(case)
     assert check_memory(case, 4, "all", 1000, available=2**40) > one + 3 * coef - 1
-    msg = _one_line_config_error(check_memory, case, 4, "all", 1000, available=one + coef)
+    last = check_memory(case, 4, "last", 1000, available=2**40)  # one run's coefficients, four runs' results
+    msg = _one_line_config_error(check_memory, case, 4, "all", 1000, available=last)
     assert "4 kept run(s)" in msg and "keep='last'" in msg
-    assert check_memory(case, 4, "last", 1000, available=one + coef)
+    assert check_memory(case, 4, "last", 1000, available=last)
     with mock.patch.object(srmdp.solver, "make_backend", side_effect=AssertionError("computed")):
-        with mock.patch.dict(os.environ, {"SRMDP_MEMORY_LIMIT": str(one + coef)}):
+        with mock.patch.dict(os.environ, {"SRMDP_MEMORY_LIMIT": str(last)}):
             _one_line_config_error(solve, "gobet2016", runs=4, progress=False, match="keep='last'", **TINY)
 
 

@@ -145,3 +145,42 @@ def test_the_multicore_jobs_of_the_presets():
     bad["multicore"] = {"rows": ["LP0d4_r9"]}
     with pytest.raises(ValueError, match="multicore.rows"):
         Plan(bad)
+
+
+def test_gpu_speedup_like_for_like_pairs_same_precision_and_reading(tmp_path):
+    from srmdp.report import index_results
+
+    def res(path, device, seconds, precision="float32", outside="unbounded"):
+        out = json.loads(Path(_timing(path, "LP0d4", 2, threads=2, seconds=seconds)).read_text())
+        out["case"]["precision"] = precision
+        out["device"] = device
+        out["reading"] = {"outside": outside, "trunc_y": None, "trunc_z": None}
+        Path(path).write_text(json.dumps(out))
+        return str(path)
+
+    gpu = res(tmp_path / "gpu.json", "gpu", 0.05)
+    cpu_1 = _timing(tmp_path / "t" / "cpu.json", "LP0d4", 2, seconds=4.0)  # the not-like-for-like timing job
+    like = res(tmp_path / "like" / "LP0d4_r2.json", "cpu", 2.0)
+    times = index_results([gpu, cpu_1])
+    line = next(c for c in claims.speedup_claims(times, index_results([like])) if "LP0d4" in c["claim"])
+    assert "like for like 40.0 at $\\Delta t=0.1$ (CPU all 2 threads vs GPU, both float32" in line["ours"]
+    assert line["sources"][-2:] == [like, gpu]
+    other = res(tmp_path / "like2" / "LP0d4_r2.json", "cpu", 2.0, precision="float64")  # not the GPU's precision
+    line = next(c for c in claims.speedup_claims(times, index_results([other])) if "LP0d4" in c["claim"])
+    assert "like for like" not in line["ours"]
+
+
+def test_the_likeforlike_jobs_of_the_default_preset():
+    from srmdp.workflow_support import Plan, load_configs
+
+    root = Path(__file__).resolve().parent.parent
+    plan = Plan(load_configs([root / "config/config.yaml"]))
+    assert plan.likeforlike_files() == [f"data/summaries/default/likeforlike/{k}.json" for k in plan.likeforlike]
+    args = plan.multicore_args("LP0d4_r2", like=True)
+    assert "--outside unbounded" in args and "--trunc" not in args and args.endswith("--precision float32")
+    jobs = [j for j in plan.jobs(cores=2) if j[0] == "like"]
+    assert len(jobs) == len(plan.likeforlike) and all(thr == 2 for _, _, _, thr, _ in jobs)  # each alone
+    bad = load_configs([root / "config/config.yaml"])
+    bad["likeforlike"] = {"reading": "nope"}
+    with pytest.raises(ValueError, match="likeforlike.reading: unknown reading 'nope'"):
+        Plan(bad)

@@ -5,6 +5,7 @@
 localrules:
     publish_lsmdp,
     publish_multicore,
+    publish_likeforlike,
     claims_tables,
 
 
@@ -86,6 +87,44 @@ rule publish_multicore:
         "(cp {input} {output}.tmp && mv {output}.tmp {output}) > {log} 2>&1"
 
 
+# The GPU speed-ups like for like: all cores against the GPU, same precision and reading (config likeforlike).
+rule likeforlike:
+    output:
+        f"{RES}/likeforlike/{{key}}.json",
+    log:
+        f"{LOGS}/likeforlike/{{key}}.log",
+    conda:
+        ENV
+    threads: lambda wc: available_cores()
+    resources:
+        mem_mb=lambda wc, threads: PLAN.multicore_mem_mb(wc.key, threads, like=True),
+        runtime=lambda wc, threads: int(
+            3 * PLAN.multicore_seconds(wc.key, "all", threads, like=True) / 60 + 5
+        ),
+    params:
+        args=lambda wc: PLAN.multicore_args(wc.key, like=True),
+    shell:
+        "python -m srmdp run {params.args} --device cpu --threads {threads}"
+        " --no-progress --out {output} > {log} 2>&1"
+
+
+rule publish_likeforlike:
+    input:
+        f"{RES}/likeforlike/{{key}}.json",
+    output:
+        f"{PUB}/likeforlike/{{key}}.json",
+    log:
+        f"{LOGS}/publish/likeforlike/{{key}}.log",
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=100,
+        runtime=1,
+    shell:
+        "(cp {input} {output}.tmp && mv {output}.tmp {output}) > {log} 2>&1"
+
+
 rule claims_tables:
     input:
         summaries=PLAN.summaries(),
@@ -93,6 +132,7 @@ rule claims_tables:
         gpu=PLAN.gpu_files(),
         lsmdp=PLAN.lsmdp_files(),
         multicore=PLAN.multicore_files(),
+        likeforlike=PLAN.likeforlike_files(),
         reference="config/paper_cases.csv",
         templates=[
             "workflow/templates/paper_tables_1_2.tex.j2",
