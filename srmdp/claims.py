@@ -330,7 +330,7 @@ def speedup_claims(times, like=None):
             sources = [cpu["_path"], gpu["_path"]]
         fair = _like_for_like(rows, like, times)
         if fair is not None:
-            text += "; " + fair[0]
+            text = fair[0] if text == "--" else f"{text}; {fair[0]}"
             sources += fair[1]
         names = ", ".join(t.replace("_", r"\_") for t in tables)
         out.append({

@@ -24,7 +24,6 @@ same pooled/literal formulas (:func:`srmdp.errors.indicators`).
 from __future__ import annotations
 
 import math
-import resource
 import time
 import tracemalloc
 
@@ -32,6 +31,7 @@ import numpy as np
 
 from .errors import indicators
 from .problems.gobet2016 import solution as paper_solution
+from .results import peak_rss_bytes
 
 
 def _sigmoid(s):
@@ -224,7 +224,7 @@ def run(case, runs, seed=0, test_points=1000):
     out.update(
         method="LSMDP", case=case.as_dict(), runs=runs, test_points=test_points, seed=seed,
         seconds_per_run=seconds, peak_traced_bytes=int(peak), model_bytes=model_bytes(case),
-        peak_rss_bytes=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+        peak_rss_bytes=peak_rss_bytes(),
         paths_total=case.strata * case.paths,
     )
     return out

@@ -68,6 +68,18 @@ def usable_cpus() -> int | None:
         return os.cpu_count()
 
 
+def peak_rss_bytes() -> int | None:
+    """The process's peak resident set size so far (getrusage ru_maxrss: KiB on Linux, bytes on macOS),
+    None where the platform has no getrusage.  A high-water mark of the whole process: interpreter,
+    Numba, the kernels (and LLVM's peak if they were compiled here), then the case's arrays."""
+    try:
+        import resource
+    except ImportError:
+        return None
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return int(rss if sys.platform == "darwin" else rss * 1024)
+
+
 def content_hash(obj) -> str:
     return hashlib.sha256(json.dumps(obj, sort_keys=True).encode()).hexdigest()[:16]
 

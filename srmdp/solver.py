@@ -19,7 +19,7 @@ from .cases import Case, _is_int, _plain, check_seed_run
 from .errors import indicators
 from .exceptions import ConfigError, NumericalError
 from .problems import load_problem
-from .results import FORMAT_VERSION, identity_hash, provenance
+from .results import FORMAT_VERSION, identity_hash, peak_rss_bytes, provenance
 from .rng import PATH_BITS
 
 DEVICES = ("cpu", "gpu")
@@ -74,18 +74,6 @@ def check_threads(threads):
         raise ConfigError(f"invalid threads={_plain(threads)!r}: must be an integer in 1..{top}"
                           " (NUMBA_NUM_THREADS; set that variable to allow more)")
     return int(threads)
-
-
-def peak_rss_bytes() -> int | None:
-    """The process's peak resident set size so far (getrusage ru_maxrss: KiB on Linux, bytes on macOS),
-    None where the platform has no getrusage.  A high-water mark of the whole process: interpreter,
-    Numba, the kernels (and LLVM's peak if they were compiled here), then the case's arrays."""
-    try:
-        import resource
-    except ImportError:
-        return None
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return int(rss if sys.platform == "darwin" else rss * 1024)
 
 
 def first_nonfinite_stratum(coef, i, block=1 << 16) -> int:
