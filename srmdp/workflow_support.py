@@ -256,7 +256,7 @@ class Plan:
             raise ValueError(f"config likeforlike.rows: not the paper's rows: {', '.join(unknown)};"
                              f" allowed: {', '.join(paper_keys)}")
         self.likeforlike_reading = like.get("reading", self.timing_reading)
-        if self.likeforlike_reading not in [r.name for r in self.readings]:
+        if self.likeforlike and self.likeforlike_reading not in [r.name for r in self.readings]:
             raise ValueError(f"config likeforlike.reading: unknown reading {self.likeforlike_reading!r};"
                              f" allowed: {', '.join(r.name for r in self.readings)}")
         self.likeforlike_precision = like.get("precision", "float32")

@@ -181,6 +181,8 @@ def test_the_likeforlike_jobs_of_the_default_preset():
     jobs = [j for j in plan.jobs(cores=2) if j[0] == "like"]
     assert len(jobs) == len(plan.likeforlike) and all(thr == 2 for _, _, _, thr, _ in jobs)  # each alone
     bad = load_configs([root / "config/config.yaml"])
-    bad["likeforlike"] = {"reading": "nope"}
+    bad["likeforlike"] = {"reading": "nope", "rows": ["LP0d4_r2"]}
     with pytest.raises(ValueError, match="likeforlike.reading: unknown reading 'nope'"):
         Plan(bad)
+    bad["likeforlike"]["rows"] = []  # an overlay that drops the reading and the rows is fine
+    assert Plan(bad).likeforlike_files() == []
