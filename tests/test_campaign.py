@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import yaml
 
 from srmdp import campaign as cp
 from srmdp import chunks
@@ -629,8 +630,9 @@ def test_workflow_aggregates_gpu_chunks_into_the_tables(tmp_path):
     write_chunk(gpu / "campaign", pcase("LP0d4", 4), 2, 1, reading="paper-fit")
     write_chunk(gpu / "campaign", pcase("LP1d15_19", 5, THEORY), 0, 2, reading="theory")
     cfg = repo / "config" / "gpuonly.yaml"
-    cfg.write_text((repo / "config" / "ci.yaml").read_text().replace("preset: ci", "preset: gpuonly").split(
-        "cases:")[0] + "cases: []\n")
+    preset = yaml.safe_load((repo / "config" / "ci.yaml").read_text())
+    preset.update(preset="gpuonly", cases=[])  # no CPU case: no solve job at all
+    cfg.write_text(yaml.safe_dump(preset))
     snakemake(repo, "tables/LP0d4.tex", "tables/LP1d15_19.tex", "tables/agreement.tex", "figures/convergence.pdf",
               "--cores", "1", "--configfile", str(cfg))
     text = (repo / "tables" / "LP0d4.tex").read_text()
@@ -641,6 +643,7 @@ def test_workflow_aggregates_gpu_chunks_into_the_tables(tmp_path):
     assert summary["runs"] == 3 and len(summary["chunks"]) == 2
     assert "ours (GPU, 2 runs, theory)" in (repo / "tables" / "LP1d15_19.tex").read_text()
     assert "LP0d4 (GPU, 3 runs)" in (repo / "tables" / "agreement.tex").read_text()
+    assert not list((repo / "results").rglob("chunk-*.json"))  # the tables came from data/gpu/ alone
     # an overlapping chunk is refused by `srmdp aggregate` (the job fails, naming both files)
     write_chunk(gpu / "campaign", pcase("LP0d4", 4), 1, 1, reading="paper-fit", spread=0.5)
     proc = snakemake(repo, "tables/LP0d4.tex", "--cores", "1", "--configfile", str(cfg), check=False)
