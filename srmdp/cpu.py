@@ -73,6 +73,10 @@ class CpuBackend:
     def fallbacks(self):
         return int(self.dropped.sum())
 
+    def memory_report(self, test_points):
+        """Device memory: none (host memory is measured by the solver, peak_rss_bytes)."""
+        return {}
+
     def hardware(self):
         from .results import cpu_model
 

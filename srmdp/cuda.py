@@ -149,6 +149,14 @@ def device_bytes(case, test_points, mode=BLOCK, sms=132):
     return gpu_bytes(case, test_points, mode == THREAD, sms)
 
 
+def used_bytes():
+    """Device memory in use now (total - free, all processes), None under the simulator."""
+    if SIMULATOR:
+        return None
+    free, total = cuda.current_context().get_memory_info()
+    return int(total - free)
+
+
 def check_fits(case, test_points, info=None, mode=None):
     info = info or device_info()
     mode = mode or choose_mode(case, info["sms"])
@@ -175,6 +183,7 @@ class CudaBackend:
 
     def allocate(self, case):
         self.case = case
+        self._used0 = used_bytes()  # before this case's arrays: the baseline of memory_report
         self.mode = choose_mode(case, self.info["sms"], self.request)
         self.lay = dict(layout(case.d, case.n_basis, self.block_request))
         self.k = kernels(self.problem, case.basis, case.d, current_target("gpu"), layout(case.d, case.n_basis,
@@ -266,6 +275,13 @@ class CudaBackend:
 
     def fallbacks(self):
         return int(self.dropped)
+
+    def memory_report(self, test_points):
+        """The device memory of the case: the model (srmdp.memory.gpu_bytes) and what is in use on the device
+        now beyond what was in use before allocate (measured with cudaMemGetInfo; None under the simulator)."""
+        now = used_bytes()
+        return {"gpu_model_bytes": device_bytes(self.case, test_points, self.mode, self.info["sms"]),
+                "gpu_used_bytes": None if now is None or self._used0 is None else now - self._used0}
 
     def hardware(self):
         import numba_cuda

@@ -4,7 +4,8 @@ Backends (``cpu.CpuBackend``, ``cuda.CudaBackend``) own the coefficients and exp
 ``allocate(case)``, ``warm_up(rec)``, ``backward_step(i, rec) -> first bad stratum or -1``,
 ``errors(rec) -> (eY[i], eZ[i], eY2[i], eZ2[i])`` (means over the test points of the squared errors
 and of their squares), ``evaluate(j, rec, X) -> (y, z)``, ``coefficients()``,
-``fallbacks()`` and ``hardware()``; ``rec`` is the case record (:meth:`srmdp.cases.Case.record`).
+``fallbacks()``, ``memory_report(P)`` (device memory, model and measured) and ``hardware()``; ``rec`` is
+the case record (:meth:`srmdp.cases.Case.record`).
 """
 
 import math
@@ -197,6 +198,7 @@ def run_case(case: Case, runs: int = 1, run_start: int = 0, test_points: int = 1
         "memory_bytes": memory.required_bytes(case, test_points, runs=runs),  # the model (srmdp.memory)
         "peak_rss_bytes": peak_rss_bytes(),  # measured: the process's peak RSS after the runs
         "peak_rss_before_runs_bytes": rss_before_runs,  # ... and before the first run (after warm-up)
+        **backend.memory_report(test_points),  # GPU: the device memory model and the measured use
         "diagnostics": {"dropped_directions": backend.fallbacks()},
         "x0": problem.x0,
         "u0": float(np.mean(u0)),

@@ -247,6 +247,8 @@ class Plan:
             raise ValueError(f"config multicore.rows: not the paper's rows: {', '.join(unknown)};"
                              f" allowed: {', '.join(paper_keys)}")
         self.multicore_runs = int(multicore.get("runs", 2))
+        # 1-thread / all-core timings measured on other machines (e.g. the GPU host's 16 cores), read if present
+        self.multicore_results = config.get("multicore_results", "data/multicore")
         # the GPU speed-ups like for like (rule likeforlike): rows timed alone on all cores in the precision
         # and reading of their GPU results under gpu_results
         like = config.get("likeforlike") or {}
@@ -358,7 +360,10 @@ class Plan:
         return f"{self.published}/multicore/{key}/threads-{nthreads}.json"
 
     def multicore_files(self):
-        return [self.multicore_path(k, n) for k in self.multicore for n in self.MULTICORE_THREADS]
+        """This preset's multicore timings, then those measured elsewhere (multicore_results)."""
+        mine = [self.multicore_path(k, n) for k in self.multicore for n in self.MULTICORE_THREADS]
+        elsewhere = sorted(glob.glob(os.path.join(self.multicore_results, "**", "*.json"), recursive=True))
+        return mine + [p for p in elsewhere if is_result_file(p)]
 
     def likeforlike_run_path(self, key):
         return f"{self.results}/likeforlike/{key}.json"

@@ -186,3 +186,37 @@ def test_the_likeforlike_jobs_of_the_default_preset():
         Plan(bad)
     bad["likeforlike"]["rows"] = []  # an overlay that drops the reading and the rows is fine
     assert Plan(bad).likeforlike_files() == []
+
+
+def test_gpu_memory_lines_come_from_results_that_measured_it(tmp_path):
+    mib = 2**20
+    measured = json.loads(Path(_timing(tmp_path / "g.json", "LP0d4", 2)).read_text())
+    measured.update(device="gpu", gpu_model_bytes=40 * mib, gpu_used_bytes=42 * mib,
+                    provenance={"hardware": {"device": "gpu", "model": "Test GPU"}})
+    (tmp_path / "g.json").write_text(json.dumps(measured))
+    old = _timing(tmp_path / "old.json", "LP1d4", 1)  # a GPU result written before gpu_used_bytes existed
+    rows = claims.measured_gpu_memory([str(tmp_path / "g.json"), old])
+    assert [(r["table"], r["row"], r["gpu"]) for r in rows] == [("LP0d4", 2, "Test GPU")]
+    assert rows[0]["verdict"] == "under by 2 MiB (5\\,\\%)"
+    out = tmp_path / "t12.tex"
+    claims.render_paper_tables([], [str(tmp_path / "g.json")], TEMPLATES, out)
+    line = next(x for x in out.read_text().splitlines() if "Test GPU" in x)
+    assert line.endswith(f"% source: {tmp_path / 'g.json'}")
+    claims.render_paper_tables([], [old], TEMPLATES, out)
+    assert "no GPU result under" in out.read_text()
+
+
+def test_multicore_timings_of_another_machine_pair_within_that_machine(tmp_path):
+    def timing(name, host, threads, seconds):
+        path = Path(_timing(tmp_path / name, "LP0d4", 2, threads=threads, seconds=seconds))
+        res = json.loads(path.read_text())
+        res["provenance"]["host"], res["provenance"]["cpus"] = host, 2 if host == "here" else 16
+        path.write_text(json.dumps(res))
+        return str(path)
+
+    files = [timing("a1.json", "here", 1, 8.0), timing("a2.json", "here", 2, 4.0),
+             timing("b1.json", "gpuhost", 1, 6.0), timing("b16.json", "gpuhost", 16, 0.5)]
+    c = claims.multicore_claim(files)
+    assert "speed-up 2.00 (1.00 per thread)" in c["ours"] and "speed-up 12.00 (0.75 per thread)" in c["ours"]
+    assert "2 logical CPUs" in c["ours"] and "16 logical CPUs" in c["ours"]
+    assert "the paper's 24 threads were not measured" in c["ours"] and "GPU host" not in c["ours"]

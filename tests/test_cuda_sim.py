@@ -186,6 +186,11 @@ def test_run_case_gpu_matches_cpu(tmp_path):
     for key in ("mse_y_max", "mse_y_av", "mse_z_av"):
         assert math.isclose(res_gpu[key], res_cpu[key], rel_tol=1e-10, abs_tol=1e-12), key
     np.testing.assert_allclose(res_gpu["per_run"]["ey"], res_cpu["per_run"]["ey"], rtol=1e-10)
+    # the device memory: the model always, the measurement on a real GPU only (cudaMemGetInfo)
+    from srmdp.cuda import SIMULATOR, device_bytes
+
+    assert res_gpu["gpu_model_bytes"] == device_bytes(case, 20, hw["kernel_mode"], hw["multiprocessors"])
+    assert (res_gpu["gpu_used_bytes"] is None) == SIMULATOR and "gpu_used_bytes" not in res_cpu
 
 
 def test_nonfinite_coefficient_is_reported():

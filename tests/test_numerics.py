@@ -282,6 +282,9 @@ class FakeBackend:
     def evaluate(self, j, rec, points):
         return np.zeros(points.shape[0]), np.zeros(points.shape)
 
+    def memory_report(self, test_points):
+        return {}
+
     def fallbacks(self):
         return self.dropped
 
