@@ -709,6 +709,35 @@ def import_chunks(sources, into, data_dirs, out=print) -> int:
 
 
 # --- command line -------------------------------------------------------------------------------------------
+def refresh_chunks(paths, threads=None, out=print, runner=None) -> int:
+    """Rerun the runs of chunk files written by an older srmdp, on this machine's device of the chunk's kind,
+    and rewrite each with the fields added since (e.g. the per-run moments ``ey2``/``ez2``) -- only where the
+    rerun reproduces the chunk's per-run errors and u0 bit for bit; the campaign metadata is kept, with
+    ``refreshed_utc``.  A chunk that is not reproduced is left as it is (exit 3)."""
+    from .aggregate import load_chunk
+    from .solver import run_case
+
+    run = runner or run_case
+    chunks = [(Path(p), load_chunk(p)) for p in paths]  # all checked (checksums) before any compute
+    failures = 0
+    for path, old in chunks:
+        case = Case.from_dict(old["case"])
+        res = run(case, runs=old["runs"], run_start=old["run_start"], test_points=old["test_points"],
+                  seed=old["seed"], device=old["device"], threads=threads if old["device"] == "cpu" else None)
+        same = [k for k in ("ey", "ez", "u0") if k in old["per_run"]]
+        diff = [k for k in same if res["per_run"].get(k) != old["per_run"][k]]
+        if diff or not same:
+            failures += 1
+            out(f"{path}: NOT reproduced ({', '.join(diff) or 'no per-run values'} differ); left as it is")
+            continue
+        res["campaign"] = dict(old.get("campaign") or {},
+                               refreshed_utc=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+        write_json_atomic(path, res)
+        out(f"{path}: reproduced bit for bit ({', '.join(same)}); rewritten with"
+            f" {', '.join(sorted(set(res['per_run']) - set(old['per_run']))) or 'no new per-run field'}")
+    return 3 if failures else 0
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message):
         self.exit(2, f"srmdp.campaign: error: {' '.join(str(message).split())}\n")
@@ -749,6 +778,10 @@ def build_parser():
     i.add_argument("sources", nargs="+")
     i.add_argument("--into", default=ARCHIVE_DIR)
     i.add_argument("--data", action="append", default=None, help=f"chunks already present (default {DEFAULT_DATA})")
+    f = sub.add_parser("refresh", help="rerun chunks written by an older srmdp; rewrite them with the newer fields"
+                       " where the rerun reproduces them bit for bit")
+    f.add_argument("chunks", nargs="+")
+    f.add_argument("--threads", type=int, help="CPU threads (chunks of device cpu)")
     return p
 
 
@@ -798,6 +831,8 @@ def validate_run_args(args):
 def main(argv=None):
     args = build_parser().parse_args(argv)
     try:
+        if args.command == "refresh":
+            return refresh_chunks(args.chunks, args.threads, out=lambda line: print(line, flush=True))
         if args.command == "import":
             args.data = args.data or ([DEFAULT_DATA] if Path(DEFAULT_DATA).is_dir() else [])
             return import_chunks(args.sources, args.into, args.data)

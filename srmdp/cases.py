@@ -7,7 +7,7 @@ the workflow, for comparison, never copied into a result.
 
 import csv
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from functools import cache
 from pathlib import Path
 
@@ -123,6 +123,16 @@ class Case:
         if not self.martingale_cv:  # likewise
             del out["martingale_cv"]
         return out
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Case":
+        """The case of a case dictionary (:meth:`as_dict`, e.g. a result's ``case``; trunc None = none)."""
+        names = {f.name for f in fields(cls)}
+        kw = {k: v for k, v in data.items() if k in names}
+        for key in ("trunc_y", "trunc_z"):
+            if kw.get(key) is None:
+                kw[key] = math.inf
+        return cls(**kw)
 
     # --- validation ---------------------------------------------------------------------------
     def validate(self):

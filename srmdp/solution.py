@@ -34,7 +34,6 @@ import math
 import os
 import zipfile
 from collections import namedtuple
-from dataclasses import fields
 from pathlib import Path
 
 import numpy as np
@@ -349,16 +348,6 @@ def _sha256(a: np.ndarray) -> str:
     return h.hexdigest()
 
 
-def case_from_dict(data: dict) -> Case:
-    """The :class:`Case` of a case dictionary (:meth:`Case.as_dict`; trunc None = no truncation)."""
-    names = {f.name for f in fields(Case)}
-    kw = {k: v for k, v in data.items() if k in names}
-    for key in ("trunc_y", "trunc_z"):
-        if kw.get(key) is None:
-            kw[key] = math.inf
-    return Case(**kw)
-
-
 def load(path, threads=None) -> Solution:
     """Read a solution written by :meth:`Solution.save`; refuses a damaged file, another format version or a
     problem file changed since, in one line (ConfigError), and rebuilds the kernels from the problem spec."""
@@ -397,6 +386,6 @@ def load(path, threads=None) -> Solution:
     problem = load_problem(spec)
     if problem.source_hash != saved:  # this process loaded an older version of the file before
         problem = fresh
-    case = case_from_dict(dict(meta["case"], problem=spec))
+    case = Case.from_dict(dict(meta["case"], problem=spec))
     return Solution(case, coef, meta["result"], seed=meta["seed"], runs=meta["runs"], keep=meta["keep"],
                     rules=meta.get("rules"), threads=threads, problem=problem)

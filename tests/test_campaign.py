@@ -650,3 +650,28 @@ def test_workflow_aggregates_gpu_chunks_into_the_tables(tmp_path):
     assert proc.returncode != 0
     logs = list((repo / "logs" / "gpuonly" / "aggregate_gpu").rglob("*.log"))
     assert any("overlap" in p.read_text() for p in logs)
+
+
+def test_refresh_rewrites_only_chunks_it_reproduces_bit_for_bit(tmp_path):
+    case = pcase("LP0d4", 1)
+    good = write_chunk(tmp_path, case, 0, 2, reading="paper-fit", device="cpu")
+    bad = write_chunk(tmp_path, case, 2, 2, reading="paper-fit", device="cpu")
+    before = {p: p.read_text() for p in (good, bad)}
+    old = {p: json.loads(before[p]) for p in (good, bad)}
+
+    def runner(case_, runs, run_start, test_points, seed, device, threads):
+        src = old[good] if run_start == 0 else old[bad]
+        assert (case_, runs, seed, device, threads) == (case, 2, src["seed"], "cpu", 1)
+        res = json.loads(json.dumps(src))
+        res.pop("checksum", None)
+        res["per_run"]["ey2"] = res["per_run"]["ez2"] = [[1.0] * case.steps] * runs
+        if run_start == 2:  # this rerun does not reproduce the chunk
+            res["per_run"]["ey"][0][0] += 1e-16 + abs(res["per_run"]["ey"][0][0]) * 1e-15
+        return res
+
+    lines = []
+    assert cp.refresh_chunks([good, bad], threads=1, out=lines.append, runner=runner) == 3
+    assert bad.read_text() == before[bad] and "NOT reproduced (ey differ)" in lines[1]
+    new = load_chunk(good)  # checked: a valid, sealed chunk
+    assert new["per_run"]["ey"] == old[good]["per_run"]["ey"] and "ey2" in new["per_run"]
+    assert new["campaign"]["refreshed_utc"] and "rewritten with ey2, ez2" in lines[0]
