@@ -147,6 +147,15 @@ class Variant:
 VARIANT_KEYS = ("precision", "seed", "trunc_y", "trunc_z")
 
 
+def _paper_keys(rows, where: str, paper_keys) -> list:
+    """``rows`` (keys such as LP1d4_r2) without repeats; ValueError naming ``where`` for any non-paper row."""
+    unknown = [k for k in rows if k not in paper_keys]
+    if unknown:
+        raise ValueError(f"config {where}: not the paper's rows: {', '.join(unknown)};"
+                         f" allowed: {', '.join(paper_keys)}")
+    return list(dict.fromkeys(rows))
+
+
 def _split_key(key: str) -> tuple:
     table, _, row = key.rpartition("_r")
     return table, int(row)
@@ -228,11 +237,8 @@ class Plan:
             raise ValueError(f"config residuals.reading: unknown reading {self.residual_reading!r};"
                              f" allowed: {', '.join(r.name for r in self.paper_readings)}")
         self.residual_threshold = float(res.get("threshold", 3.0))
-        unknown = [k for k in res.get("rows", []) if k not in paper_keys]  # a filter, as a reading's rows
-        if unknown:
-            raise ValueError(f"config residuals.rows: {', '.join(unknown)} are not the paper's rows;"
-                             f" allowed: {', '.join(paper_keys)}")
-        self.residual_rows = [s.key for s in self.selected if s.key in res.get("rows", [])]
+        rows = _paper_keys(res.get("rows", []), "residuals.rows", paper_keys)  # a filter, as a reading's rows
+        self.residual_rows = [s.key for s in self.selected if s.key in rows]
         self.variants = [Variant(v["name"], v["hypothesis"], tuple((k, v[k]) for k in VARIANT_KEYS if k in v))
                          for v in res.get("variants", [])]
         variant_names = [v.name for v in self.variants]
@@ -241,22 +247,14 @@ class Plan:
             raise ValueError(f"config residuals.variants: duplicate name(s) {', '.join(dup)}")
         # the multi-core speed-up (rule multicore): a few paper rows timed alone on 1 thread and on all cores
         multicore = config.get("multicore") or {}
-        self.multicore = list(dict.fromkeys(multicore.get("rows", [])))
-        unknown = [k for k in self.multicore if k not in paper_keys]
-        if unknown:
-            raise ValueError(f"config multicore.rows: not the paper's rows: {', '.join(unknown)};"
-                             f" allowed: {', '.join(paper_keys)}")
+        self.multicore = _paper_keys(multicore.get("rows", []), "multicore.rows", paper_keys)
         self.multicore_runs = int(multicore.get("runs", 2))
         # 1-thread / all-core timings measured on other machines (e.g. the GPU host's 16 cores), read if present
         self.multicore_results = config.get("multicore_results", "data/multicore")
         # the GPU speed-ups like for like (rule likeforlike): rows timed alone on all cores in the precision
         # and reading of their GPU results under gpu_results
         like = config.get("likeforlike") or {}
-        self.likeforlike = list(dict.fromkeys(like.get("rows", [])))
-        unknown = [k for k in self.likeforlike if k not in paper_keys]
-        if unknown:
-            raise ValueError(f"config likeforlike.rows: not the paper's rows: {', '.join(unknown)};"
-                             f" allowed: {', '.join(paper_keys)}")
+        self.likeforlike = _paper_keys(like.get("rows", []), "likeforlike.rows", paper_keys)
         self.likeforlike_reading = like.get("reading", self.timing_reading)
         if self.likeforlike and self.likeforlike_reading not in [r.name for r in self.readings]:
             raise ValueError(f"config likeforlike.reading: unknown reading {self.likeforlike_reading!r};"

@@ -41,7 +41,7 @@ def test_variant_arguments_change_one_thing():
 
 @pytest.mark.parametrize("residuals,match", [
     ({"reading": "nope", "rows": [], "variants": []}, "residuals.reading: unknown reading 'nope'"),
-    ({"reading": "paper-fit", "rows": ["LP0d4_r9"], "variants": []}, "LP0d4_r9 are not the paper's rows"),
+    ({"reading": "paper-fit", "rows": ["LP0d4_r9"], "variants": []}, "residuals.rows: not the paper's rows: LP0d4_r9"),
     ({"reading": "paper-fit", "rows": [], "variants": [{"name": "a", "hypothesis": "h"}] * 2}, "duplicate name"),
 ])
 def test_bad_residuals_config_is_refused(residuals, match):
