@@ -4,7 +4,7 @@
 localrules:
     aggregate,
     publish_summary,
-    publish_timing,
+    publish,
 
 
 rule aggregate:
@@ -45,13 +45,17 @@ rule publish_summary:
         "(cp {input} {output}.tmp && mv {output}.tmp {output}) > {log} 2>&1"
 
 
-rule publish_timing:
+# Results copied as they are from results/ (scratch) to the published folder (committed), under the same
+# relative path: the timing jobs', LSMDP's, and the multi-core and like-for-like timings (claims.smk).
+rule publish:
     input:
-        f"{RES}/timing/{{key}}/{{device}}.json",
+        f"{RES}/{{what}}/{{path}}.json",
     output:
-        f"{PUB}/timing/{{key}}/{{device}}.json",
+        f"{PUB}/{{what}}/{{path}}.json",
     log:
-        f"{LOGS}/publish/timing/{{key}}/{{device}}.log",
+        f"{LOGS}/publish/{{what}}/{{path}}.log",
+    wildcard_constraints:
+        what="timing|lsmdp|multicore|likeforlike",
     conda:
         ENV
     threads: 1

@@ -3,9 +3,6 @@
 
 
 localrules:
-    publish_lsmdp,
-    publish_multicore,
-    publish_likeforlike,
     claims_tables,
 
 
@@ -24,23 +21,6 @@ rule lsmdp:
         args=lambda wc: PLAN.lsmdp_args(wc.key),
     shell:
         "OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python -m srmdp.lsmdp {params.args} --out {output} > {log} 2>&1"
-
-
-rule publish_lsmdp:
-    input:
-        f"{RES}/lsmdp/{{key}}.json",
-    output:
-        f"{PUB}/lsmdp/{{key}}.json",
-    log:
-        f"{LOGS}/publish/lsmdp/{{key}}.log",
-    conda:
-        ENV
-    threads: 1
-    resources:
-        mem_mb=100,
-        runtime=1,
-    shell:
-        "(cp {input} {output}.tmp && mv {output}.tmp {output}) > {log} 2>&1"
 
 
 # The multi-core speed-up (the paper's "24 threads, about 16 times faster"): one row timed with 1 thread
@@ -68,25 +48,6 @@ rule multicore:
         " --no-progress --out {output} > {log} 2>&1"
 
 
-rule publish_multicore:
-    input:
-        f"{RES}/multicore/{{key}}/threads-{{nthreads}}.json",
-    output:
-        f"{PUB}/multicore/{{key}}/threads-{{nthreads}}.json",
-    log:
-        f"{LOGS}/publish/multicore/{{key}}/threads-{{nthreads}}.log",
-    wildcard_constraints:
-        nthreads="1|all",
-    conda:
-        ENV
-    threads: 1
-    resources:
-        mem_mb=100,
-        runtime=1,
-    shell:
-        "(cp {input} {output}.tmp && mv {output}.tmp {output}) > {log} 2>&1"
-
-
 # The GPU speed-ups like for like: all cores against the GPU, same precision and reading (config likeforlike).
 rule likeforlike:
     output:
@@ -106,23 +67,6 @@ rule likeforlike:
     shell:
         "python -m srmdp run {params.args} --device cpu --threads {threads}"
         " --no-progress --out {output} > {log} 2>&1"
-
-
-rule publish_likeforlike:
-    input:
-        f"{RES}/likeforlike/{{key}}.json",
-    output:
-        f"{PUB}/likeforlike/{{key}}.json",
-    log:
-        f"{LOGS}/publish/likeforlike/{{key}}.log",
-    conda:
-        ENV
-    threads: 1
-    resources:
-        mem_mb=100,
-        runtime=1,
-    shell:
-        "(cp {input} {output}.tmp && mv {output}.tmp {output}) > {log} 2>&1"
 
 
 rule claims_tables:
