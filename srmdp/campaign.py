@@ -719,6 +719,9 @@ def refresh_chunks(paths, threads=None, out=print, runner=None) -> int:
 
     run = runner or run_case
     chunks = [(Path(p), load_chunk(p)) for p in paths]  # all checked (checksums) before any compute
+    if runner is None:
+        for device in sorted({c["device"] for _, c in chunks}):  # and the devices they need
+            _check_device(device, threads if device == "cpu" else None)
     failures = 0
     for path, old in chunks:
         case = Case.from_dict(old["case"])

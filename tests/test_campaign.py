@@ -28,6 +28,7 @@ from srmdp import chunks
 from srmdp.aggregate import ChunkError, aggregate, load_chunk
 from srmdp.cases import Case, paper_case, paper_rows
 from srmdp.errors import indicators
+from srmdp.exceptions import ConfigError
 from srmdp.results import identity_hash, write_json_atomic
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -675,3 +676,17 @@ def test_refresh_rewrites_only_chunks_it_reproduces_bit_for_bit(tmp_path):
     new = load_chunk(good)  # checked: a valid, sealed chunk
     assert new["per_run"]["ey"] == old[good]["per_run"]["ey"] and "ey2" in new["per_run"]
     assert new["campaign"]["refreshed_utc"] and "rewritten with ey2, ez2" in lines[0]
+
+
+def test_refresh_refuses_a_device_it_lacks_before_any_compute(tmp_path, monkeypatch):
+    from srmdp import gpu
+
+    case = pcase("LP0d4", 1)
+    cpu_chunk = write_chunk(tmp_path, case, 0, 1, reading="paper-fit", device="cpu")
+    gpu_chunk = write_chunk(tmp_path, case, 1, 1, reading="paper-fit", device="gpu")
+    before = cpu_chunk.read_text()
+    monkeypatch.setattr(gpu, "gpu_unavailable_reason", lambda: "no GPU here")
+    monkeypatch.setattr("srmdp.solver.run_case", lambda *a, **k: pytest.fail("computed"))
+    with pytest.raises(ConfigError, match="invalid device='gpu': no GPU here"):
+        cp.refresh_chunks([cpu_chunk, gpu_chunk])
+    assert cpu_chunk.read_text() == before
