@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The resumable GPU campaign (issue 9): run the next run chunks of the paper's rows within SECONDS.
-#   bash bench/gpu_campaign.sh SECONDS OUTDIR [options of `python -m srmdp.campaign run`]
+#   bash bench/gpu_campaign.sh SECONDS OUTDIR [options of `python -m srmdp campaign run`]
 # SECONDS counts from this script's start (environment set-up included); OUTDIR receives one sealed
-# chunk file per finished chunk (data/gpu/campaign/ layout, see srmdp/campaign.py for the priority order).
+# chunk file per finished chunk (data/gpu/campaign/ layout, see srmdp/paper/campaign.py for the priority order).
 # On the device machine ($OUT set) the chunks also go, re-packed after every chunk, to $OUT/campaign.tgz
 # (paths data/gpu/campaign/<file>) with the log $OUT/campaign.log: the device tool returns at most 8 files.
 #   device call:  bash bench/gpu_campaign.sh 480 /tmp/campaign      (carry .whl, timeout_s >= SECONDS + 60)
-#   back here:    python -m srmdp.campaign import <files_at>/campaign.tgz   # verified, then git add data/gpu/campaign
+#   back here:    python -m srmdp campaign import <files_at>/campaign.tgz   # verified, then git add data/gpu/campaign
 # The device image's numpy 2.5 breaks numba-cuda 0.30's import; fetch numpy 2.4 once here and carry .whl
 # (as bench/gpu_check.sh):
 #   echo /.whl/ >> .git/info/exclude; python3 -m pip download --no-deps --only-binary=:all: \
@@ -14,7 +14,7 @@
 set -u
 set -o pipefail
 T0=$(date +%s)
-usage="usage: bash bench/gpu_campaign.sh SECONDS OUTDIR [python -m srmdp.campaign run options]"
+usage="usage: bash bench/gpu_campaign.sh SECONDS OUTDIR [python -m srmdp campaign run options]"
 if [ $# -lt 2 ]; then
   echo "gpu_campaign.sh: error: SECONDS and OUTDIR are required; $usage" >&2
   exit 2
@@ -44,7 +44,7 @@ cd "$(dirname "$0")/.." || exit 2
 . bench/gpu_env.sh  # PY, and the carried numpy 2.4 wheel first on the path (as bench/gpu_check.sh)
 export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH}
 # every argument, the device and the chunks present are checked first (one line on stderr, exit 2)
-$PY -m srmdp.campaign run --budget "$BUDGET" --out "$OUTDIR" --check-only "$@" || exit $?
+$PY -m srmdp.paper.campaign run --budget "$BUDGET" --out "$OUTDIR" --check-only "$@" || exit $?
 PACK=()
 LOG=/dev/null
 if [ -n "${OUT:-}" ]; then
@@ -63,5 +63,5 @@ fi
     echo "gpu_campaign.sh: no time left after the set-up ($BUDGET s budget)"
     exit 0
   fi
-  $PY -m srmdp.campaign run --budget "$LEFT" --out "$OUTDIR" "${PACK[@]}" "$@"
+  $PY -m srmdp.paper.campaign run --budget "$LEFT" --out "$OUTDIR" "${PACK[@]}" "$@"
 } 2>&1 | tee -a "$LOG"

@@ -20,9 +20,11 @@ The cache root is ``$SRMDP_KERNEL_CACHE``, else ``$XDG_CACHE_HOME/srmdp`` (``~/.
 import ast
 import hashlib
 import importlib.util
+import inspect
 import os
 import sys
 import tempfile
+import textwrap
 from functools import cache
 from pathlib import Path
 
@@ -128,6 +130,9 @@ def kernel_source(problem, basis: str, d: int, target: str, problem_module: str,
     binds = {"D": int(d) if spec else 0, "NB": b.size(d) if spec else 0, "NEEDS_U": b.local_coordinates,
              "REPLAY": target != "cpu"}
     binds.update(extra or {})
+    if b.fill.__module__ != __package__ + ".bases":  # a basis registered elsewhere: its fill(phi, u, d) too
+        parts.append(f"# ---- basis {b.name}: {inspect.getsourcefile(b.fill)}\n"
+                     + textwrap.dedent(inspect.getsource(b.fill)))
     footer = ["# ---- bindings of this build"] + [f"{k} = {_literal(v)}" for k, v in binds.items()]
     footer += [f"basis_phi = {b.fill.__name__}", f"from {problem_module} import {', '.join(names)}  # noqa"]
     return "\n".join(parts) + "\n" + "\n".join(footer) + "\n"

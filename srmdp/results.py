@@ -11,6 +11,14 @@ from importlib import metadata
 from pathlib import Path
 
 FORMAT_VERSION = 1
+# the counter-based streams common to the CPU and GPU paths (a result names another family in "streams")
+DEFAULT_STREAMS = "shared"
+
+
+def streams_of(res: dict) -> str:
+    """The random-stream family of a result: its ``streams`` field (top level or hardware), else shared."""
+    hw = (res.get("provenance") or {}).get("hardware") or {}
+    return str(res.get("streams") or hw.get("streams") or DEFAULT_STREAMS)
 
 
 def cpu_model() -> str:

@@ -40,7 +40,7 @@ import numpy as np
 
 from . import memory
 from .bases import BASES
-from .cases import Z_CV_DEFAULT_FOR_USER_PROBLEMS, Case, _is_int, _plain
+from .cases import Z_CV_DEFAULT_FOR_USER_PROBLEMS, Case, is_int, plain
 from .exceptions import ConfigError
 from .problems import DEFAULT as DEFAULT_PROBLEM
 from .problems import REGISTRY, Problem, load_problem
@@ -210,7 +210,7 @@ class Solution:
 
     @property
     def dt(self) -> float:
-        return self.case.maturity / self.case.steps
+        return self.case.time_step
 
     @property
     def times(self) -> np.ndarray:
@@ -241,8 +241,8 @@ class Solution:
         return self._backend
 
     def _check(self, i, X, run):
-        if not _is_int(i) or not 0 <= i < self.steps:
-            raise ConfigError(f"invalid step i={_plain(i)!r}: must be an integer in 0..{self.steps - 1}"
+        if not is_int(i) or not 0 <= i < self.steps:
+            raise ConfigError(f"invalid step i={plain(i)!r}: must be an integer in 0..{self.steps - 1}"
                               f" (t_i = i dt, dt = {self.dt:g}; y_N = g is the terminal condition)")
         try:
             pts = np.asarray(X, dtype=np.float64)

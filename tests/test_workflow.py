@@ -184,7 +184,7 @@ def test_every_number_traces_back_to_a_results_file(ci_run):
             c = cells(row)
             assert c[6] == f"{summary['runs']}$\\times${summary['test_points']}"
             for j, key in ((7, "mse_y_max"), (8, "mse_y_av"), (9, "mse_z_av")):
-                from srmdp.report import fmt_pm
+                from srmdp.paper.latex import fmt_pm
 
                 assert c[j] == fmt_pm(summary[key], summary[key + "_se"]), (table, key)
         lines = [x for x in lines if not gpu_line(x)]
@@ -211,7 +211,7 @@ def test_every_number_traces_back_to_a_results_file(ci_run):
                     allowed |= {f"{summary[key]:.3f}", f"{summary[key + '_se']:.3f}"}
                 for extra in sources[1:]:
                     timing = json.loads((repo / extra).read_text())
-                    from srmdp.report import fmt_seconds
+                    from srmdp.paper.latex import fmt_seconds
 
                     allowed.add(fmt_seconds(timing["seconds_per_run"]))
                 allowed |= {"1", "2"}  # hardware footnote marks
@@ -316,7 +316,7 @@ def test_snakefmt_clean():
 
 
 def test_cost_estimates_cover_every_job():
-    from srmdp.workflow_support import Plan, load_configs
+    from srmdp.paper.plan import Plan, load_configs
 
     for preset in PRESETS:
         plan = Plan(load_configs([ROOT / "config/config.yaml", ROOT / preset]))
@@ -341,8 +341,8 @@ def _fake_result(path, table, row, device, seconds, reading=("zero", 1.0, 1.0), 
 
 def test_gpu_results_feed_tables_and_figures(tmp_path):
     """Result JSONs under gpu_results (data/gpu/) give the GPU column and the speed-up; other JSON is ignored."""
-    from srmdp import report
-    from srmdp.workflow_support import Plan, load_configs
+    from srmdp.paper import figures, tables
+    from srmdp.paper.plan import Plan, load_configs
 
     cfg = load_configs([ROOT / "config/config.yaml", ROOT / "config/ci.yaml"])
     cfg["gpu_results"] = str(tmp_path / "gpu")
@@ -353,10 +353,10 @@ def test_gpu_results_feed_tables_and_figures(tmp_path):
     summary = _fake_result(tmp_path / "s.json", "LP0d4", 1, "cpu", 1.0)
     timing = _fake_result(tmp_path / "t.json", "LP0d4", 1, "cpu", 0.25)
     out = tmp_path / "LP0d4.tex"
-    report.render_table(plan, "LP0d4", [summary], [timing], plan.gpu_files(), ROOT / "workflow/templates", out)
+    tables.render_table(plan, "LP0d4", [summary], [timing], plan.gpu_files(), ROOT / "workflow/templates", out)
     text = out.read_text()
     assert "NVIDIA H100 80GB HBM3" in text and "0.0125$^{2}$" in text and "0.25$^{1}$" in text
-    report.figure_speedup(plan, [timing], plan.gpu_files(), str(tmp_path / "speedup"))
-    report.figure_speedup(plan, [timing], [], str(tmp_path / "speedup_nogpu"))
+    figures.figure_speedup(plan, [timing], plan.gpu_files(), str(tmp_path / "speedup"))
+    figures.figure_speedup(plan, [timing], [], str(tmp_path / "speedup_nogpu"))
     for stem in ("speedup", "speedup_nogpu"):
         assert (tmp_path / f"{stem}.pdf").stat().st_size > 1000 and (tmp_path / f"{stem}.png").is_file()

@@ -2,8 +2,9 @@
 
 from pathlib import Path
 
-from srmdp.report import render_preset, run_logged
-from srmdp.workflow_support import Plan
+from srmdp.paper.latex import run_logged
+from srmdp.paper.plan import Plan
+from srmdp.paper.tables import render_preset
 
 snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
 

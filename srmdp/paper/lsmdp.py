@@ -18,7 +18,7 @@ A baseline in plain NumPy, for small cases only.  One run:
   ``numpy.linalg.lstsq`` on the stratum's own design matrix.
 
 The error indicators use P_test test points from nu per run and time step, as SRMDP's, and the
-same pooled/literal formulas (:func:`srmdp.errors.indicators`).
+same pooled/literal formulas (:func:`srmdp.indicators.indicators`).
 """
 
 from __future__ import annotations
@@ -29,9 +29,12 @@ import tracemalloc
 
 import numpy as np
 
-from .errors import indicators
-from .problems.gobet2016 import solution as paper_solution
-from .results import peak_rss_bytes
+from ..cases import paper_case
+from ..indicators import indicators
+from ..memory import required_bytes
+from ..problems.gobet2016 import solution as paper_solution
+from ..results import peak_rss_bytes
+from ..solver import run_case
 
 
 def _sigmoid(s):
@@ -144,14 +147,14 @@ def draw_paths(case, seed, run):
     p = case.strata * case.paths
     lo, hi = (-case.half_width, case.half_width) if case.outside == "zero" else (-math.inf, math.inf)
     x0 = logistic_inverse(rng.random((p, case.d)), lo, hi)
-    dw = rng.standard_normal((case.steps, p, case.d)) * math.sqrt(case.maturity / case.steps)
+    dw = rng.standard_normal((case.steps, p, case.d)) * math.sqrt(case.time_step)
     return rng, x0, dw
 
 
 def solve_run(case, seed, run, test_points=1000):
     """One LSMDP run of ``case`` (a :class:`srmdp.cases.Case`): (coefficients, e_Y[N], e_Z[N])."""
     d, n, nb = case.d, case.steps, case.n_basis
-    dt = case.maturity / n
+    dt = case.time_step
     grid = Grid(d, case.cells, case.half_width, case.outside)
     rng, x0, dw = draw_paths(case, seed, run)
     p = x0.shape[0]
@@ -233,7 +236,6 @@ def run(case, runs, seed=0, test_points=1000):
 def srmdp_traced_peak(case, test_points=1000, seed=0) -> int:
     """Peak of the memory SRMDP's run allocates through Python/NumPy (tracemalloc), after a warm-up run
     that compiles the kernels: the like-for-like number beside LSMDP's ``peak_traced_bytes``."""
-    from .solver import run_case
 
     run_case(case, runs=1, test_points=test_points, seed=seed, threads=1)
     tracemalloc.start()
@@ -244,15 +246,13 @@ def srmdp_traced_peak(case, test_points=1000, seed=0) -> int:
 
 
 def main(argv=None):
-    """python -m srmdp.lsmdp --table T --row R [reading options] --runs R --out FILE"""
+    """python -m srmdp lsmdp --table T --row R [reading options] --runs R --out FILE"""
     import argparse
     import json
     import os
 
-    from .cases import paper_case
-    from .memory import required_bytes
 
-    p = argparse.ArgumentParser(prog="python -m srmdp.lsmdp", description=main.__doc__)
+    p = argparse.ArgumentParser(prog="python -m srmdp lsmdp", description=main.__doc__)
     p.add_argument("--table", required=True)
     p.add_argument("--row", type=int, required=True)
     p.add_argument("--outside", default="unbounded", choices=["unbounded", "zero"])
