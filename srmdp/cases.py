@@ -15,6 +15,7 @@ import numpy as np
 
 from .bases import BASES
 from .exceptions import ConfigError
+from .problems import load_problem
 from .rng import PATH_BITS, RUN_BITS, SEED_BITS, STEP_BITS, STRATUM_BITS
 from .strata import MAX_HALF_WIDTH, OUTSIDE_MODES
 
@@ -51,12 +52,6 @@ def is_real(v) -> bool:
     return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
 
 
-def _load_problem(name):
-    from .problems import load_problem
-
-    return load_problem(name)
-
-
 @dataclass(frozen=True)
 class Case:
     d: int
@@ -80,7 +75,7 @@ class Case:
         if self.maturity is None or self.half_width is None:
             if not isinstance(self.problem, str):
                 raise ConfigError(f"invalid problem={self.problem!r}: a registered name or path/to/file.py")
-            prob = _load_problem(self.problem)
+            prob = load_problem(self.problem)
             if self.maturity is None:
                 object.__setattr__(self, "maturity", prob.maturity)
             if self.half_width is None:
@@ -154,7 +149,7 @@ class Case:
             bad("d", self.d, "the dimension must be an integer >= 1")
         if self.basis not in BASES:
             bad("basis", self.basis, f"allowed values are {', '.join(BASES)}")
-        _load_problem(self.problem)  # a ConfigError naming the file and function if it breaks the contract
+        load_problem(self.problem)  # a ConfigError naming the file and function if it breaks the contract
         if not is_real(self.maturity) or not 0 < self.maturity < math.inf:
             bad("maturity", self.maturity, "the maturity T must be a finite number > 0")
         if not is_real(self.half_width) or not 0 < self.half_width <= MAX_HALF_WIDTH:

@@ -14,7 +14,7 @@ from importlib.metadata import entry_points
 from .aggregate import aggregate
 from .bases import BASES
 from .cases import Case, canonical_table, check_reference, paper_case, paper_rows
-from .cli_options import Parser, add_device_options, add_reading_options, number, one_line
+from .cli_options import Parser, add_device_options, add_reading_options, exit_status, number
 from .cli_solution import add_parsers
 from .cli_solution import main as solution_main
 from .exceptions import ConfigError
@@ -115,56 +115,53 @@ def main(argv=None):
         if plugin is not None:
             return plugin.load()(argv[1:])
     args = build_parser().parse_args(argv)
-    try:
-        if args.command == "cases":
-            bad = check_reference()
-            args.table = canonical_table(args.table)
-            if args.table and args.table not in {r["table"] for r in paper_rows()}:
-                raise ConfigError(f"invalid table={args.table!r}: allowed values are"
-                                  f" {', '.join(sorted({r['table'] for r in paper_rows()}))}")
-            for r in paper_rows():
-                if args.table and r["table"] != args.table:
-                    continue
-                print(f"{r['table']:<10} row {r['row']}  d={r['d']:<3} dt={r['dt']:<5g} #C={r['cells']:<3}"
-                      f" K={r['K']:<8} M={r['M']}")
-            for line in bad:
-                print(f"srmdp: warning: {line}", file=sys.stderr)
-            return 0
-        if args.command in ("solve", "eval"):
-            return solution_main(args)
-        if args.command == "aggregate":
-            if args.expect_runs is not None and args.expect_runs < 1:
-                raise ConfigError(f"invalid expect_runs={args.expect_runs}: must be an integer >= 1")
-            check_writable(args.out)
-            res = aggregate(args.chunks, expect_runs=args.expect_runs, pool_devices=args.pool_devices)
-            if _write(args.out, res):
-                return 1
-            print(summary_line(res))
-            return 0
-        # run: every check (arguments, output path, memory model) before any compilation or compute
-        case = case_from_args(args)
-        threads = check_threads(args.threads)
+    return exit_status(lambda: _command(args))
+
+
+def _command(args) -> int:
+    if args.command == "cases":
+        bad = check_reference()
+        args.table = canonical_table(args.table)
+        if args.table and args.table not in {r["table"] for r in paper_rows()}:
+            raise ConfigError(f"invalid table={args.table!r}: allowed values are"
+                              f" {', '.join(sorted({r['table'] for r in paper_rows()}))}")
+        for r in paper_rows():
+            if args.table and r["table"] != args.table:
+                continue
+            print(f"{r['table']:<10} row {r['row']}  d={r['d']:<3} dt={r['dt']:<5g} #C={r['cells']:<3}"
+                  f" K={r['K']:<8} M={r['M']}")
+        for line in bad:
+            print(f"srmdp: warning: {line}", file=sys.stderr)
+        return 0
+    if args.command in ("solve", "eval"):
+        return solution_main(args)
+    if args.command == "aggregate":
+        if args.expect_runs is not None and args.expect_runs < 1:
+            raise ConfigError(f"invalid expect_runs={args.expect_runs}: must be an integer >= 1")
         check_writable(args.out)
-        try:
-            res = run_case(case, runs=args.runs, run_start=args.run_start, test_points=args.test_points,
-                           seed=args.seed, device=args.device, threads=threads, progress=args.progress)
-        except NumericalError as exc:
-            print(f"srmdp: numerical error: {exc}; no result written", file=sys.stderr)
-            return 3
-        except MemoryError:
-            print(f"srmdp: error: out of memory running {case.label} (the memory model's estimate is"
-                  " below what the machine could give now); no result written", file=sys.stderr)
-            return 2
+        res = aggregate(args.chunks, expect_runs=args.expect_runs, pool_devices=args.pool_devices)
         if _write(args.out, res):
             return 1
         print(summary_line(res))
         return 0
-    except ConfigError as exc:
-        print(f"srmdp: error: {one_line(exc)}", file=sys.stderr)
+    # run: every check (arguments, output path, memory model) before any compilation or compute
+    case = case_from_args(args)
+    threads = check_threads(args.threads)
+    check_writable(args.out)
+    try:
+        res = run_case(case, runs=args.runs, run_start=args.run_start, test_points=args.test_points,
+                       seed=args.seed, device=args.device, threads=threads, progress=args.progress)
+    except NumericalError as exc:
+        print(f"srmdp: numerical error: {exc}; no result written", file=sys.stderr)
+        return 3
+    except MemoryError:
+        print(f"srmdp: error: out of memory running {case.label} (the memory model's estimate is"
+              " below what the machine could give now); no result written", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("srmdp: interrupted; no result written", file=sys.stderr)
-        return 130
+    if _write(args.out, res):
+        return 1
+    print(summary_line(res))
+    return 0
 
 
 if __name__ == "__main__":

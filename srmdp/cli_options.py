@@ -5,7 +5,9 @@ Every input error is one line on stderr (``srmdp: error: ...``) and exit status 
 
 import argparse
 import math
+import sys
 
+from .exceptions import ConfigError
 from .strata import OUTSIDE_MODES
 
 
@@ -27,6 +29,19 @@ def number(text):
 def one_line(exc) -> str:
     """An exception's message on one line."""
     return " ".join(str(exc).split())
+
+
+def exit_status(command, interrupted: str = "no result written") -> int:
+    """Run ``command()`` and return its exit status; invalid input (:class:`ConfigError`) is one line on stderr
+    and status 2, an interrupt status 130 with ``interrupted`` saying what was kept."""
+    try:
+        return command()
+    except ConfigError as exc:
+        print(f"srmdp: error: {one_line(exc)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"srmdp: interrupted; {interrupted}", file=sys.stderr)
+        return 130
 
 
 def add_reading_options(p, number):

@@ -10,6 +10,8 @@ import tempfile
 from importlib import metadata
 from pathlib import Path
 
+from .exceptions import ConfigError
+
 FORMAT_VERSION = 1
 # the counter-based streams common to the CPU and GPU paths (a result names another family in "streams")
 DEFAULT_STREAMS = "shared"
@@ -121,8 +123,6 @@ def checksum_ok(data: dict) -> bool:
 
 def check_writable(path):
     """Refuse, before any compute, an output path that could not be written (ConfigError)."""
-    from .exceptions import ConfigError
-
     path = Path(path)
     if path.is_dir():
         raise ConfigError(f"invalid out={str(path)!r}: is a directory, give a file name")

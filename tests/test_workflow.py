@@ -3,7 +3,7 @@
 One module-scoped run of `snakemake --cores 2 --configfile config/ci.yaml` (about 1-2 min on 2
 cores: 9 compute jobs, each ~10 s of JIT compilation) feeds the checks:
   * the tables parse as booktabs LaTeX tables with every paper row and both readings;
-  * every number in them traces back to a result file (or to config/paper_cases.csv);
+  * every number in them traces back to a result file (or to srmdp/data/paper_cases.csv);
   * the reproduced small-N indicators agree with the paper (paper-fit reading) within tolerance;
   * a second run is a no-op; deleting one case's results rebuilds only that case and its table;
   * paper/main.pdf is built when latexmk is installed (CI installs it);
@@ -112,7 +112,7 @@ def ncols(row: str) -> int:
 
 
 def paper_rows():
-    with open(ROOT / "config" / "paper_cases.csv", newline="") as fh:
+    with open(ROOT / "srmdp" / "data" / "paper_cases.csv", newline="") as fh:
         rows = list(csv.DictReader(fh))
     out, count = {}, {}
     for r in rows:
@@ -190,7 +190,7 @@ def test_every_number_traces_back_to_a_results_file(ci_run):
         lines = [x for x in lines if not gpu_line(x)]
         for k, prow in enumerate(paper[table]):
             c = cells(lines[k * 3][0])
-            assert lines[k * 3][1] == "source: config/paper_cases.csv"
+            assert lines[k * 3][1] == "source: srmdp/data/paper_cases.csv"
             for j, key in ((7, "mse_y_max"), (8, "mse_y_av"), (9, "mse_z_av")):
                 assert c[j] == f"${float(prow[key]):.3f}$"
             for row, comment in lines[k * 3 + 1:k * 3 + 3]:

@@ -28,8 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..cases import Case
-from ..cli_options import Parser, one_line
-from ..exceptions import ConfigError
+from ..cli_options import Parser, exit_status
 from ..memory import required_bytes
 from ..problems import load_problem
 from ..results import check_writable, read_json, write_json_atomic
@@ -278,12 +277,12 @@ def main(argv=None):
     r.add_argument("--paths", type=int, default=DEFAULT_REFERENCE_PATHS)
     r.add_argument("--out", required=True)
     args = p.parse_args(argv)
-    try:
-        check_writable(args.out)
-        ref = compute_reference(args.problem, args.d, args.paths)
-    except ConfigError as exc:
-        print(f"srmdp: error: {one_line(exc)}", file=sys.stderr)
-        return 2
+    return exit_status(lambda: _reference(args))
+
+
+def _reference(args) -> int:
+    check_writable(args.out)
+    ref = compute_reference(args.problem, args.d, args.paths)
     write_json_atomic(args.out, ref)
     print(f"{args.problem} d={args.d}: u(0, x0) = {ref['value']:.7g} +- {ref['se']:.2g} ({ref['method']},"
           f" {ref['seconds']:.1f} s)")

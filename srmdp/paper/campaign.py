@@ -39,17 +39,20 @@ import csv
 import io
 import math
 import os
+import shutil
 import signal
 import sys
 import tarfile
+import tempfile
 import time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import chunks as chunkmod
 from ..aggregate import ChunkError, load_chunk
 from ..cases import PRECISIONS, Case, ConfigError, check_seed_run, find_row, is_int, paper_case, paper_rows
-from ..cli_options import Parser, one_line
+from ..cli_options import Parser, exit_status
 from ..gpu import gpu_unavailable_reason
 from ..indicators import indicators
 from ..readings import Reading, reading_from_config  # a config's readings (z_cv, rows: see there)
@@ -103,7 +106,6 @@ def select_readings(all_readings, spec):
 @dataclass(frozen=True)
 class Row:
     """One row the campaign may run: a paper row or a free case of a case list."""
-
     table: str
     row: int
     spec: dict  # Case fields other than the reading and the precision
@@ -187,7 +189,6 @@ def case_list(path) -> list:
 @dataclass
 class Slot:
     """One (row, reading) of the campaign: its case and the group of chunks it adds to."""
-
     row: Row
     reading: Reading
     case: Case
@@ -217,7 +218,6 @@ class ChunkPlan:
 
 class Planner:
     """The next chunk, in priority order, given the chunks present and the time left."""
-
     def __init__(self, rows, readings, groups, cost, *, precision="float32", seed=0, test_points=1000,
                  first_runs=2, max_runs=100, max_chunk_seconds=120.0, min_chunk_seconds=10.0):
         self.readings = readings
@@ -405,7 +405,6 @@ def run_campaign(args, out=print, runner=None) -> int:
     run = run_case if runner is None and not args.dry_run else runner
 
     if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":  # the simulator's uint64 arithmetic wraps in numpy scalars
-        import warnings
 
         warnings.filterwarnings("ignore", message="overflow encountered", category=RuntimeWarning)
     use_alarm = not args.dry_run and hasattr(signal, "setitimer")
@@ -524,8 +523,6 @@ def _check_device(device, threads):
 # --- importing chunks into the repository -------------------------------------------------------------------
 def import_chunks(sources, into, data_dirs, out=print) -> int:
     """Verify the chunk files of folders/.tgz archives and copy those that are new into ``into``."""
-    import shutil
-    import tempfile
 
 
     into = Path(into)
@@ -692,22 +689,19 @@ def validate_run_args(args):
 
 def main(argv=None):
     args = build_parser().parse_args(argv)
-    try:
-        if args.command == "refresh":
-            return refresh_chunks(args.chunks, args.threads, out=lambda line: print(line, flush=True))
-        if args.command == "import":
-            args.data = args.data or ([DEFAULT_DATA] if Path(DEFAULT_DATA).is_dir() else [])
-            return import_chunks(args.sources, args.into, args.data)
-        if args.data is None:
-            args.data = [DEFAULT_DATA] if Path(DEFAULT_DATA).is_dir() else []
-        validate_run_args(args)
-        return run_campaign(args, out=lambda line: print(line, flush=True))
-    except ConfigError as exc:
-        print(f"srmdp: error: {one_line(exc)}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("srmdp campaign: interrupted; the finished chunks are written", file=sys.stderr)
-        return 130
+    return exit_status(lambda: _command(args), interrupted="the finished chunks are written")
+
+
+def _command(args) -> int:
+    if args.command == "refresh":
+        return refresh_chunks(args.chunks, args.threads, out=lambda line: print(line, flush=True))
+    if args.command == "import":
+        args.data = args.data or ([DEFAULT_DATA] if Path(DEFAULT_DATA).is_dir() else [])
+        return import_chunks(args.sources, args.into, args.data)
+    if args.data is None:
+        args.data = [DEFAULT_DATA] if Path(DEFAULT_DATA).is_dir() else []
+    validate_run_args(args)
+    return run_campaign(args, out=lambda line: print(line, flush=True))
 
 
 if __name__ == "__main__":

@@ -6,8 +6,13 @@ statements, ``\\#{...}`` for comments, rendered with ``StrictUndefined`` (a miss
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
+import shutil
+import subprocess
+import sys
+import traceback
 from pathlib import Path
 
 INDICATOR_TEX = {"mse_y_max": r"$\mathrm{MSE}_{Y,\max}$", "mse_y_av": r"$\mathrm{MSE}_{Y,\mathrm{av}}$",
@@ -99,9 +104,6 @@ def write_text(out, text):
 
 def run_logged(log_path, fn, *args, **kwargs):
     """Run ``fn`` with its messages and, on failure, its traceback in ``log_path`` (then re-raise)."""
-    import contextlib
-    import traceback
-
     Path(log_path).parent.mkdir(parents=True, exist_ok=True)
     with open(log_path, "w") as log, contextlib.redirect_stdout(log):
         try:
@@ -120,10 +122,6 @@ TEX_HINT = ("no TeX installation (latexmk) found; install one, e.g. on Debian/Ub
 
 def build_pdf(main_tex, pdf, log_path) -> int:
     """latexmk -pdf on ``main_tex`` (in its folder); 0 on success, else a one-line reason on stderr."""
-    import shutil
-    import subprocess
-    import sys
-
     main_tex = Path(main_tex).resolve()
     if shutil.which("latexmk") is None:
         Path(log_path).parent.mkdir(parents=True, exist_ok=True)

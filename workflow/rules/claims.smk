@@ -77,7 +77,7 @@ rule claims_tables:
         lsmdp=PLAN.lsmdp_files(),
         multicore=PLAN.multicore_files(),
         likeforlike=PLAN.likeforlike_files(),
-        reference="config/paper_cases.csv",
+        reference="srmdp/data/paper_cases.csv",
         templates=[
             "workflow/templates/paper_tables_1_2.tex.j2",
             "workflow/templates/claims.tex.j2",

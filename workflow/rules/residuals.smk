@@ -49,7 +49,7 @@ rule residuals_table:
         summaries=PLAN.summaries(),
         campaign=PLAN.gpu_summaries(),
         variants=PLAN.residual_files(),
-        reference="config/paper_cases.csv",
+        reference="srmdp/data/paper_cases.csv",
         template="workflow/templates/residuals.tex.j2",
     output:
         "tables/residuals.tex",
