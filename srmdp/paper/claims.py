@@ -9,7 +9,7 @@ claims of its text, recomputed from the formulas the code uses.
   of one paper table (the same #C and M formulas, N = 5, 10, 20, 50).
 
 Nothing here runs the scheme; the measured side (LSMDP baseline, SRMDP timings) is read from the
-published summaries by :mod:`srmdp.report`.
+published summaries by :mod:`srmdp.paper.tables`.
 """
 
 from __future__ import annotations

@@ -214,7 +214,7 @@ def model_bytes(case) -> int:
 
 
 def run(case, runs, seed=0, test_points=1000):
-    """``runs`` LSMDP runs: indicators (srmdp.errors) plus time per run and measured peak memory."""
+    """``runs`` LSMDP runs: indicators (srmdp.indicators) plus time per run and measured peak memory."""
     tracemalloc.start()
     t0 = time.perf_counter()
     ey, ez = [], []

@@ -1,4 +1,4 @@
-"""Render tables/preset.tex, the preset's LaTeX macros (thin wrapper around srmdp.report)."""
+"""Render tables/preset.tex, the preset's LaTeX macros (thin wrapper around srmdp.paper.tables)."""
 
 from pathlib import Path
 
