@@ -16,6 +16,7 @@ per-step means of the test-point errors (2 N values) per run.
 """
 
 import os
+from collections import namedtuple
 
 import numpy as np
 from numba import cuda
@@ -35,6 +36,8 @@ STRICT_FP = os.environ.get("SRMDP_CUDA_FMA", "1") == "0"
 THREAD, BLOCK = "thread", "block"
 MODES = ("auto", THREAD, BLOCK)
 SHARED_LIMIT = 48 * 1024  # static shared memory per block without opt-in
+THREAD_BLOCK = 128  # threads per block of the one-thread-per-stratum launches (step_thread, test_errors, ...)
+OCCUPANCY_THREADS = 0  # resident threads per SM asked of the specialised step kernels: 50 % of sm_90's 2048
 
 
 # --- launch layout --------------------------------------------------------------------------------
@@ -93,14 +96,50 @@ def entries(d, nb):
             nb * (nb + 1) // 2)
 
 
+def launch_bounds(d, threads):
+    """(max threads per block, min blocks per SM) of a step kernel launched with ``threads`` threads, or None.
+
+    For the sizes compiled as constants (d <= SPECIALISE_MAX_D) the bound asks ptxas for 50 % theoretical
+    occupancy on sm_90 (1024 resident threads per SM: <= 64 registers at 128 threads per block); above,
+    no bound (the kernels of d >= 9 are left as they were measured).
+    """
+    from .build import SPECIALISE_MAX_D
+
+    if d > SPECIALISE_MAX_D["cuda"] or not OCCUPANCY_THREADS:
+        return None
+    return (threads, max(1, OCCUPANCY_THREADS // threads))
+
+
 def layout(d, nb, block=0):
     """Module constants of the kernels for sizes (d, nb) and B threads per block (0: :func:`block_size`)."""
     b = int(block) if block else block_size(d, nb)
     pa, pb, dst, ng = entries(d, nb)
     pa, pb, dst = (Int32Array(int(v) for v in a) for a in (pa, pb, dst))
+    bounds = (("step_thread", launch_bounds(d, THREAD_BLOCK)), ("step_block", launch_bounds(d, b)))
     return (("D1", d + 1), ("NCELL", 3 * d), ("NBA", nb), ("NGRAM", nb * nb), ("NACC", (d + 1) * nb), ("B", b),
             ("W", nb + d + 1), ("TILE", b * (nb + d + 1)), ("PA", pa), ("PB", pb), ("DST", dst), ("NG", ng),
-            ("NE", len(pa)))
+            ("NE", len(pa)), ("LAUNCH_BOUNDS", tuple((k, v) for k, v in bounds if v)))
+
+
+# --- the case argument ----------------------------------------------------------------------------
+def _case_type():
+    from .cases import RECORD
+
+    return namedtuple("CaseArg", RECORD.names)
+
+
+CaseArg = _case_type()
+
+
+def case_arg(rec):
+    """The case record as the kernels' ``case`` argument: a one-tuple of a named tuple of its fields.
+
+    Passed by value, its fields are kernel parameters (constant bank): the compiler reads them as
+    operands or reloads them for free instead of holding them in registers for the whole kernel, as it
+    must for fields loaded from a record in global memory (-26 registers on LP0 d=4).  The kernel code
+    is unchanged: ``c = case[0]`` then ``c.dt``, as on the CPU's record array.
+    """
+    return (CaseArg(*rec[0].item()),)
 
 
 # --- argument types (compile_ptx without a GPU: bench/gpu_ptxas.py) ------------------------------
@@ -112,7 +151,8 @@ def signatures(precision="float64"):
 
     cdt = types.float32 if precision == "float32" else types.float64
     coef = types.Array(cdt, 4, "C")
-    rec = types.Array(from_dtype(RECORD), 1, "C")
+    fields = [from_dtype(RECORD.fields[name][0]) for name in RECORD.names]
+    rec = types.Tuple([types.NamedTuple(fields, CaseArg)])
     f1 = types.Array(types.float64, 1, "C")
     i1 = types.Array(types.int64, 1, "C")
     return {"step": (coef, types.int64, rec, i1), "test": (coef, rec, f1, f1), "reduce": (f1, f1, rec, f1)}
@@ -195,22 +235,18 @@ class CudaBackend:
         self._launch1(self.k.fill_zero, flat.size, flat)
         self.counters = cuda.device_array(2, np.int64)
         self._host_counters = np.zeros(2, np.int64)
-        self._rec = self._rec_host = None
         self.dropped = 0
         self._errs = None
 
-    def _launch1(self, kernel, n, *args, threads=128):
+    def _launch1(self, kernel, n, *args, threads=THREAD_BLOCK):
         if SIMULATOR:
             threads = min(threads, 16)  # each simulated thread is a Python thread
         if n > 0:
             kernel[(n + threads - 1) // threads, threads](*args)
 
     def _record(self, rec):
-        """The case record on the device (copied again only when it changed)."""
-        if self._rec is None or rec.tobytes() != self._rec_host:
-            self._rec_host = rec.tobytes()
-            self._rec = cuda.to_device(rec)
-        return self._rec
+        """The case argument of the kernels (:func:`case_arg`)."""
+        return case_arg(rec)
 
     def _step(self, i, rec, n_strata):
         d_rec = self._record(rec)
@@ -230,13 +266,13 @@ class CudaBackend:
         rec0 = rec.copy()
         rec0[0].strata = 0
         rec0[0].points = 0
-        d_rec = cuda.to_device(rec0)
-        self.step[1, self.lay["B"]](self.coef, 0, d_rec, self.counters)
+        d_rec = case_arg(rec0)
+        self.step[1, THREAD_BLOCK if self.mode == THREAD else self.lay["B"]](self.coef, 0, d_rec, self.counters)
         e = cuda.device_array(1, np.float64)
         if self.problem.has_exact:
             self.k.test_errors[1, 32](self.coef, d_rec, e, e)
         rec0[0].steps = 0
-        self.k.reduce_means[1, 32](e, e, cuda.to_device(rec0), cuda.device_array(2, np.float64))
+        self.k.reduce_means[1, 32](e, e, case_arg(rec0), cuda.device_array(2, np.float64))
         self.k.evaluate_points[1, 32](self.coef, 0, d_rec, cuda.device_array((0, int(rec[0].d)), np.float64),
                                       cuda.device_array(0, np.float64),
                                       cuda.device_array((0, int(rec[0].d)), np.float64))

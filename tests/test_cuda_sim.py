@@ -142,7 +142,7 @@ def test_paths_bitwise_per_path(cpu_kernels):
     built for the device equal the CPU's, from the same (random) coefficients, with and without the Z
     control variate."""
     from srmdp.build import current_target, kernels
-    from srmdp.cuda import layout
+    from srmdp.cuda import case_arg, layout
 
     case = _case(d=3, dt=0.25, basis="LP1", cells=2, paths=6)
     d, nb = case.d, case.n_basis
@@ -159,7 +159,7 @@ def test_paths_bitwise_per_path(cpu_kernels):
         out = np.zeros((n, 2 + d))
         if on_gpu:
             dev = cuda.to_device(out)
-            k.path_responses[(n + 31) // 32, 32](coef, i, cuda.to_device(rec), dev)
+            k.path_responses[(n + 31) // 32, 32](coef, i, case_arg(rec), dev)
             return dev.copy_to_host()
         k.path_responses(coef, i, rec, out)
         return out
