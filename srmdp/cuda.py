@@ -37,7 +37,10 @@ THREAD, BLOCK = "thread", "block"
 MODES = ("auto", THREAD, BLOCK)
 SHARED_LIMIT = 48 * 1024  # static shared memory per block without opt-in
 THREAD_BLOCK = 128  # threads per block of the one-thread-per-stratum launches (step_thread, test_errors, ...)
-OCCUPANCY_THREADS = 0  # resident threads per SM asked of the specialised step kernels: 50 % of sm_90's 2048
+# SRMDP_CUDA_MIN_BLOCKS=n: ask ptxas for n resident blocks per SM of the specialised step kernels (d <= 8) with
+# launch bounds, i.e. a register cap (n = 8 at 128 threads: <= 64 registers, 50 % occupancy on sm_90; it spills,
+# see bench/gpu_NOTES.md).  Default 0: no bound (ptxas's own allocation).  Part of the build key.
+MIN_BLOCKS = int(os.environ.get("SRMDP_CUDA_MIN_BLOCKS", "0"))
 
 
 # --- launch layout --------------------------------------------------------------------------------
@@ -96,18 +99,18 @@ def entries(d, nb):
             nb * (nb + 1) // 2)
 
 
-def launch_bounds(d, threads):
+def launch_bounds(d, threads, min_blocks=None):
     """(max threads per block, min blocks per SM) of a step kernel launched with ``threads`` threads, or None.
 
-    For the sizes compiled as constants (d <= SPECIALISE_MAX_D) the bound asks ptxas for 50 % theoretical
-    occupancy on sm_90 (1024 resident threads per SM: <= 64 registers at 128 threads per block); above,
-    no bound (the kernels of d >= 9 are left as they were measured).
+    Only for the sizes compiled as constants (d <= SPECIALISE_MAX_D) and when ``min_blocks`` (default
+    :data:`MIN_BLOCKS`) is set; the kernels of d >= 9 are left as they were measured.
     """
     from .build import SPECIALISE_MAX_D
 
-    if d > SPECIALISE_MAX_D["cuda"] or not OCCUPANCY_THREADS:
+    n = MIN_BLOCKS if min_blocks is None else min_blocks
+    if d > SPECIALISE_MAX_D["cuda"] or n <= 0:
         return None
-    return (threads, max(1, OCCUPANCY_THREADS // threads))
+    return (int(threads), int(n))
 
 
 def layout(d, nb, block=0):
