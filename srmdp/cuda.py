@@ -24,7 +24,7 @@ from numba import cuda
 from . import memory
 from .build import Int32Array, current_target, kernels
 from .exceptions import ConfigError
-from .memory import gpu_bytes
+from .memory import GPU_RESIDENT_THREADS_PER_SM, gpu_bytes
 
 SIMULATOR = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
 # SRMDP_CUDA_FMA=0: no contraction of a*b+c into FMAs (NVVM -fma=0), as the CPU path compiles.  The
@@ -192,14 +192,6 @@ def device_bytes(case, test_points, mode=BLOCK, sms=132):
     return gpu_bytes(case, test_points, mode == THREAD, sms)
 
 
-def used_bytes():
-    """Device memory in use now (total - free, all processes), None under the simulator."""
-    if SIMULATOR:
-        return None
-    free, total = cuda.current_context().get_memory_info()
-    return int(total - free)
-
-
 def check_fits(case, test_points, info=None, mode=None):
     info = info or device_info()
     mode = mode or choose_mode(case, info["sms"])
@@ -226,20 +218,26 @@ class CudaBackend:
 
     def allocate(self, case):
         self.case = case
-        self._used0 = used_bytes()  # before this case's arrays: the baseline of memory_report
+        self._array_bytes = 0  # bytes of the device arrays of this case (memory_report)
         self.mode = choose_mode(case, self.info["sms"], self.request)
         self.lay = dict(layout(case.d, case.n_basis, self.block_request))
         self.k = kernels(self.problem, case.basis, case.d, current_target("gpu"), layout(case.d, case.n_basis,
                                                                                            self.block_request))
         self.step = self.k.step_thread if self.mode == THREAD else self.k.step_block
         dtype = np.float32 if case.precision == "float32" else np.float64
-        self.coef = cuda.device_array((case.steps, case.strata, case.d + 1, case.n_basis), dtype=dtype)
+        self.coef = self._device_array((case.steps, case.strata, case.d + 1, case.n_basis), dtype)
         flat = self.coef.reshape(self.coef.size)
         self._launch1(self.k.fill_zero, flat.size, flat)
-        self.counters = cuda.device_array(2, np.int64)
+        self.counters = self._device_array(2, np.int64)
         self._host_counters = np.zeros(2, np.int64)
         self.dropped = 0
         self._errs = None
+
+    def _device_array(self, shape, dtype):
+        """A device array of the case, counted in :meth:`memory_report`."""
+        a = cuda.device_array(shape, dtype)
+        self._array_bytes += a.nbytes
+        return a
 
     def _launch1(self, kernel, n, *args, threads=THREAD_BLOCK):
         if SIMULATOR:
@@ -291,8 +289,8 @@ class CudaBackend:
         n, n_points = int(rec[0].steps), int(rec[0].points)
         d_rec = self._record(rec)
         if self._errs is None or self._errs[0].size != n * n_points:
-            self._errs = (cuda.device_array(n * n_points, np.float64), cuda.device_array(n * n_points, np.float64),
-                          cuda.device_array(4 * n, np.float64))
+            self._errs = (self._device_array(n * n_points, np.float64), self._device_array(n * n_points, np.float64),
+                          self._device_array(4 * n, np.float64))
         ey, ez, out = self._errs
         self._launch1(self.k.test_errors, n * n_points, self.coef, d_rec, ey, ez)
         self._launch1(self.k.reduce_means, n, ey, ez, d_rec, out, threads=32)
@@ -315,12 +313,22 @@ class CudaBackend:
     def fallbacks(self):
         return int(self.dropped)
 
+    def local_bytes(self):
+        """Local memory the driver reserves for the step kernel: its local bytes per thread (stack frame and
+        spills, read from the compiled kernel) for every resident thread of every SM; 0 under the simulator."""
+        if SIMULATOR:
+            return 0
+        per_thread = max((self.step.get_local_mem_per_thread(sig) for sig in self.step.overloads), default=0)
+        return int(per_thread) * GPU_RESIDENT_THREADS_PER_SM * int(self.info["sms"])
+
     def memory_report(self, test_points):
-        """The device memory of the case: the model (srmdp.memory.gpu_bytes) and what is in use on the device
-        now beyond what was in use before allocate (measured with cudaMemGetInfo; None under the simulator)."""
-        now = used_bytes()
+        """The device memory of the case: the model (srmdp.memory.gpu_bytes) and ``gpu_used_bytes``, measured:
+        the bytes of the device arrays this backend allocated for the case (coefficients, counters, test-point
+        errors and means) plus the step kernel's local-memory reservation (:meth:`local_bytes`).  (The
+        difference of cudaMemGetInfo readings it replaces read 0 or less whenever the arrays fitted memory the
+        driver had already reserved or another process freed memory meanwhile.)"""
         return {"gpu_model_bytes": device_bytes(self.case, test_points, self.mode, self.info["sms"]),
-                "gpu_used_bytes": None if now is None or self._used0 is None else now - self._used0}
+                "gpu_used_bytes": self._array_bytes + self.local_bytes()}
 
     def hardware(self):
         import numba_cuda
