@@ -47,3 +47,32 @@ def test_gpu_bench_both_modes_against_the_cpu(tmp_path, capsys):
         else:  # rounding differences only (see test_cuda_sim.py)
             assert cv["max_abs_coef_diff"] <= 1e-9 * max(1.0, cv["max_abs_coef"])
     assert "LP0d4_r" in capsys.readouterr().out
+
+
+def test_gpu_warm_selects_the_kernels_of_the_rows():
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        import gpu_warm
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    # LP0d4 row 3: K = 17^4 = 83 521 strata -> thread mode on a 64-SM GPU (>= 1024 per SM), block on 132 SMs
+    assert gpu_warm.kernels_needed("LP0d4:3,LP1d4:3", 64) == [("LP0", 4, "thread"), ("LP1", 4, "block")]
+    assert gpu_warm.kernels_needed("LP0d4:3,LP1d4:3", 132) == [("LP0", 4, "block"), ("LP1", 4, "block")]
+    assert {k[1] for k in gpu_warm.kernels_needed("LP1d15_19", 132)} == {15, 16, 17, 18, 19}
+
+
+@pytest.mark.slow
+def test_gpu_next_dry_run(tmp_path):
+    """bench/gpu_next.sh end to end on tiny cases (DRY=1): every phase's commands run, nothing fails."""
+    import subprocess
+
+    env = dict(os.environ, DRY="1", OUT=str(tmp_path), PY=sys.executable)
+    proc = subprocess.run(["bash", str(ROOT / "bench" / "gpu_next.sh"), "400"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=900)
+    log = proc.stdout + proc.stderr
+    assert proc.returncode == 0, log[-3000:]
+    assert "rc=" not in log.replace("rc=0", ""), log[-3000:]  # a failing command prints its rc
+    assert "campaign arguments checked" in log and "== done" in log
+    modes = [json.loads(line)["mode"] for line in (tmp_path / "ab_new.jsonl").read_text().splitlines()]
+    assert modes == ["thread", "block", "block"]
+    assert len((tmp_path / "bench.jsonl").read_text().splitlines()) == 3
