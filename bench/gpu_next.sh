@@ -40,7 +40,7 @@ has() { case " $PHASES " in *" $1 "*) return 0 ;; esac; return 1; }
 ROWS=LP0d4:4,LP0d6_0:4,LP0d11:3,LP1d6_1:4,LP1d15_19:4,LP1d15_19:5
 TINY=()
 WARM="LP0d4:3,LP1d4:3,LP1d15_19:5,$ROWS"
-if [ "$DRY" = 1 ]; then TINY=(--set dt=0.5,cells=1,paths=8 --test-points 8) WARM=LP0d4:3; fi
+if [ "$DRY" = 1 ]; then TINY=(--set dt=0.5,cells=1,paths=24 --test-points 8) WARM=LP0d4:3; fi  # paths >= nb = 20 of LP1 d=19
 echo "== gpu_next $(hostname) $(date -u) commit $(git rev-parse --short HEAD 2>/dev/null || echo '?') phases: $PHASES"
 command -v nvidia-smi >/dev/null && [ "$DRY" != 1 ] && nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm --format=csv,noheader
 $PY -c "import sys, numpy, numba, numba_cuda; print(sys.version.split()[0], 'numpy', numpy.__version__, 'numba', numba.__version__, 'numba-cuda', numba_cuda.__version__)"
