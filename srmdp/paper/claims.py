@@ -193,8 +193,9 @@ def measured_memory(timing_files):
 
 
 def measured_gpu_memory(gpu_files):
-    """Per GPU result that measured its device memory (``gpu_used_bytes``: in use after the runs beyond what
-    was in use before allocate, cudaMemGetInfo): the model ``gpu_model_bytes`` (srmdp.memory.gpu_bytes)."""
+    """Per GPU result that measured its device memory (``gpu_used_bytes``: the device arrays the backend allocated
+    plus the step kernel's local memory, :meth:`srmdp.cuda.CudaBackend.memory_report`; results written before it
+    hold a cudaMemGetInfo difference instead) beside the model ``gpu_model_bytes`` (srmdp.memory.gpu_bytes)."""
 
     order = {(r["table"], r["row"]): i for i, r in enumerate(paper_rows())}
     rows = []
