@@ -403,7 +403,7 @@ def test_import_verifies_and_never_adds_overlapping_runs(tmp_path):
     tgz = tmp_path / "campaign.tgz"
     cp.pack(camp, tgz)
     lines = []
-    cp.import_chunks([tgz], into, [], out=lines.append)
+    assert cp.import_chunks([tgz], into, [], out=lines.append) == 0
     assert sorted(p.name for p in into.glob("*.json")) == sorted([a.name, b.name])
     lines.clear()
     cp.import_chunks([camp], into, [], out=lines.append)  # the same files again: already there
@@ -412,10 +412,11 @@ def test_import_verifies_and_never_adds_overlapping_runs(tmp_path):
     bad = write_chunk(tmp_path / "other", case, 8, 1, reading="paper-fit")
     bad.write_text(bad.read_text().replace('"runs": 1', '"runs": 2'))
     lines.clear()
-    cp.import_chunks([tmp_path / "other"], into, [], out=lines.append)
+    assert cp.import_chunks([tmp_path / "other"], into, [], out=lines.append) == 3  # refusals: exit status 3
     assert any("refused" in x and clash.name in x and "already in" in x for x in lines)
     assert any("refused" in x and bad.name in x for x in lines)
     assert len(list(into.glob("*.json"))) == 2
+    assert lines[-1].endswith("; 2 refused")
 
 
 # --- grouping for the workflow, and srmdp aggregate ---------------------------------------------------------

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from srmdp import claims
+from srmdp.paper import claims
 from srmdp.paper.latex import run_logged
 from srmdp.paper.plan import Plan
 
