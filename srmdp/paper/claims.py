@@ -470,18 +470,31 @@ def render_paper_tables(timing_files, gpu_files, template_dir, out):
     write_text(out, text)
 
 
-def render_claims(timing_files, gpu_files, template_dir, out, multicore_files=(), likeforlike_files=()):
-    """tables/claims.tex: every numeric claim of the text, recomputed or measured (``multicore_files``:
-    the 1-thread and all-core timings of rule multicore; ``likeforlike_files``: rule likeforlike's)."""
-
+def all_claims(timing_files, gpu_files, multicore_files=(), likeforlike_files=()) -> list:
+    """Every numeric claim of the text, recomputed or measured (``multicore_files``: the 1-thread and all-core
+    timings of rule multicore and those measured elsewhere; ``likeforlike_files``: rule likeforlike's)."""
     times = index_results(list(timing_files) + list(gpu_files))
     gpu = []
     for p in gpu_files:
         res = load(p)
         res["_path"] = str(p)
         gpu.append(res)
-    claims = text_claims(gpu) + [d11_claim(times), multicore_claim(multicore_files)] + speedup_claims(
+    return text_claims(gpu) + [d11_claim(times), multicore_claim(multicore_files)] + speedup_claims(
         times, index_results(list(likeforlike_files)))
+
+
+def claim_outcome(claim) -> str:
+    """``held``, ``not held`` or ``not checked``: how a claim's verdict reads (an agreement, a qualification or
+    contradiction, or no check)."""
+    verdict = claim["verdict"].strip().lower()
+    if verdict.startswith("not checked"):
+        return "not checked"
+    return "held" if verdict.startswith(("agrees", "true")) else "not held"
+
+
+def render_claims(timing_files, gpu_files, template_dir, out, multicore_files=(), likeforlike_files=()):
+    """tables/claims.tex: every numeric claim of the text (:func:`all_claims`)."""
+    claims = all_claims(timing_files, gpu_files, multicore_files, likeforlike_files)
     write_text(out, _env(template_dir).get_template("claims.tex.j2").render(claims=claims))
 
 
