@@ -153,10 +153,9 @@ def agreement_model(plan, summaries, campaign=()):
                 dmax.append(max(diffs) if diffs else None)
                 if e is not None:
                     sources += e["sources"]
-            dev = kind[0].upper() + ("" if kind[1] == "float32" else f" {kind[1]}")
+            dev = f"{kind[0].upper()} {_short_precision(kind[1])}"
             runs = "/".join(str(x["runs"]) for x in mine)
-            runs += " run" if runs == "1" else " runs"
-            rows.append({"table": tex_escape(f"{paper['table']} ({dev}, {runs})"), "row": paper["row"],
+            rows.append({"table": tex_escape(f"{paper['table']} {dev} R={runs}"), "row": paper["row"],
                          "d": paper["d"], "dt": f"{paper['dt']:g}", "z": cells, "dmax": dmax,
                          "sources": sources})
     return {"rows": rows, "preset": tex_escape(plan.preset),
