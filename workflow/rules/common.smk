@@ -45,7 +45,9 @@ def all_targets():
     targets += ["tables/agreement.tex", "tables/preset.tex"]
     targets += ["tables/paper_tables_1_2.tex", "tables/claims.tex", "tables/lsmdp.tex"]
     targets.append("tables/residuals.tex")  # issue 10 item 5 (residuals.smk)
-    targets.append("tables/summary.tex")  # the summary page and the sentences of the text
+    targets.append(
+        "tables/summary.tex"
+    )  # the summary page and the sentences of the text
     # beyond the paper: the Z control variate (workflow/rules/zcv.smk)
     targets += ["tables/zcv.tex"]
     targets.append("tables/beyond.tex")  # the suite beyond the paper (beyond.smk)
