@@ -28,7 +28,7 @@ TABLE_TITLES = {
 
 
 def _short_precision(p) -> str:
-    return {"float32": "f32", "float64": "f64"}.get(p, str(p))
+    return {"float32": "f32", "float64": "f64", None: "?"}.get(p, str(p))
 
 
 # --- the per-table model --------------------------------------------------------------------------
