@@ -48,7 +48,8 @@ def test_the_summary_counts_equal_those_recomputed_from_the_summaries():
     paper = _paper()
     model = _model()
     for reading in ("paper-fit", "theory"):
-        files = glob.glob(str(PUB / reading / "*" / "cpu.json")) + glob.glob(str(PUB / "gpu" / reading / "*" / "*.json"))
+        files = glob.glob(str(PUB / reading / "*" / "cpu.json"))
+        files += glob.glob(str(PUB / "gpu" / reading / "*" / "*.json"))
         rows, cells, within = set(), 0, 0
         for f in files:
             res = json.loads(Path(f).read_text())
