@@ -403,7 +403,7 @@ def test_import_verifies_and_never_adds_overlapping_runs(tmp_path):
     tgz = tmp_path / "campaign.tgz"
     cp.pack(camp, tgz)
     lines = []
-    cp.import_chunks([tgz], into, [], out=lines.append)
+    assert cp.import_chunks([tgz], into, [], out=lines.append) == 0
     assert sorted(p.name for p in into.glob("*.json")) == sorted([a.name, b.name])
     lines.clear()
     cp.import_chunks([camp], into, [], out=lines.append)  # the same files again: already there
@@ -412,10 +412,11 @@ def test_import_verifies_and_never_adds_overlapping_runs(tmp_path):
     bad = write_chunk(tmp_path / "other", case, 8, 1, reading="paper-fit")
     bad.write_text(bad.read_text().replace('"runs": 1', '"runs": 2'))
     lines.clear()
-    cp.import_chunks([tmp_path / "other"], into, [], out=lines.append)
+    assert cp.import_chunks([tmp_path / "other"], into, [], out=lines.append) == 3  # refusals: exit status 3
     assert any("refused" in x and clash.name in x and "already in" in x for x in lines)
     assert any("refused" in x and bad.name in x for x in lines)
     assert len(list(into.glob("*.json"))) == 2
+    assert lines[-1].endswith("; 2 refused")
 
 
 # --- grouping for the workflow, and srmdp aggregate ---------------------------------------------------------
@@ -499,7 +500,7 @@ def test_tables_agreement_and_convergence_show_the_gpu_lines(tmp_path):
     out = tmp_path / "LP0d4.tex"
     tables.render_table(plan, "LP0d4", [], [], [], ROOT / "workflow/templates", out, campaign=sums)
     text = out.read_text()
-    lines = [x for x in text.splitlines() if "& ours (GPU" in x]
+    lines = [x for x in text.splitlines() if "% source:" in x and "& GPU " in x]  # each device line once
     assert len(lines) == 4, lines
     by_src = {}
     for x in lines:
@@ -507,22 +508,22 @@ def test_tables_agreement_and_convergence_show_the_gpu_lines(tmp_path):
     for src, line in by_src.items():
         res = json.loads(Path(src).read_text())
         name = "paper-fit" if res["reading"]["outside"] == "zero" else "theory"
-        prec = "" if res["case"]["precision"] == "float32" else " float64"
-        assert f"ours (GPU{prec}, {res['runs']} run{'s' if res['runs'] > 1 else ''}, {name})" in line
-        assert f"{res['runs']}$\\times${res['test_points']}" in line
+        prec = "f32" if res["case"]["precision"] == "float32" else "f64"
+        assert f", {prec} & {res['runs']}${{\\times}}${res['test_points']}" in line
+        # the reading's name heads its first line; its other lines (another device or precision) follow it
+        assert name in line or "&  & GPU" in line
         assert latex.fmt_pm(res["mse_y_max"], res["mse_y_max_se"]) in line
         if res["runs"] > 1:
             assert "\\pm" in line
-    assert "data/gpu/" in text  # the caption says where the lines come from
     assert text.count("{") == text.count("}")
     # rows order: the GPU lines sit under their paper row
     body = text.split(r"\toprule")[1]
     blocks = body.split(r"\midrule")[1:]
-    assert "ours (GPU" in blocks[3] and "0.02" in blocks[3]
+    assert "& GPU " in blocks[3] and "0.02" in blocks[3]
     agr = tmp_path / "agreement.tex"
     tables.render_agreement(plan, [], ROOT / "workflow/templates", agr, campaign=sums)
     atext = agr.read_text()
-    rows = [x for x in atext.splitlines() if x.startswith("LP0d4 (GPU")]
+    rows = [x for x in atext.splitlines() if x.startswith("LP0d4 GPU")]
     assert len(rows) == 3, rows  # rows 3 and 4 (float32) and row 2 (float64)
     row4 = next(x for x in rows if "& 0.02 &" in x)
     paper = next(r for r in paper_rows() if r["table"] == "LP0d4" and r["row"] == 4)
@@ -634,16 +635,17 @@ def test_workflow_aggregates_gpu_chunks_into_the_tables(tmp_path):
     preset = yaml.safe_load((repo / "config" / "ci.yaml").read_text())
     preset.update(preset="gpuonly", cases=[])  # no CPU case: no solve job at all
     cfg.write_text(yaml.safe_dump(preset))
-    snakemake(repo, "tables/LP0d4.tex", "tables/LP1d15_19.tex", "tables/agreement.tex", "figures/convergence.pdf",
+    snakemake(repo, "tables/LP0d4.tex", "tables/LP1d15_19.tex", "tables/agreement.tex", "figures/convergence_y.pdf",
               "--cores", "1", "--configfile", str(cfg))
     text = (repo / "tables" / "LP0d4.tex").read_text()
-    (line,) = [x for x in text.splitlines() if "& ours (GPU" in x]
-    assert "ours (GPU, 3 runs, paper-fit)" in line and "3$\\times$1000" in line and "\\pm" in line
+    (line,) = [x for x in text.splitlines() if "& GPU " in x]
+    assert "& paper-fit & GPU" in line and "& 3${\\times}$1000 &" in line and "\\pm" in line
     src = line.split("% source:")[1].strip()
     summary = json.loads((repo / src).read_text())
     assert summary["runs"] == 3 and len(summary["chunks"]) == 2
-    assert "ours (GPU, 2 runs, theory)" in (repo / "tables" / "LP1d15_19.tex").read_text()
-    assert "LP0d4 (GPU, 3 runs)" in (repo / "tables" / "agreement.tex").read_text()
+    assert any("& theory & GPU" in x and "& 2${\\times}$1000 &" in x
+               for x in (repo / "tables" / "LP1d15_19.tex").read_text().splitlines())
+    assert "LP0d4 GPU f32 R=3" in (repo / "tables" / "agreement.tex").read_text()
     assert not list((repo / "results").rglob("chunk-*.json"))  # the tables came from data/gpu/ alone
     # an overlapping chunk is refused by `srmdp aggregate` (the job fails, naming both files)
     write_chunk(gpu / "campaign", pcase("LP0d4", 4), 1, 1, reading="paper-fit", spread=0.5)

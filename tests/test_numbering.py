@@ -81,4 +81,4 @@ def test_rendered_tables_carry_the_paper_number_and_label():
     assert [fmt_seconds(x) for x in (7.384, 0.0355, 0.00208)] == ["7.38", "0.0355", "0.00208"]
     for r in paper_rows():
         text = (ROOT / "tables" / f"{r['table']}.tex").read_text()
-        assert f"{fmt_paper_seconds(r['cpu_s'])} \\quad {fmt_paper_seconds(r['gpu_s'])}" in text, r
+        assert f"& {fmt_paper_seconds(r['cpu_s'])} & {fmt_paper_seconds(r['gpu_s'])} \\\\" in text, r  # CPU s, GPU s

@@ -95,8 +95,8 @@ def table_lines(text: str):
 
 
 def gpu_line(line) -> bool:
-    """A line of the pooled data/gpu/ chunks ("ours (GPU, R runs, reading)"), checked on its own."""
-    return "& ours (GPU" in line[0] or "& ours (CPU" in line[0]  # GPU, CPU (campaign chunks) or CPU+GPU
+    """A line of the pooled data/gpu/ chunks (its source is a summary under .../gpu/), checked on its own."""
+    return "/gpu/" in (line[1] or "")
 
 
 def cells(row: str):
@@ -133,7 +133,7 @@ def test_ci_run_renders_every_table(ci_run):
     assert "estimated cost" in log, "the cost of each job is printed before the run"
     for t in TABLE_IDS:
         assert (repo / "tables" / f"{t}.tex").is_file(), t
-    for f in ("speedup", "time_vs_K", "convergence"):
+    for f in ("speedup", "time_vs_steps", "convergence_y", "convergence_z"):
         for ext in ("pdf", "png"):
             assert (repo / "figures" / f"{f}.{ext}").stat().st_size > 1000
     assert (repo / "tables" / "agreement.tex").is_file()
@@ -162,12 +162,12 @@ def test_table_is_booktabs_latex_with_every_row(ci_run, table):
         assert c[5] == "paper" and c[0] == prow["d"] and float(c[1]) == float(prow["dt"])
         assert c[2] == prow["cells"] and c[3] == prow["K"] and c[4] == prow["M"]
         for reading, (row, comment) in zip(READINGS, group[1:], strict=True):
-            assert f"ours ({reading})" in row
+            assert cells(row)[5].startswith(reading)  # each reading once, named on its first line
             if (table, k + 1) in CI_CASES:
                 assert "not run" not in row
                 assert f"data/summaries/ci/{reading}/{table}_r{k + 1}/cpu.json" in comment
             else:
-                assert r"\emph{not run in this preset}" in row
+                assert r"\emph{not run}" in row and "$" not in row  # blank MSE and time columns
 
 
 @pytest.mark.slow
@@ -340,7 +340,8 @@ def _fake_result(path, table, row, device, seconds, reading=("zero", 1.0, 1.0), 
 
 
 def test_gpu_results_feed_tables_and_figures(tmp_path):
-    """Result JSONs under gpu_results (data/gpu/) give the GPU column and the speed-up; other JSON is ignored."""
+    """Summaries of data/gpu/ chunks give a GPU line with its own time and device, and the like-for-like
+    speed-up; result JSONs under gpu_results are listed, other JSON is ignored."""
     from srmdp.paper import figures, tables
     from srmdp.paper.plan import Plan, load_configs
 
@@ -353,10 +354,13 @@ def test_gpu_results_feed_tables_and_figures(tmp_path):
     summary = _fake_result(tmp_path / "s.json", "LP0d4", 1, "cpu", 1.0)
     timing = _fake_result(tmp_path / "t.json", "LP0d4", 1, "cpu", 0.25)
     out = tmp_path / "LP0d4.tex"
-    tables.render_table(plan, "LP0d4", [summary], [timing], plan.gpu_files(), ROOT / "workflow/templates", out)
-    text = out.read_text()
-    assert "NVIDIA H100 80GB HBM3" in text and "0.0125$^{2}$" in text and "0.25$^{1}$" in text
-    figures.figure_speedup(plan, [timing], plan.gpu_files(), str(tmp_path / "speedup"))
+    tables.render_table(plan, "LP0d4", [summary], [timing], [], ROOT / "workflow/templates", out, campaign=[gpu])
+    lines = out.read_text().splitlines()
+    (gline,) = [x for x in lines if "& GPU H100" in x]
+    assert re.sub(r"\s+", "", gline.split("% source:")[0]).endswith("&&0.0125\\\\")  # in the GPU s column only
+    (cline,) = [x for x in lines if "& CPU Test" in x]
+    assert "& 0.25 & " in cline  # the timing job's seconds in the CPU s column of the timing reading's line
+    figures.figure_speedup(plan, [timing], [gpu], str(tmp_path / "speedup"))
     figures.figure_speedup(plan, [timing], [], str(tmp_path / "speedup_nogpu"))
     for stem in ("speedup", "speedup_nogpu"):
         assert (tmp_path / f"{stem}.pdf").stat().st_size > 1000 and (tmp_path / f"{stem}.png").is_file()

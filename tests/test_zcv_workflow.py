@@ -105,7 +105,7 @@ def test_zcv_table_and_paper_tables(plan, tmp_path):
     # the paper's table LP1d4 shows the paper's two readings only
     tables.render_table(plan, "LP1d4", [off, on], [], [], ROOT / "workflow/templates", tmp_path / "LP1d4.tex")
     t = (tmp_path / "LP1d4.tex").read_text()
-    assert "theory-zcv" not in t and "ours (theory)" in t and str(on) not in t
+    assert "theory-zcv" not in t and "& theory & CPU" in t and str(on) not in t
 
 
 def test_zcv_table_without_a_zcv_reading(tmp_path):

@@ -522,10 +522,13 @@ def _check_device(device, threads):
 
 # --- importing chunks into the repository -------------------------------------------------------------------
 def import_chunks(sources, into, data_dirs, out=print) -> int:
-    """Verify the chunk files of folders/.tgz archives and copy those that are new into ``into``."""
+    """Verify the chunk files of folders/.tgz archives and copy those that are new into ``into``.
 
-
+    Every chunk is read with its checksum verified (:func:`srmdp.aggregate.load_chunk`); a chunk that fails,
+    or whose runs clash with runs already present in its group, is refused and not copied.  Exit status 0
+    when nothing was refused, 3 otherwise (the chunks that passed are imported all the same)."""
     into = Path(into)
+    refused = 0
     with tempfile.TemporaryDirectory() as tmp:
         files = []
         for src in sources:
@@ -549,6 +552,7 @@ def import_chunks(sources, into, data_dirs, out=print) -> int:
                 new = chunkmod.index([f], verify=True)
             except ChunkError as exc:
                 out(f"import: refused {f.name}: {' '.join(str(exc).split())}")
+                refused += 1
                 continue
             for key, g in new.items():
                 c = g.chunks[0]
@@ -559,6 +563,7 @@ def import_chunks(sources, into, data_dirs, out=print) -> int:
                 clash = [x.path for x in present if x.run_start < c.stop and c.run_start < x.stop]
                 if clash:
                     out(f"import: refused {f.name}: runs {c.run_start}-{c.stop - 1} already in {', '.join(clash)}")
+                    refused += 1
                     continue
                 into.mkdir(parents=True, exist_ok=True)
                 tmpf = into / f".{f.name}.tmp"
@@ -569,8 +574,8 @@ def import_chunks(sources, into, data_dirs, out=print) -> int:
                 checksums.add(c.checksum)
                 added += 1
                 out(f"import: {f.name} -> {into / f.name}")
-    out(f"import: {added} chunk file(s) added to {into}")
-    return 0
+    out(f"import: {added} chunk file(s) added to {into}" + (f"; {refused} refused" if refused else ""))
+    return 3 if refused else 0
 
 
 # --- command line -------------------------------------------------------------------------------------------

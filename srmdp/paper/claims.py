@@ -22,6 +22,7 @@ from ..cases import REFERENCE_SOURCE, Case, formula, paper_case, paper_rows, pap
 from ..indicators import INDICATORS
 from ..memory import GIB, coefficient_bytes
 from ..readings import matches, reading_of
+from ..results import machine_of
 from .index import best_timing, hw_short, index_results, load
 from .latex import jinja_env, tex_escape, write_text
 from .lsmdp import model_bytes as lsmdp_model_bytes
@@ -379,7 +380,7 @@ def multicore_claim(files=()):
         for res in results:
             if res.get("device") == "cpu" and res.get("seconds_per_run"):
                 prov = res.get("provenance") or {}
-                groups.setdefault((key, str(prov.get("host"))), {})[(prov.get("hardware") or {}).get("threads")] = res
+                groups.setdefault((key, machine_of(res)), {})[(prov.get("hardware") or {}).get("threads")] = res
     for (key, _), by_threads in sorted(groups.items(), key=lambda g: (order.get(g[0][0], len(order)), g[0][1])):
         many = max((t for t in by_threads if isinstance(t, int) and t > 1), default=None)
         if 1 not in by_threads or many is None:
@@ -388,9 +389,11 @@ def multicore_claim(files=()):
         su = one["seconds_per_run"] / all_["seconds_per_run"]
         effs.append(su / many)
         prov = all_.get("provenance") or {}
-        hosts.add((prov.get("cpus"), str((prov.get("hardware") or {}).get("model") or "?").split("@")[0].strip()))
+        machine = (prov.get("cpus"), str((prov.get("hardware") or {}).get("model") or "?").split("@")[0].strip())
+        hosts.add(machine)
         name = key[0].replace("_", r"\_")
-        parts.append(f"{name} $\\Delta t={all_['case']['dt']:g}$ ({all_['case'].get('precision')}):"
+        parts.append(f"{name} $\\Delta t={all_['case']['dt']:g}$ ({all_['case'].get('precision')};"
+                     f" {machine[0] or '?'} logical CPUs, {machine[1]}):"
                      f" {one['seconds_per_run']:.2f} s/run on 1 thread, {all_['seconds_per_run']:.2f} s on {many},"
                      f" speed-up {su:.2f} ({su / many:.2f} per thread)")
         sources += [one["_path"], all_["_path"]]
@@ -406,7 +409,7 @@ def multicore_claim(files=()):
     eff = f"{effs[0]:.2f}" if len(effs) == 1 else f"{min(effs):.2f}--{max(effs):.2f}"
     return {
         "where": MULTICORE_WHERE, "claim": MULTICORE_TEXT,
-        "ours": f"this host ({host}), each job alone: " + "; ".join(parts) + f"; {not_measured}",
+        "ours": f"hosts: {host}; each job alone: " + "; ".join(parts) + f"; {not_measured}",
         "verdict": (f"not checked at {PAPER_THREADS_CPU} threads; efficiency here {eff} per thread (the paper's"
                     f" {PAPER_SPEEDUP_CPU:g}/{PAPER_THREADS_CPU} = {paper_eff:.2f} per thread)"),
         "sources": sources,
@@ -468,18 +471,31 @@ def render_paper_tables(timing_files, gpu_files, template_dir, out):
     write_text(out, text)
 
 
-def render_claims(timing_files, gpu_files, template_dir, out, multicore_files=(), likeforlike_files=()):
-    """tables/claims.tex: every numeric claim of the text, recomputed or measured (``multicore_files``:
-    the 1-thread and all-core timings of rule multicore; ``likeforlike_files``: rule likeforlike's)."""
-
+def all_claims(timing_files, gpu_files, multicore_files=(), likeforlike_files=()) -> list:
+    """Every numeric claim of the text, recomputed or measured (``multicore_files``: the 1-thread and all-core
+    timings of rule multicore and those measured elsewhere; ``likeforlike_files``: rule likeforlike's)."""
     times = index_results(list(timing_files) + list(gpu_files))
     gpu = []
     for p in gpu_files:
         res = load(p)
         res["_path"] = str(p)
         gpu.append(res)
-    claims = text_claims(gpu) + [d11_claim(times), multicore_claim(multicore_files)] + speedup_claims(
+    return text_claims(gpu) + [d11_claim(times), multicore_claim(multicore_files)] + speedup_claims(
         times, index_results(list(likeforlike_files)))
+
+
+def claim_outcome(claim) -> str:
+    """``held``, ``not held`` or ``not checked``: how a claim's verdict reads (an agreement, a qualification or
+    contradiction, or no check)."""
+    verdict = claim["verdict"].strip().lower()
+    if verdict.startswith("not checked"):
+        return "not checked"
+    return "held" if verdict.startswith(("agrees", "true")) else "not held"
+
+
+def render_claims(timing_files, gpu_files, template_dir, out, multicore_files=(), likeforlike_files=()):
+    """tables/claims.tex: every numeric claim of the text (:func:`all_claims`)."""
+    claims = all_claims(timing_files, gpu_files, multicore_files, likeforlike_files)
     write_text(out, _env(template_dir).get_template("claims.tex.j2").render(claims=claims))
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from ..cases import paper_rows, table_ids
+from ..cases import paper_case, paper_rows, table_ids
 from ..indicators import INDICATORS
 from ..readings import matches
-from .index import best_timing, campaign_entries, case_label, hw_short, index_results, load
+from .index import best_timing, campaign_entries, case_label, device_short, index_results
 from .latex import INDICATOR_LN_TEX
 
 
@@ -30,140 +30,145 @@ def _save(fig, stem):
     fig.savefig(f"{stem}.png", dpi=150, metadata={"Software": "srmdp"})
 
 
-def figure_speedup(plan, timings, gpu_files, stem):
-    """CPU time / GPU time per case: the paper's and ours where we have both times."""
+def _gpu_entry(plan, camp, key, reading, precision="float32"):
+    """The GPU campaign line of a row under ``reading`` (most runs first), or None."""
+    cands = [e for e in campaign_entries(plan, camp.get(key, []), plan.readings)
+             if e["name"] == reading and e["device"] == "gpu" and e["precision"] == precision and e.get("seconds")]
+    return max(cands, key=lambda e: e["runs"]) if cands else None
+
+
+def figure_speedup(plan, likeforlike, campaign, stem):
+    """GPU speed-up per paper row: the paper's (24 threads vs its GPU) beside ours like for like (all cores of
+    a CPU in float32 under the GPU result's reading, rule likeforlike, against the H100 campaign runs)."""
     plt = _pyplot()
-    times = index_results(list(timings) + list(gpu_files))
-    labels, paper_su, ours_su = [], [], []
+    camp = index_results(campaign)
+    like = index_results(likeforlike)
+    labels, paper_su, ours_su, cpus, gpus = [], [], [], set(), set()
     for r in paper_rows():
         key = (r["table"], r["row"])
         labels.append(case_label(r))
         paper_su.append(r["cpu_s"] / r["gpu_s"])
-        cpu, gpu = best_timing(times.get(key, []), "cpu"), best_timing(times.get(key, []), "gpu")
-        ours_su.append(cpu["seconds_per_run"] / gpu["seconds_per_run"] if cpu and gpu else math.nan)
-    fig, ax = plt.subplots(figsize=(10, 3.6))
+        ratio = math.nan
+        for cpu in like.get(key, []):
+            name = next((x.name for x in plan.readings if matches(cpu, x)), None)
+            gpu = _gpu_entry(plan, camp, key, name, (cpu.get("case") or {}).get("precision")) if name else None
+            if gpu is not None and cpu.get("seconds_per_run"):
+                ratio = cpu["seconds_per_run"] / gpu["seconds"]
+                cpus.add(f"{device_short(cpu)}, {(cpu.get('provenance') or {}).get('hardware', {}).get('threads')}"
+                         f" threads, {name}")
+                gpus.add(gpu["model"])
+        ours_su.append(ratio)
+    fig, ax = plt.subplots(figsize=(7.5, 3.4))
     x = list(range(len(labels)))
     ax.bar([i - 0.2 for i in x], paper_su, width=0.4, color="#8da0cb",
-           label="paper (2x Xeon E5-2620 v2, OpenMP vs GTX TITAN Black)")
+           label="paper: 24 threads (2x Xeon E5-2620 v2) vs GTX TITAN Black, float32")
     have = [i for i, v in enumerate(ours_su) if math.isfinite(v)]
     if have:
         ax.bar([i + 0.2 for i in have], [ours_su[i] for i in have], width=0.4, color="#fc8d62",
-               label="ours (" + "; ".join(sorted({hw_short(t) for t in _timing_files(timings, gpu_files)})) + ")")
-    else:
-        ax.text(0.99, 0.03, "no GPU times of ours (none run in this preset, data/gpu/ empty): paper only",
-                transform=ax.transAxes, ha="right", fontsize=7)
+               label=f"ours like for like: CPU {'; '.join(sorted(cpus))} vs {', '.join(sorted(gpus))}, float32")
     ax.axhline(1.0, color="k", lw=0.6)
     ax.set_yscale("log")
     top = max([*paper_su, *[v for v in ours_su if math.isfinite(v)]])
-    ax.set_ylim(top=top * 40)  # room for the legend
-    ax.set_ylabel("speed-up = CPU time / GPU time")
+    ax.set_ylim(top=top * 30)  # room for the legend
+    ax.set_ylabel("CPU s / GPU s per run")
     ax.set_xticks(x, labels, rotation=70, ha="right", fontsize=7)
     ax.legend(fontsize=7, loc="upper left")
-    ax.set_title("Speed-up of the GPU over the CPU, per case")
     _save(fig, stem)
     plt.close(fig)
 
 
-def _timing_files(timings, gpu_files):
-    return [load(p) for p in list(timings) + list(gpu_files)]
-
-
-def figure_time_vs_k(plan, timings, gpu_files, stem):
-    """Seconds per run against the number of strata K, per basis: paper CPU/GPU and ours."""
+def figure_time_vs_steps(plan, timings, campaign, stem):
+    """Seconds per run against path-steps per run (K M N(N+1)/2), per device: the paper's CPU and GPU, our
+    CPU timing jobs and our GPU campaign runs (reading paper-fit, the timing reading)."""
     plt = _pyplot()
-    times = index_results(list(timings) + list(gpu_files))
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
-    for ax, basis in zip(axes, sorted({r["basis"] for r in paper_rows()}), strict=True):
-        rows = [r for r in paper_rows() if r["basis"] == basis]
-        ax.scatter([r["K"] for r in rows], [r["cpu_s"] for r in rows], marker="o", facecolors="none",
-                   edgecolors="C0", label="paper CPU")
-        ax.scatter([r["K"] for r in rows], [r["gpu_s"] for r in rows], marker="s", facecolors="none",
-                   edgecolors="C1", label="paper GPU")
-        for dev, col, mk in (("cpu", "C0", "o"), ("gpu", "C1", "s")):
-            found = [(r["K"], best_timing(times.get((r["table"], r["row"]), []), dev)) for r in rows]
-            found = [(k, t) for k, t in found if t is not None]
-            if found:
-                hw = "; ".join(sorted({hw_short(t) for _, t in found}))
-                ax.scatter([k for k, _ in found], [t["seconds_per_run"] for _, t in found], marker=mk, color=col,
-                           label=f"ours ({hw})")
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("K (number of strata)")
-        ax.set_ylabel("seconds per run")
-        ax.set_title(f"{basis}: time vs K")
-        ax.legend(fontsize=7)
+    times = index_results(timings)
+    camp = index_results(campaign)
+    fig, ax = plt.subplots(figsize=(7.5, 4.2))
+    marker = {"LP0": "o", "LP1": "s"}
+    series = {}
+    for r in paper_rows():
+        key = (r["table"], r["row"])
+        steps = paper_case(r["table"], row=r["row"]).path_steps
+        series.setdefault(("paper CPU (24 threads)", "C0", False), []).append((steps, r["cpu_s"], r["basis"]))
+        series.setdefault(("paper GPU (GTX TITAN Black)", "C1", False), []).append((steps, r["gpu_s"], r["basis"]))
+        cpu = best_timing(times.get(key, []), "cpu")
+        if cpu is not None:
+            thr = ((cpu.get("provenance") or {}).get("hardware") or {}).get("threads", "?")
+            series.setdefault((f"ours CPU {device_short(cpu)}, {thr} thread, f64", "C2", True), []).append(
+                (cpu.get("path_steps_per_run") or steps, cpu["seconds_per_run"], r["basis"]))
+        gpu = _gpu_entry(plan, camp, key, plan.timing_reading)
+        if gpu is not None:
+            series.setdefault((f"ours GPU {gpu['model']}, f32", "C3", True), []).append(
+                (steps, gpu["seconds"], r["basis"]))
+    for (label, color, filled), pts in series.items():
+        for basis in ("LP0", "LP1"):
+            sel = [(x, y) for x, y, b in pts if b == basis]
+            if sel:
+                ax.scatter(*zip(*sel, strict=True), marker=marker[basis], s=22, edgecolors=color,
+                           facecolors=color if filled else "none", label=f"{label}, {basis}")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("path-steps per run ($K M N(N+1)/2$)")
+    ax.set_ylabel("seconds per run")
+    ax.legend(fontsize=6.5, ncol=2, loc="upper left")
     _save(fig, stem)
     plt.close(fig)
 
 
-def figure_convergence(plan, summaries, stem, campaign=()):
-    """The three indicators (ln MSE) against Δt for the tables with several Δt, with an O(N^-1) slope line.
+def figure_convergence(plan, summaries, stem, campaign=(), indicators=INDICATORS):
+    """The indicators (ln MSE) against Δt for the tables with several Δt, with an O(N^-1) slope line; one
+    panel per (indicator, table), three tables a row.
 
-    Every reading of the paper's scheme is drawn in every panel; a reading with the Z control variate
-    (beyond the paper) in the MSE_Z,av panels only (its Y indicators are those of its base reading within
-    their standard errors: tables/zcv.tex).  ``campaign``: summaries of the pooled data/gpu/ chunks, drawn
-    per reading (the most runs per row).  The legend sits below the panels, where it hides no point."""
+    Per reading of the preset: the preset's CPU runs and the GPU campaign line with the most runs, each with
+    ± one standard error where it rests on at least two runs.  A reading with the Z control variate (beyond the
+    paper) is drawn in the MSE_Z,av panels only."""
     plt = _pyplot()
     sums = index_results(summaries)
     camp = index_results(campaign)
     tables = [t for t in table_ids() if len({r["dt"] for r in paper_rows() if r["table"] == t}) > 1]
-    fig, axes = plt.subplots(len(INDICATORS), len(tables), figsize=(2.3 * len(tables), 6.4), sharex=True,
-                             squeeze=False)
-    markers = ["s", "^", "D", "v", "P"]
-    lines = ["--", ":", "-.", (0, (1, 1)), (0, (3, 1, 1, 1))]
-    for j, table in enumerate(tables):
+    panels = [(ind, t) for ind in indicators for t in tables]
+    ncol = 3
+    nrow = math.ceil(len(panels) / ncol)
+    fig, axes = plt.subplots(nrow, ncol, figsize=(7.5, 2.3 * nrow + 0.8), squeeze=False)
+    for ax, (ind, table) in zip(axes.flat, panels, strict=False):
         rows = [r for r in paper_rows() if r["table"] == table]
-        for i, ind in enumerate(INDICATORS):
-            ax = axes[i][j]
-            dts = [r["dt"] for r in rows]
-            # the paper: open circles, so that ours stay visible where they coincide
-            ax.plot(dts, [r[ind] for r in rows], "k-", marker="o", mfc="none", ms=6, label="paper", lw=1)
-            for n, reading in enumerate(plan.readings):
-                if getattr(reading, "z_cv", False) and ind != "mse_z_av":
-                    continue
-                name = reading.name
-                if getattr(reading, "z_cv", False):
-                    base = plan.base_reading(reading)
-                    name += f": {base.name if base else 'its reading'} + Z c.v."
-                pts = []
-                for r in rows:
-                    res = next((x for x in sums.get((table, r["row"]), []) if matches(x, reading)), None)
-                    if res is not None and res.get(ind) is not None:
-                        pts.append((r["dt"], res[ind], res.get(ind + "_se") or 0.0))
+        dts = [r["dt"] for r in rows]
+        ax.plot(dts, [r[ind] for r in rows], "k-", marker="o", mfc="none", ms=6, label="paper", lw=1)
+        for n, reading in enumerate(plan.readings):
+            if getattr(reading, "z_cv", False) and ind != "mse_z_av":
+                continue
+            cpu_pts, gpu_pts = [], []
+            for r in rows:
+                res = next((x for x in sums.get((table, r["row"]), []) if matches(x, reading)), None)
+                if res is not None and res.get(ind) is not None:
+                    cpu_pts.append((r["dt"], res[ind], res.get(ind + "_se") or 0.0))
+                cands = [e for e in campaign_entries(plan, camp.get((table, r["row"]), []), plan.readings)
+                         if e["name"] == reading.name and e["device"] == "gpu" and e.get(ind) is not None]
+                if cands:
+                    best = max(cands, key=lambda e: e["runs"])
+                    gpu_pts.append((r["dt"], best[ind], best.get(ind + "_se") or 0.0))
+            for pts, dev, mk, ls in ((cpu_pts, "CPU f64", "s", "--"), (gpu_pts, "GPU H100 f32", "x", ":")):
                 if pts:
-                    x, y, e = zip(*pts, strict=False)
-                    ax.errorbar(x, y, yerr=e, marker=markers[n % len(markers)], ls=lines[n % len(lines)], ms=3,
-                                lw=1, capsize=2, color=f"C{n}", label=f"ours ({name})")
-                gpts = []
-                for r in rows:
-                    cands = [e for e in campaign_entries(plan, camp.get((table, r["row"]), []), plan.readings)
-                             if e["name"] == reading.name and e.get(ind) is not None]
-                    if cands:
-                        best = max(cands, key=lambda e: e["runs"])
-                        gpts.append((r["dt"], best[ind], best.get(ind + "_se") or 0.0))
-                if gpts:
-                    x, y, e = zip(*gpts, strict=False)
-                    ax.errorbar(x, y, yerr=e, marker="x", ls=lines[n % len(lines)], ms=4, lw=0.8, capsize=2,
-                                color=f"C{n + len(plan.readings)}", label=f"ours, GPU ({reading.name})")
-            # O(N^-1) = O(dt): ln MSE = ln dt + c, anchored at the paper's largest dt
-            anchor = max(rows, key=lambda r: r["dt"])
-            ax.plot(dts, [anchor[ind] + math.log(dt / anchor["dt"]) for dt in dts], color="0.6", lw=0.8,
-                    label="slope 1: $O(N^{-1})$")
-            ax.set_xscale("log")
-            ax.set_xticks(dts, [f"{dt:g}" for dt in dts])
-            ax.minorticks_off()
-            if i == 0:
-                ax.set_title(table, fontsize=8)
-            if j == 0:
-                ax.set_ylabel(INDICATOR_LN_TEX[ind])
-            if i == len(INDICATORS) - 1:
-                ax.set_xlabel(r"$\Delta t$")
+                    x, y, e = zip(*pts, strict=True)
+                    ax.errorbar(x, y, yerr=e, marker=mk, ls=ls, ms=4, lw=1, capsize=2, color=f"C{n}",
+                                label=f"ours, {reading.name}, {dev}")
+        anchor = max(rows, key=lambda r: r["dt"])
+        ax.plot(dts, [anchor[ind] + math.log(dt / anchor["dt"]) for dt in dts], color="0.6", lw=0.8,
+                label="slope 1: $O(N^{-1})$")
+        ax.set_xscale("log")
+        ax.set_xticks(dts, [f"{dt:g}" for dt in dts])
+        ax.minorticks_off()
+        ax.set_title(f"{table}: {INDICATOR_LN_TEX[ind]}", fontsize=8)
+        ax.set_xlabel(r"$\Delta t$", fontsize=8)
+        ax.tick_params(labelsize=7)
+    for ax in list(axes.flat)[len(panels):]:
+        ax.set_visible(False)
     handles = {}
-    for ax in axes.flat:  # one legend for all panels, below them: it hides no point
+    for ax in axes.flat:
         for h, label in zip(*ax.get_legend_handles_labels(), strict=True):
             handles.setdefault(label, h)
+    fig.tight_layout()
     fig.legend(list(handles.values()), list(handles), loc="upper center", bbox_to_anchor=(0.5, 0.0),
-               ncol=min(len(handles), 4), fontsize=7, frameon=False)
-    fig.suptitle(f"Convergence in $\\Delta t$ (preset {plan.preset}): $\\ln$ of the three indicators", fontsize=9)
+               ncol=3, fontsize=7, frameon=False)
     _save(fig, stem)
     plt.close(fig)

@@ -30,6 +30,16 @@ def hardware_label(res: dict) -> str:
     return f"CPU {model}" + (f", {threads} thread{'' if threads == 1 else 's'}" if threads else "") + prec
 
 
+def device_short(res) -> str:
+    """The device in a few words: ``H100``, ``EPYC 2c``, ``Xeon 16c`` (GPU model, or CPU family and logical CPUs)."""
+    prov = res.get("provenance") or {}
+    model = str((prov.get("hardware") or {}).get("model") or "?")
+    if res.get("device") == "gpu" or "+" in str(res.get("device")):
+        return next((w for w in model.split() if any(ch.isdigit() for ch in w)), model)
+    family = next((w for w in ("EPYC", "Xeon", "Ryzen", "Core") if w in model), model.split()[0])
+    return f"{family} {prov.get('cpus') or '?'}c"
+
+
 def hw_short(res):
     """A short hardware label: ``GPU: model, precision`` or ``CPU: model, T threads, precision``."""
     hw = (res.get("provenance") or {}).get("hardware") or {}
@@ -91,7 +101,9 @@ def campaign_entries(plan, results, readings=None):
         if name is None:
             continue
         e = {"name": name, "label": campaign_label(res, name), "runs": res["runs"], "test_points": res["test_points"],
-             "sources": [res["_path"]], "kind": campaign_kind(res)}
+             "sources": [res["_path"]], "kind": campaign_kind(res), "device": str(res.get("device") or "gpu"),
+             "precision": (res.get("case") or {}).get("precision"), "model": device_short(res),
+             "seconds": res.get("seconds_per_run")}
         e.update({k: res.get(k) for k in INDICATORS})
         e.update({k + "_se": res.get(k + "_se") for k in INDICATORS})
         out.append(e)

@@ -75,7 +75,8 @@ def residuals_model(plan, summaries, variant_files, campaign=()):
                 bases.append((paper["table"], paper, res, variants))
         for res in camp.get((paper["table"], paper["row"]), []):
             if matches(res, reading):
-                label = f"{paper['table']} ({res['device'].upper()} {res['case']['precision']}, {res['runs']} runs)"
+                prec = {"float32": "f32", "float64": "f64"}.get(res["case"]["precision"], res["case"]["precision"])
+                label = f"{paper['table']} {res['device'].upper()} {prec} R={res['runs']}"
                 bases.append((label, paper, res, {v.name: None for v in plan.variants}))
     cells, within = [], []
     for label, paper, res, variants in bases:

@@ -7,8 +7,10 @@ import math
 from ..cases import paper_rows, paper_table_number, table_ids
 from ..indicators import INDICATORS
 from ..readings import matches
-from .index import best_timing, campaign_entries, hardware_label, index_results
+from .index import best_timing, campaign_entries, device_short, hardware_label, index_results
 from .latex import INDICATOR_TEX, jinja_env, tex_escape, write_text
+
+FIT_READING, FIT_DT = "paper-fit", 0.2  # the reading identified on the paper's Delta t = 0.2 cells: in-sample there
 
 TABLE_TITLES = {
     "LP0d4": "LP0, $d=4$, $\\#C=\\lfloor 4\\sqrt N\\rfloor$, $M=N^2$",
@@ -23,6 +25,10 @@ TABLE_TITLES = {
     "LP1d14": "LP1, $d=14$, $\\Delta t=0.2$",
     "LP1d15_19": "LP1, $d=15\\ldots19$, $\\Delta t=0.2$, $\\#C=2$",
 }
+
+
+def _short_precision(p) -> str:
+    return {"float32": "f32", "float64": "f64", None: "?"}.get(p, str(p))
 
 
 # --- the per-table model --------------------------------------------------------------------------
@@ -51,28 +57,41 @@ def table_model(plan, table, summaries, timings, gpu_files, campaign=()):
                 entry.update({k: res.get(k) for k in INDICATORS})
                 entry.update({k + "_se": res.get(k + "_se") for k in INDICATORS})
                 entry["runs"] = res["runs"]
+                entry["model"] = device_short(res)
+                entry["precision"] = (res.get("case") or {}).get("precision") or "float64"
                 entry["test_points"] = res["test_points"]
             ours.append(entry)
         cpu = best_timing(times.get(key, []), "cpu")
-        gpu = best_timing(times.get(key, []), "gpu")
-        time_sources = []
-        for t in (cpu, gpu):
-            if t is not None:
-                sources.append(t["_path"])
-                time_sources.append(t["_path"])
-                hardware.setdefault(hardware_label(t), len(hardware) + 1)
+        if cpu is not None:
+            sources.append(cpu["_path"])
+            hardware.setdefault(hardware_label(cpu), len(hardware) + 1)
+        camp_entries = campaign_entries(plan, camp.get(key, []))
+        lines = []  # per reading: the preset's CPU line, then the campaign lines (GPU, CPU), each once
+        for o in ours:
+            fit = o["name"] == plan.timing_reading
+            in_sample = o["name"] == FIT_READING and math.isclose(r["dt"], FIT_DT)
+            mine = []
+            if o["run"]:
+                mine.append(dict(o, device=f"CPU {o['model']}, {_short_precision(o['precision'])}",
+                                 cpu_s=cpu["seconds_per_run"] if cpu and fit else None, gpu_s=None,
+                                 sources=o["sources"] + ([cpu["_path"]] if cpu and fit else [])))
+            for e in camp_entries:
+                if e["name"] != o["name"]:
+                    continue
+                gpu_dev = e["device"] != "cpu"
+                dev = f"{e['device'].upper()} {e['model']}, {_short_precision(e['precision'])}"
+                mine.append(dict(e, run=True, device=dev, cpu_s=None if gpu_dev else e["seconds"],
+                                 gpu_s=e["seconds"] if gpu_dev else None))
+            if not mine:
+                mine.append({"name": o["name"], "run": False, "device": "", "model": "", "sources": []})
+            for j, line in enumerate(mine):
+                line.update(first=j == 0, in_sample=in_sample and line["run"])
+            lines += mine
         rows.append({
             "row": r["row"], "d": r["d"], "dt": f"{r['dt']:g}", "cells": r["cells"], "K": r["K"], "M": r["M"],
             "paper": {k: r[k] for k in (*INDICATORS, "cpu_s", "gpu_s")},
-            "ours": ours,
-            "run": any(o["run"] for o in ours),
-            "cpu_s": cpu["seconds_per_run"] if cpu else None,
-            "cpu_hw": hardware.get(hardware_label(cpu)) if cpu else None,
-            "gpu_s": gpu["seconds_per_run"] if gpu else None,
-            "gpu_hw": hardware.get(hardware_label(gpu)) if gpu else None,
+            "lines": lines,
             "sources": sources,
-            "time_sources": time_sources,
-            "gpu": campaign_entries(plan, camp.get(key, [])),
         })
     return {
         "table": table,
@@ -81,7 +100,6 @@ def table_model(plan, table, summaries, timings, gpu_files, campaign=()):
         "label": f"table:{table}",  # the paper's label
         "preset": tex_escape(plan.preset),
         "rows": rows,
-        "gpu_lines": any(r["gpu"] for r in rows),
         "show_d": len({r["d"] for r in rows}) > 1,
         "readings": [{"name": tex_escape(x.name), "describe": x.describe()} for x in plan.paper_readings],
         "hardware": [{"mark": n, "label": tex_escape(h)} for h, n in sorted(hardware.items(), key=lambda kv: kv[1])],
@@ -135,10 +153,9 @@ def agreement_model(plan, summaries, campaign=()):
                 dmax.append(max(diffs) if diffs else None)
                 if e is not None:
                     sources += e["sources"]
-            dev = kind[0].upper() + ("" if kind[1] == "float32" else f" {kind[1]}")
+            dev = f"{kind[0].upper()} {_short_precision(kind[1])}"
             runs = "/".join(str(x["runs"]) for x in mine)
-            runs += " run" if runs == "1" else " runs"
-            rows.append({"table": tex_escape(f"{paper['table']} ({dev}, {runs})"), "row": paper["row"],
+            rows.append({"table": tex_escape(f"{paper['table']} {dev} R={runs}"), "row": paper["row"],
                          "d": paper["d"], "dt": f"{paper['dt']:g}", "z": cells, "dmax": dmax,
                          "sources": sources})
     return {"rows": rows, "preset": tex_escape(plan.preset),

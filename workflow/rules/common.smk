@@ -18,7 +18,7 @@ RES = PLAN.results
 PUB = PLAN.published
 LOGS = f"logs/{PRESET}"
 TABLES = list(table_ids())
-FIGURES = ["speedup", "time_vs_K", "convergence"]
+FIGURES = ["speedup", "time_vs_steps", "convergence_y", "convergence_z"]
 ENV = "../../environment.yml"
 
 
@@ -45,6 +45,9 @@ def all_targets():
     targets += ["tables/agreement.tex", "tables/preset.tex"]
     targets += ["tables/paper_tables_1_2.tex", "tables/claims.tex", "tables/lsmdp.tex"]
     targets.append("tables/residuals.tex")  # issue 10 item 5 (residuals.smk)
+    targets.append(
+        "tables/summary.tex"
+    )  # the summary page and the sentences of the text
     # beyond the paper: the Z control variate (workflow/rules/zcv.smk)
     targets += ["tables/zcv.tex"]
     targets.append("tables/beyond.tex")  # the suite beyond the paper (beyond.smk)
@@ -108,6 +111,10 @@ def print_cost_report():
 
 
 def figure_inputs(wildcards):
-    if wildcards.fig == "convergence":
+    if wildcards.fig.startswith("convergence"):
         return {"summaries": PLAN.summaries(), "campaign": PLAN.gpu_summaries()}
-    return {"timings": PLAN.timings(), "gpu": PLAN.gpu_files()}
+    return {
+        "timings": PLAN.timings(),
+        "campaign": PLAN.gpu_summaries(),
+        "likeforlike": PLAN.likeforlike_files(),
+    }

@@ -14,6 +14,7 @@ rule latex:
         preset="tables/preset.tex",
         claims=["tables/paper_tables_1_2.tex", "tables/claims.tex", "tables/lsmdp.tex"],
         residuals="tables/residuals.tex",
+        summary="tables/summary.tex",
         zcv="tables/zcv.tex",
         beyond="tables/beyond.tex",
         figures=[f"figures/{f}.pdf" for f in FIGURES],

@@ -86,3 +86,33 @@ for _table in TABLES:
             f"table_{_table}"
         input:
             f"tables/{_table}.tex",
+
+
+# The summary page and the sentences of the text (srmdp.paper.summary): every count the prose gives.
+localrules:
+    summary,
+
+
+rule summary:
+    input:
+        summaries=PLAN.summaries(),
+        campaign=PLAN.gpu_summaries(),
+        variants=PLAN.residual_files(),
+        timings=PLAN.timings(),
+        gpu=PLAN.gpu_files(),
+        multicore=PLAN.multicore_files(),
+        likeforlike=PLAN.likeforlike_files(),
+        reference="srmdp/data/paper_cases.csv",
+        template="workflow/templates/summary.tex.j2",
+    output:
+        "tables/summary.tex",
+    log:
+        f"{LOGS}/tables/summary.log",
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    script:
+        "../scripts/render_summary.py"

@@ -9,16 +9,16 @@ from srmdp.paper.plan import Plan
 snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
 
 plan = Plan(snakemake.config)
+inp = snakemake.input
 stem = str(Path(snakemake.output.pdf).with_suffix(""))
 fig = snakemake.wildcards.fig
-if fig == "convergence":
-    run_logged(snakemake.log[0], figures.figure_convergence, plan, list(snakemake.input.summaries), stem,
-                 campaign=list(snakemake.input.campaign))
+if fig in ("convergence_y", "convergence_z"):
+    inds = ("mse_y_max", "mse_y_av") if fig == "convergence_y" else ("mse_z_av",)
+    run_logged(snakemake.log[0], figures.figure_convergence, plan, list(inp.summaries), stem,
+               campaign=list(inp.campaign), indicators=inds)
 elif fig == "speedup":
-    run_logged(snakemake.log[0], figures.figure_speedup, plan, list(snakemake.input.timings),
-                 list(snakemake.input.gpu), stem)
-elif fig == "time_vs_K":
-    run_logged(snakemake.log[0], figures.figure_time_vs_k, plan, list(snakemake.input.timings),
-                 list(snakemake.input.gpu), stem)
+    run_logged(snakemake.log[0], figures.figure_speedup, plan, list(inp.likeforlike), list(inp.campaign), stem)
+elif fig == "time_vs_steps":
+    run_logged(snakemake.log[0], figures.figure_time_vs_steps, plan, list(inp.timings), list(inp.campaign), stem)
 else:
     raise SystemExit(f"unknown figure {fig}")
