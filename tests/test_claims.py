@@ -240,3 +240,13 @@ def test_multicore_timings_of_two_machines_named_vm_stay_apart():
     c = multicore_claim(files)
     assert c["ours"].count("on 16,") == 2 and c["ours"].count("on 2,") == 2
     assert "speed-up 8.8" in c["ours"]
+
+
+def test_profiler_claims_are_not_measured_but_the_layout_ratio_is_checked():
+    """The paper's GB/s and GFlop/s readings need a profiler on a GPU: they say "not checked", never a number of
+    ours; its explanation (LP1 reads d+1 times more per stratum) is the ratio of nb (d+1) between the bases."""
+    bw_lp0, bw_lp1, layout = claims.profiler_claims()
+    assert bw_lp0["verdict"] == bw_lp1["verdict"] == "not checked"
+    assert "GB/s" in bw_lp0["claim"] and "not measured" in bw_lp0["ours"]
+    d = 13
+    assert f"LP1 $d=13$ {(d + 1) ** 2}" in layout["ours"] and f"({d + 1} $= d+1$" in layout["ours"]
