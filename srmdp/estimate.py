@@ -46,7 +46,9 @@ class DivergenceError(NumericalError):
 def remedies(case) -> str:
     """What to try when a solve diverges (one line)."""
     zcv = "z_cv=False (--no-z-cv)" if case.z_cv else "z_cv=True (--z-cv)"
-    adapted = "" if getattr(case, "problem", "").endswith(f"-d{case.d}") else "; strata='adapted' (--strata adapted)"
+    from .adapt import split_spec
+
+    adapted = "" if split_spec(case.problem)[1] else "; strata='adapted' (--strata adapted)"
     return ("remedies: truncation bounds on y and z (trunc_y=, trunc_z= / --trunc-y, --trunc-z: the range of the"
             " solution and of sigma^T grad u, e.g. from the terminal condition's), a finer grid (more cells, a"
             f" smaller dt with more paths), {zcv}{adapted}")

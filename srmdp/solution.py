@@ -89,7 +89,7 @@ STRATA = ("box", "adapted")
 
 def solve(problem="gobet2016", *, d=None, dt=None, basis="LP1", cells=None, paths=None, outside="unbounded",
           trunc_y=None, trunc_z=None, half_width=None, strata="box", precision="float64", device="cpu", seed=0,
-          runs=1, z_cv=None, threads=None, test_points=1000, keep="all", error=True, tol=None, budget_s=None,
+          runs=None, z_cv=None, threads=None, test_points=1000, keep="all", error=True, tol=None, budget_s=None,
           guard=True, progress=None, report=None) -> Solution:
     """Solve the BSDE / semilinear PDE ``problem`` by SRMDP; returns a :class:`Solution`.
 
@@ -104,7 +104,7 @@ def solve(problem="gobet2016", *, d=None, dt=None, basis="LP1", cells=None, path
     per axis), ``half_width`` L (box: default the problem's ``BOX_HALF_WIDTH``; adapted: default
     :data:`srmdp.adapt.HALF_WIDTH` standard deviations; the cells have width 2L/#C), ``precision`` of the
     stored coefficients, ``device`` ``cpu`` or ``gpu``, ``seed``, ``runs``
-    independent runs (u0's standard error needs >= 2), ``z_cv`` the Z control variate (beyond the
+    independent runs (u0's standard error needs >= 2; default 1, 4 with ``tol``), ``z_cv`` the Z control variate (beyond the
     paper; None: off for the paper's problem, :data:`srmdp.cases.Z_CV_DEFAULT_FOR_USER_PROBLEMS` for the
     others), ``threads`` (CPU; default all), ``test_points`` per run and time step for the error
     indicators (problems with an exact solution), ``keep`` ``"all"`` or ``"last"`` runs' coefficients.
@@ -123,6 +123,8 @@ def solve(problem="gobet2016", *, d=None, dt=None, basis="LP1", cells=None, path
     Everything is checked before anything is compiled or computed (one-line ConfigError), including the
     memory model: R kept runs x the coefficients + the solver's work space must fit in the memory available.
     """
+    if runs is None:  # a refinement needs standard errors
+        runs = 1 if tol is None else 4
     plan = Plan.make(problem, d=d, dt=dt, basis=basis, cells=cells, paths=paths, outside=outside, trunc_y=trunc_y,
                      trunc_z=trunc_z, half_width=half_width, strata=strata, precision=precision, device=device,
                      seed=seed, runs=runs, z_cv=z_cv, threads=threads, test_points=test_points, keep=keep,
@@ -143,9 +145,14 @@ def solve(problem="gobet2016", *, d=None, dt=None, basis="LP1", cells=None, path
         plan.check(coarse, keep="last")
     sol = plan.run(case, rules)
     if coarse is not None:
-        from .estimate import total_error
+        from .estimate import DivergenceError, total_error
 
-        low = plan.run(coarse, {}, keep="last")
+        try:
+            low = plan.run(coarse, {}, keep="last")
+        except DivergenceError as exc:  # the answer stands; its error cannot be estimated this way
+            sol.result["error_estimate"] = {"u0_error": None, "coarse_case": coarse.as_dict(),
+                                            "note": f"the level below diverged: {exc}"}
+            return sol
         err, bias = total_error(sol.result["u0"], sol.result["u0_se"], low.result["u0"], case.steps / coarse.steps)
         sol.result["error_estimate"] = {"u0_error": err, "bias": bias, "coarse_case": coarse.as_dict(),
                                         "coarse_u0": low.result["u0"], "coarse_u0_se": low.result["u0_se"],
