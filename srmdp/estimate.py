@@ -17,11 +17,12 @@ K = #C^d ~ N^{d/4}), i.e. O(N^{-1/2}), the time step's O(N^{-1/2}) (order 1/2 of
 for a general driver; 1 for smooth ones), and the statistical error's O((N nb/M)^{1/2}) = O(N^{-1/2}).
 So p = :data:`ORDER` = 1/2, and a solve at N' = N/r (one refinement level below) gives the bias of the
 finer one by Richardson's argument: u_N - u_N' = C N^{-p} (1 - r^p), so |bias_N| ~ |u_N - u_N'| / (r^p - 1).
-The estimate combines it with the standard error: ``u0_error = sqrt(bias^2 + s^2)``.  The difference
-u_N - u_N' carries both levels' Monte-Carlo noise, so the bias term also covers that noise (E[diff^2] =
-bias-difference^2 + s^2 + s'^2): no subtraction, which keeps the estimate on the safe side.  p = 1/2 is the slowest order of the three terms: where the error falls faster (smooth
-problems, order 1), the estimate overstates it by (r - 1)/(r^{1/2} - 1) = 2.4 at r = 2 -- on the safe
-side.  It is an estimate, not a bound: a bias that does not yet decrease with N (a box too narrow for the
+The estimate combines it with the standard error: ``u0_error = sqrt(bias^2 + s^2)``.
+The difference u_N - u_N' carries both levels' Monte-Carlo noise, so the bias term also covers that
+noise (E[diff^2] = bias-difference^2 + s^2 + s'^2): no subtraction, which keeps the estimate on the safe
+side.  p = 1/2 is the slowest order of the three terms: where the error falls faster (smooth problems,
+order 1), the estimate overstates it by (r - 1)/(r^{1/2} - 1) = 2.4 at r = 2 -- on the safe side.
+It is an estimate, not a bound: a bias that does not yet decrease with N (a box too narrow for the
 solution, an under-resolved kink) can be missed; ``srmdp/problems/README.md`` lists how honest it was
 on the suite.
 """

@@ -130,8 +130,8 @@ def _fmt(v):
 
 
 def _line(row, elapsed, budget):
-    head = (f"level {row['level']}: N = {row['steps']:>3} dt = {row['dt']:<8.4g} #C = {row['cells']:>2} M = {row['paths']:>6}"
-            f" runs = {row['runs']}:")
+    head = (f"level {row['level']}: N = {row['steps']:>3} dt = {row['dt']:<8.4g} #C = {row['cells']:>2}"
+            f" M = {row['paths']:>6} runs = {row['runs']}:")
     if row["status"] == "diverged":
         body = "diverged (not an answer)"
     else:

@@ -103,8 +103,8 @@ def solve(problem="gobet2016", *, d=None, dt=None, basis="LP1", cells=None, path
     paper, :mod:`srmdp.adapt`: at each t_i a box centred on the law of X_{t_i}, L of its standard deviations
     per axis), ``half_width`` L (box: default the problem's ``BOX_HALF_WIDTH``; adapted: default
     :data:`srmdp.adapt.HALF_WIDTH` standard deviations; the cells have width 2L/#C), ``precision`` of the
-    stored coefficients, ``device`` ``cpu`` or ``gpu``, ``seed``, ``runs``
-    independent runs (u0's standard error needs >= 2; default 1, 4 with ``tol``), ``z_cv`` the Z control variate (beyond the
+    stored coefficients, ``device`` ``cpu`` or ``gpu``, ``seed``, ``runs`` independent runs (u0's
+    standard error needs >= 2; default 1, 4 with ``tol``), ``z_cv`` the Z control variate (beyond the
     paper; None: off for the paper's problem, :data:`srmdp.cases.Z_CV_DEFAULT_FOR_USER_PROBLEMS` for the
     others), ``threads`` (CPU; default all), ``test_points`` per run and time step for the error
     indicators (problems with an exact solution), ``keep`` ``"all"`` or ``"last"`` runs' coefficients.
@@ -236,8 +236,9 @@ class Plan:
         elif steps == self.steps:
             cells = self.cells
         else:
-            cells = max(1, round(self.cells * r ** (0.5 if self.basis == "LP0" else 0.25)))
-            rules["cells"] = f"the given {self.cells} x (N/{self.steps})^{0.5 if self.basis == 'LP0' else 0.25} = {cells}"
+            a = 0.5 if self.basis == "LP0" else 0.25
+            cells = max(1, round(self.cells * r**a))
+            rules["cells"] = f"the given {self.cells} x (N/{self.steps})^{a} = {cells}"
         if self.paths is None:
             paths = rule.paths
             rules["paths"] = f"{rule.paths_formula} (paper's {rule.table}) = {paths}"

@@ -65,7 +65,7 @@ def forward(t, x, dw, dt, d):
 
 
 def forward_moments(t, x0, d):
-    """Mean and standard deviation per axis of X_t = x0 exp(sigma W_t - sigma^2 t / 2) (plain Python; adapted strata)."""
+    """Mean and sd per axis of X_t = x0 exp(sigma W_t - sigma^2 t / 2) (plain Python; for adapted strata)."""
     return x0, abs(x0) * math.sqrt(math.expm1(SIGMA * SIGMA * t))
 
 
