@@ -9,7 +9,10 @@ The contract (a user's file follows the same one as the modules shipped here):
 * optional ``forward(t, x, dw, dt, d)``: one step of X in place given the Brownian increment dw
   (default X = W: ``x[l] += dw[l]``);
 * optional ``y_exact(t, x, d)`` and ``z_exact(t, x, out, d)`` (both or neither): with them every
-  run reports the error indicators, without them u(0, x0) and its standard error.
+  run reports the error indicators, without them u(0, x0) and its standard error;
+* optional ``forward_moments(t, x0, d) -> (mean, sd)`` (plain Python, scalars or length-d arrays): the law
+  of X_t started at x0 = (X0, ..., X0), for strata where the paths are (:mod:`srmdp.adapt`; without it a
+  pilot simulation of ``forward`` stands in).
 
 These functions, and any module-level helper functions they call, are kernel code (scalars,
 ``math``, arrays indexed; see :mod:`srmdp.jit`): :mod:`srmdp.build` compiles them for the CPU and
@@ -98,7 +101,7 @@ def load_problem(spec: str = DEFAULT) -> Problem:
 
     base, adapted_d = split_spec(spec)
     if adapted_d is not None:
-        return _adapted(load_problem(base), adapted_d)
+        return _adapted(load_problem.__wrapped__(base), adapted_d)  # the base file as it is now
     path_part, name = spec.rsplit(":", 1) if ".py:" in spec else (spec, "")
     if path_part in REGISTRY:
         path, name = REGISTRY[path_part], name or path_part
