@@ -155,8 +155,9 @@ def main(args):
             return 1
         print(summary_line(sol.result))
         if sol.u0_error is not None:
-            print(f"u(0, x0) = {sol.result['u0']:.6g}, estimated total error {sol.u0_error:.2g} (bias included;"
-                  f" srmdp.estimate){'' if sol.tol_met is None else ', tol met' if sol.tol_met else ', tol NOT met'}")
+            tol = "" if sol.tol_met is None else ", tol met" if sol.tol_met else ", tol NOT met"
+            print(f"estimated total error of u0: {sol.u0_error:.2g} (u0 = {sol.result['u0']:.6g}; bias included,"
+                  f" srmdp.estimate){tol}")
         print(f"srmdp: solution saved to {args.out} (srmdp eval {args.out} --step 0 --points pts.csv)")
         return 0
 

@@ -252,4 +252,4 @@ def test_cli_tol_prints_the_ladder(tmp_path, capsys):
     cap = capsys.readouterr()
     assert rc == 0 and out.is_file()
     assert "level 2: N =  10" in cap.err and "tol met" in cap.err
-    assert "estimated total error" in cap.out and "tol met" in cap.out
+    assert "estimated total error of u0" in cap.out and "tol met" in cap.out
