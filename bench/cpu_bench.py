@@ -23,20 +23,17 @@ and the compile time of the first run of each case (0 when already compiled in t
 import argparse
 import math
 import os
-import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import numba
+import numpy as np
+from numba import njit, prange
 
-import numba  # noqa: E402
-import numpy as np  # noqa: E402
-from numba import njit, prange  # noqa: E402
-
-import srmdp  # noqa: E402
-from srmdp.build import kernels  # noqa: E402
-from srmdp.cases import Case  # noqa: E402
-from srmdp.problems import load_problem  # noqa: E402
-from srmdp.rng import DOMAIN_PATHS  # noqa: E402
+import srmdp
+from srmdp.build import kernels
+from srmdp.cases import Case
+from srmdp.problems import load_problem
+from srmdp.rng import DOMAIN_PATHS
 
 CASES = {
     # paper: LP0d4 dt=0.1 #C=12 (K=20736), M=100

@@ -12,6 +12,8 @@ same basis) would overrun the seconds left.  ``--compare-cpu`` also runs the CPU
 all cores) and reports the largest coefficient difference and the indicators of both.
 Path-steps per run = K M N (N+1) / 2 (pass 1 forward steps, as in the paper's counts);
 the rate printed is path-steps / min seconds per run (compilation excluded).
+``--set dt=0.5,cells=2,paths=8`` changes fields of every case (a tiny case: the simulator's dry runs,
+tests/test_gpu_tools.py); the paper's GPU seconds then no longer apply to it.
 """
 
 import argparse
@@ -38,6 +40,15 @@ def parse_cases(spec):
     return out
 
 
+def parse_set(spec):
+    """``name=value,...`` -> {name: int or float} (fields of srmdp.cases.Case)."""
+    out = {}
+    for item in filter(None, (v.strip() for v in (spec or "").split(","))):
+        name, value = item.split("=")
+        out[name] = float(value) if any(ch in value for ch in ".e") else int(value)
+    return out
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cases", required=True)
@@ -52,7 +63,10 @@ def main(argv=None):
     ap.add_argument("--compare-cpu", action="store_true")
     ap.add_argument("--no-write", action="store_true")
     ap.add_argument("--pack", help="tar.gz of OUT_DIR's JSON files, rewritten after every case")
+    ap.add_argument("--set", help="name=value,... fields changed in every case (e.g. a tiny dry run)")
     args = ap.parse_args(argv)
+
+    from dataclasses import replace
 
     from srmdp.cases import find_row, paper_case
     from srmdp.cuda import CudaBackend
@@ -67,7 +81,8 @@ def main(argv=None):
     out_dir = Path(args.out_dir)
     for table, dt, row in parse_cases(args.cases):
         for mode in args.modes.split(","):
-            case = paper_case(table, dt=dt, row=row, precision=args.precision)
+            changes = parse_set(args.set)
+            case = replace(paper_case(table, dt=dt, row=row, precision=args.precision), **changes)
             paper = find_row(table, dt=dt, row=row)
             left = args.budget - (time.perf_counter() - t_start)
             # rate in path-steps x d per second: measured on the same basis, nearest d class first
@@ -90,7 +105,7 @@ def main(argv=None):
             entry = {
                 "label": case.label, "table": table, "row": paper["row"], "d": case.d, "dt": case.dt,
                 "basis": case.basis, "K": case.strata, "M": case.paths, "precision": args.precision,
-                "mode": backend.mode, "block": backend.k.block if backend.mode == "block" else None,
+                "mode": backend.mode, "block": backend.lay["B"] if backend.mode == "block" else None,
                 "path_steps": res["path_steps_per_run"], "seconds": secs, "path_steps_per_s": ps,
                 "compile_s": res["compile_seconds"], "paper_gpu_s": paper["gpu_s"],
                 "speedup_vs_paper_gpu": paper["gpu_s"] / secs, "mse_y_max": res["mse_y_max"],
@@ -101,7 +116,7 @@ def main(argv=None):
 
                 from srmdp.cpu import CpuBackend
 
-                c64 = paper_case(table, dt=dt, row=row, precision="float64")
+                c64 = replace(case, precision="float64")
                 if args.precision == "float64" and args.runs == 1:
                     gb, rg = backend, res
                 else:

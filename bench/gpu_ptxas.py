@@ -1,12 +1,16 @@
 """Compile every SRMDP CUDA kernel for sm_90 without a GPU and report ptxas resources.
 
-    python bench/gpu_ptxas.py [--d 1,4,19] [--basis LP0,LP1] [--json out.json]
+    python bench/gpu_ptxas.py [--d 1,4,19] [--basis LP0,LP1] [--json out.json] [--compare before.json]
 
 Stubs numba-cuda's "current device" (compute capability 9.0) so that device functions compile
 with no driver, calls ``numba.cuda.compile_ptx(..., cc=(9, 0))`` for each kernel, then runs the
 ptxas of the ``nvidia-cuda-nvcc-cu12`` wheel with ``-arch=sm_90 -v``.  Exit status 1 when a kernel
 spills registers or uses more than 48 KB of static shared memory.  Must run *without*
 NUMBA_ENABLE_CUDASIM (the simulator does not compile).
+
+Each kernel's theoretical occupancy on sm_90 (:func:`occupancy`: registers, warps, blocks and shared
+memory per SM, as CUDA's occupancy calculator) is printed and stored with its row; ``--compare`` prints
+registers, spills and occupancy against an earlier JSON of this script (``--table``: as Markdown).
 """
 
 import argparse
@@ -22,6 +26,24 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 SHARED_LIMIT = 48 * 1024
+# sm_90 (H100) per-SM limits, CUDA occupancy calculator / CUDA C++ Programming Guide, compute capability 9.0
+SM90 = dict(regs=65536, warps=64, blocks=32, reg_unit=256, smem=228 * 1024, smem_reserved=1024, smem_unit=128)
+
+
+def occupancy(registers, threads, smem=0, arch=SM90):
+    """Theoretical occupancy of a kernel on one SM: (resident warps / max warps, blocks per SM, limiter).
+
+    Registers are allocated per warp in units of ``reg_unit`` (registers x 32 rounded up to 256 on sm_90);
+    each block takes its static shared memory plus 1 KB reserved by the system, rounded up to 128 B.
+    """
+    warps = -(-threads // 32)
+    per_warp = -(-registers * 32 // arch["reg_unit"]) * arch["reg_unit"]
+    per_block = -(-(smem + arch["smem_reserved"]) // arch["smem_unit"]) * arch["smem_unit"]
+    limits = {"registers": arch["regs"] // per_warp // warps if registers else arch["blocks"],
+              "warps": arch["warps"] // warps, "blocks": arch["blocks"], "shared": arch["smem"] // per_block}
+    blocks = min(limits.values())
+    limiter = min(limits, key=lambda k: (limits[k], k == "registers"))  # registers only when they alone limit
+    return blocks * warps / arch["warps"], blocks, limiter
 
 
 def stub_current_device(cc=(9, 0)):
@@ -108,7 +130,7 @@ def check(ds, bases, precisions=("float64", "float32"), kernels=("step", "test")
         if only is not None and not only(d, basis, mode, prec):
             continue
         k = build_kernels(problem, basis, d, "cuda", layout(d, nb))
-        src = {"step": (k.step_thread if mode == "thread" else k.step_block).py_func, "test": k.test_errors.py_func}
+        src = {"step": k.step_thread if mode == "thread" else k.step_block, "test": k.test_errors}
         block = block_size(d, nb) if mode == "block" else 128
         specialised = d <= SPECIALISE_MAX_D["cuda"]
         sigs = signatures(prec)
@@ -117,7 +139,8 @@ def check(ds, bases, precisions=("float64", "float32"), kernels=("step", "test")
             if name == "test" and mode == "block" and basis == "LP0":
                 continue
             t0 = time.perf_counter()
-            ptx, _ = cuda.compile_ptx(src[name], sigs[name], cc=(9, 0))
+            bounds = src[name].targetoptions.get("launch_bounds")  # as the kernel's dispatcher compiles it
+            ptx, _ = cuda.compile_ptx(src[name].py_func, sigs[name], cc=(9, 0), launch_bounds=bounds)
             t1 = time.perf_counter()
             rep = ptxas_report(ptx, ptxas)
             why = []
@@ -125,16 +148,37 @@ def check(ds, bases, precisions=("float64", "float32"), kernels=("step", "test")
                 why.append(f"spills {rep['spill_stores']}/{rep['spill_loads']} B")
             if rep["smem"] > SHARED_LIMIT:
                 why.append(f"shared {rep['smem']} B > 48 KB")
+            occ, blocks, limiter = occupancy(rep["registers"], block, rep["smem"])
             row = dict(d=d, basis=basis, mode=mode, precision=prec, kernel=name, block=block,
-                       specialised=specialised, compile_s=round(t1 - t0, 2), ok=not why, why="; ".join(why),
-                       **rep)
+                       specialised=specialised, launch_bounds=bounds, compile_s=round(t1 - t0, 2), ok=not why,
+                       why="; ".join(why), occupancy=occ, blocks_per_sm=blocks, limiter=limiter, **rep)
             rows.append(row)
             if verbose:
                 print(f"d={d:2d} {basis} {mode:6s} {prec:7s} {name:5s} B={block:3d} spec={int(specialised)}"
                       f" regs={rep['registers']:3d} stack={rep['stack']:5d} spill={rep['spill_stores']}/"
-                      f"{rep['spill_loads']} smem={rep['smem']:5d} ({t1 - t0:.1f}s) {'OK' if not why else why}",
-                      flush=True)
+                      f"{rep['spill_loads']} smem={rep['smem']:5d} occ={100 * occ:5.2f}% ({blocks} blocks,"
+                      f" {limiter}) ({t1 - t0:.1f}s) {'OK' if not why else why}", flush=True)
     return rows
+
+
+def _key(r):
+    return (r["kernel"], r["basis"], r["mode"], r["precision"], r["d"])
+
+
+def compare(before, after, markdown=False):
+    """Lines comparing two lists of rows (registers, spill stores, occupancy) kernel by kernel."""
+    old = {_key(r): r for r in before}
+    head = ("kernel", "basis", "mode", "precision", "d", "regs before", "after", "spill B before", "after",
+            "occupancy before", "after")
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)] if markdown else ["  ".join(head)]
+    for r in sorted(after, key=_key):
+        b = old.get(_key(r))
+        if b is None:
+            continue
+        cells = [*_key(r), b["registers"], r["registers"], b["spill_stores"], r["spill_stores"]]
+        cells += [f"{100 * occupancy(x['registers'], x['block'], x['smem'])[0]:.2f} %" for x in (b, r)]
+        lines.append("| " + " | ".join(map(str, cells)) + " |" if markdown else "  ".join(map(str, cells)))
+    return lines
 
 
 def main(argv=None):
@@ -145,6 +189,8 @@ def main(argv=None):
     ap.add_argument("--kernels", default="step,test")
     ap.add_argument("--float32-d", help="compile float32 only for these d (default: every d)")
     ap.add_argument("--json")
+    ap.add_argument("--compare", help="an earlier --json of this script: print the kernels' changes")
+    ap.add_argument("--table", action="store_true", help="--compare as a Markdown table")
     args = ap.parse_args(argv)
     if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
         print("unset NUMBA_ENABLE_CUDASIM: the simulator cannot compile PTX", file=sys.stderr)
@@ -160,6 +206,8 @@ def main(argv=None):
                  tuple(args.kernels.split(",")), only=only)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))
+    if args.compare:
+        print("\n".join(compare(json.loads(Path(args.compare).read_text()), rows, args.table)))
     bad = [r for r in rows if not r["ok"]]
     print(f"{len(rows)} kernels compiled for sm_90, {len(bad)} failing")
     return 1 if bad else 0

@@ -12,16 +12,13 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from srmdp.cases import Case, paper_case  # noqa: E402
-from srmdp.cpu import CpuBackend  # noqa: E402
-from srmdp.problems import load_problem  # noqa: E402
-from srmdp.solver import run_case  # noqa: E402
+from srmdp.cases import Case, paper_case
+from srmdp.cpu import CpuBackend
+from srmdp.problems import load_problem
+from srmdp.solver import run_case
 
 VARIANTS = {"paper": {}, "z_cv": {"z_cv": True}, "martingale_cv": {"z_cv": True, "martingale_cv": True}}
 

@@ -5,9 +5,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import indicators
 from .exceptions import ChunkError, ConfigError
-from .results import FORMAT_VERSION, checksum_ok, identity_hash
+from .indicators import indicators
+from .readings import reading_of, same_reading
+from .results import FORMAT_VERSION, checksum_ok, identity_hash, streams_of
 
 REQUIRED = ("format_version", "case_hash", "case", "seed", "run_start", "runs", "test_points", "per_run",
             "device", "seconds_per_run")
@@ -113,14 +114,15 @@ def _mismatch(c, ref, pool_devices=False):
     """Name what differs between two chunks of supposedly the same case, or None.
 
     With ``pool_devices``, CPU and GPU chunks may be pooled: only where their random streams
-    (:func:`srmdp.chunks.streams_of`) and everything else are identical."""
-    from .chunks import streams_of
-
-    for key in ("device", "seed", "test_points", "reading"):
+    (:func:`srmdp.results.streams_of`) and everything else are identical.  Readings are compared by
+    :func:`srmdp.readings.same_reading` (a flag an older file does not name is off)."""
+    for key in ("device", "seed", "test_points"):
         if key == "device" and pool_devices:
             continue
         if c.get(key) != ref.get(key):
             return f"{key} {c.get(key)!r} != {ref.get(key)!r}"
+    if not same_reading(reading_of(c), reading_of(ref)):
+        return f"reading {c.get('reading')!r} != {ref.get('reading')!r}"
     if streams_of(c) != streams_of(ref):
         return f"streams {streams_of(c)!r} != {streams_of(ref)!r}"
     diff = sorted(k for k in set(c["case"]) | set(ref["case"]) if c["case"].get(k) != ref["case"].get(k))

@@ -20,9 +20,11 @@ The cache root is ``$SRMDP_KERNEL_CACHE``, else ``$XDG_CACHE_HOME/srmdp`` (``~/.
 import ast
 import hashlib
 import importlib.util
+import inspect
 import os
 import sys
 import tempfile
+import textwrap
 from functools import cache
 from pathlib import Path
 
@@ -50,7 +52,11 @@ import numpy as np
 from numba import cuda
 inline = cuda.jit(device=True, forceinline=True)
 device = inline
-kernel = cuda.jit(cache=True)
+LAUNCH_BOUNDS = {}  # kernel name -> (max threads per block, min blocks per SM): the register cap of ptxas
+
+
+def kernel(fn):
+    return cuda.jit(fn, cache=True, launch_bounds=LAUNCH_BOUNDS.get(fn.__name__))
 '''
 _CUDASIM = '''import math
 import numpy as np
@@ -124,10 +130,17 @@ def kernel_source(problem, basis: str, d: int, target: str, problem_module: str,
     b = BASES[basis]
     spec = 0 < d <= SPECIALISE_MAX_D[target]
     names = ["terminal", "driver", "forward"] + (["y_exact", "z_exact"] if problem.has_exact else [])
-    parts = [HEADERS[target]] + [_module_source(m) for m in KERNEL_MODULES + (TARGET_MODULES[target],)]
+    extra = dict(extra or {})
+    header = HEADERS[target]
+    if "LAUNCH_BOUNDS" in extra:  # read by the header's kernel decorator: bound before the kernels are defined
+        header += f"LAUNCH_BOUNDS = {dict(extra.pop('LAUNCH_BOUNDS'))!r}\n"
+    parts = [header] + [_module_source(m) for m in KERNEL_MODULES + (TARGET_MODULES[target],)]
     binds = {"D": int(d) if spec else 0, "NB": b.size(d) if spec else 0, "NEEDS_U": b.local_coordinates,
              "REPLAY": target != "cpu"}
-    binds.update(extra or {})
+    binds.update(extra)
+    if b.fill.__module__ != __package__ + ".bases":  # a basis registered elsewhere: its fill(phi, u, d) too
+        parts.append(f"# ---- basis {b.name}: {inspect.getsourcefile(b.fill)}\n"
+                     + textwrap.dedent(inspect.getsource(b.fill)))
     footer = ["# ---- bindings of this build"] + [f"{k} = {_literal(v)}" for k, v in binds.items()]
     footer += [f"basis_phi = {b.fill.__name__}", f"from {problem_module} import {', '.join(names)}  # noqa"]
     return "\n".join(parts) + "\n" + "\n".join(footer) + "\n"

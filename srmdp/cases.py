@@ -1,22 +1,23 @@
 """Cases: the numerical parameters of one SRMDP run, and the paper's 35 rows as data.
 
 The paper's rows (table id, d, dt, #C, K, M, the #C and M formulas, its three MSE values and CPU/GPU
-seconds) live only in ``config/paper_cases.csv``; they are read here for case parameters and, in
-the workflow, for comparison, never copied into a result.
+seconds) live only in the package data ``srmdp/data/paper_cases.csv`` (:data:`REFERENCE_SOURCE`); they
+are read here for case parameters and, in the workflow, for comparison, never copied into a result.
 """
 
 import csv
 import math
 from dataclasses import asdict, dataclass, field, fields
 from functools import cache
-from pathlib import Path
+from importlib import resources
 
 import numpy as np
 
 from .bases import BASES
 from .exceptions import ConfigError
+from .problems import load_problem
 from .rng import PATH_BITS, RUN_BITS, SEED_BITS, STEP_BITS, STRATUM_BITS
-from .strata import OUTSIDE_MODES
+from .strata import MAX_HALF_WIDTH, OUTSIDE_MODES
 
 # The case as the kernels see it: one record, fields by name (srmdp.scheme reads c.dt, c.paths, ...).
 RECORD = np.dtype([
@@ -33,30 +34,22 @@ RECORD = np.dtype([
 # #C=5, M=500) and / 3-9 on the paper's rows, Y never worse, +9-10 % time.  martingale_cv: a further / 1.7-4.5 in
 # every case measured for +3-6 % time, but new, not yet run on a GPU, and harmful when z^M is poorer than |z|.
 Z_CV_DEFAULT_FOR_USER_PROBLEMS = True
-MARTINGALE_CV_DEFAULT_FOR_USER_PROBLEMS = False
 
 PRECISIONS = ("float64", "float32")
-BOX_HALF_WIDTH = 6.5  # the box [-6.5, 6.5]^d of §5.1
 MATURITY = 1.0
-REFERENCE_FILE = Path(__file__).resolve().parent.parent / "config" / "paper_cases.csv"
+# The paper's 35 rows ship with the package (read through importlib.resources, never from the repository);
+# REFERENCE_SOURCE is how tables and claims name that file in their "% source:" lines.
+REFERENCE_SOURCE = "srmdp/data/paper_cases.csv"
 
 
-MAX_HALF_WIDTH = 700.0  # F(-L) = e^-L/(1+e^-L) stays a normal float64 (e^-708 is the limit)
-
-
-def _is_int(v) -> bool:
+def is_int(v) -> bool:
+    """An integer (a Python or NumPy int, not a bool)."""
     return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
 
 
-def _is_real(v) -> bool:
+def is_real(v) -> bool:
     """An int or float (not a bool, not a string); NaN passes here and fails the range checks."""
     return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
-
-
-def _load_problem(name):
-    from .problems import load_problem
-
-    return load_problem(name)
 
 
 @dataclass(frozen=True)
@@ -82,7 +75,7 @@ class Case:
         if self.maturity is None or self.half_width is None:
             if not isinstance(self.problem, str):
                 raise ConfigError(f"invalid problem={self.problem!r}: a registered name or path/to/file.py")
-            prob = _load_problem(self.problem)
+            prob = load_problem(self.problem)
             if self.maturity is None:
                 object.__setattr__(self, "maturity", prob.maturity)
             if self.half_width is None:
@@ -92,7 +85,13 @@ class Case:
     # --- derived quantities -------------------------------------------------------------------
     @property
     def steps(self) -> int:
+        """N = T / dt, the number of time steps."""
         return int(round(self.maturity / self.dt))
+
+    @property
+    def time_step(self) -> float:
+        """The grid's step T / N (t_i = i T / N): ``dt`` as given, rounded to the grid; what the kernels use."""
+        return self.maturity / self.steps
 
     @property
     def strata(self) -> int:
@@ -146,19 +145,19 @@ class Case:
                 value = value.item()
             raise ConfigError(f"invalid {name}={value!r}: {allowed}")
 
-        if not _is_int(self.d) or self.d < 1:
+        if not is_int(self.d) or self.d < 1:
             bad("d", self.d, "the dimension must be an integer >= 1")
         if self.basis not in BASES:
             bad("basis", self.basis, f"allowed values are {', '.join(BASES)}")
-        prob = _load_problem(self.problem)  # a ConfigError naming the file and function if it breaks the contract
+        prob = load_problem(self.problem)  # a ConfigError naming the file and function if it breaks the contract
         if prob.adapted_d and prob.adapted_d != self.d:
             bad("problem", self.problem, f"its adapted strata are for d={prob.adapted_d}, not d={self.d}")
-        if not _is_real(self.maturity) or not 0 < self.maturity < math.inf:
+        if not is_real(self.maturity) or not 0 < self.maturity < math.inf:
             bad("maturity", self.maturity, "the maturity T must be a finite number > 0")
-        if not _is_real(self.half_width) or not 0 < self.half_width <= MAX_HALF_WIDTH:
+        if not is_real(self.half_width) or not 0 < self.half_width <= MAX_HALF_WIDTH:
             bad("half_width", self.half_width,
                 f"the box half-width must be a number in (0, {MAX_HALF_WIDTH:g}] (logistic tails stay representable)")
-        if not _is_real(self.dt) or not 0 < self.dt < math.inf:
+        if not is_real(self.dt) or not 0 < self.dt < math.inf:
             bad("dt", self.dt, "the time step must be a finite number > 0")
         n = self.maturity / self.dt
         if not math.isfinite(n) or round(n) >= 2**STEP_BITS:
@@ -166,7 +165,7 @@ class Case:
                 f"N = T/dt must be < 2^{STEP_BITS} = {2**STEP_BITS} (time-step field of the RNG counter)")
         if abs(n - round(n)) > 1e-9 * max(1.0, n) or round(n) < 1:
             bad("dt", self.dt, f"the time step must divide T={self.maturity:g} (T/dt a positive integer)")
-        if not _is_int(self.cells) or self.cells < 1:
+        if not is_int(self.cells) or self.cells < 1:
             bad("cells", self.cells, "#C must be an integer >= 1")
         # (the logarithm first: #C^d of a huge d would take long to compute exactly)
         too_many = int(self.d) * math.log2(int(self.cells)) >= STRATUM_BITS + 1
@@ -174,7 +173,7 @@ class Case:
             bad("cells", self.cells, f"K = #C^d = {int(self.cells)}^{int(self.d)} must be < 2^{STRATUM_BITS}"
                 " (stratum field of the RNG counter)")
         need = BASES[self.basis].size(self.d)
-        if not _is_int(self.paths) or self.paths < need:
+        if not is_int(self.paths) or self.paths < need:
             bad("paths", self.paths, f"M must be an integer >= {need} (the {self.basis} dimension in d={self.d})")
         if self.paths >= 2**PATH_BITS:
             bad("paths", self.paths, f"M must be < 2^{PATH_BITS} (path field of the RNG counter)")
@@ -182,13 +181,13 @@ class Case:
             bad("outside", self.outside, f"allowed values are {', '.join(OUTSIDE_MODES)}")
         for name in ("trunc_y", "trunc_z"):
             v = getattr(self, name)
-            if not _is_real(v) or not v > 0:
+            if not is_real(v) or not v > 0:
                 bad(name, v, "a truncation bound must be a number > 0 (inf for none)")
         if self.precision not in PRECISIONS:
             bad("precision", self.precision, f"allowed values are {', '.join(PRECISIONS)}")
         if not isinstance(self.table, str):
             bad("table", self.table, "must be a string (a table id, or empty for a free case)")
-        if not _is_int(self.row) or self.row < 0:
+        if not is_int(self.row) or self.row < 0:
             bad("row", self.row, "must be an integer >= 0")
         if not isinstance(self.z_cv, (bool, np.bool_)):
             bad("z_cv", self.z_cv, "must be true or false")
@@ -206,7 +205,7 @@ class Case:
     def record(self, seed: int, run: int, test_points: int = 0) -> np.recarray:
         """The case as one record (an array of length 1: :data:`RECORD`) for the kernels."""
         check_seed_run(seed, run)
-        dt = self.maturity / self.steps
+        dt = self.time_step
         h = 2.0 * self.half_width / self.cells
         fields = dict(
             steps=self.steps, d=self.d, nb=self.n_basis, cells=self.cells, outside=OUTSIDE_MODES[self.outside],
@@ -221,31 +220,33 @@ class Case:
 
 def check_seed_run(seed, run, runs=1):
     """Seed and run indices fit their fields of the RNG key/counter (see srmdp.rng)."""
-    if not _is_int(seed) or not 0 <= seed < 2**SEED_BITS:
-        raise ConfigError(f"invalid seed={_plain(seed)!r}: must be an integer in [0, 2^{SEED_BITS})")
-    if not _is_int(run) or run < 0:
-        raise ConfigError(f"invalid run_start={_plain(run)!r}: must be an integer >= 0")
+    if not is_int(seed) or not 0 <= seed < 2**SEED_BITS:
+        raise ConfigError(f"invalid seed={plain(seed)!r}: must be an integer in [0, 2^{SEED_BITS})")
+    if not is_int(run) or run < 0:
+        raise ConfigError(f"invalid run_start={plain(run)!r}: must be an integer >= 0")
     if run + runs > 2**RUN_BITS:
-        raise ConfigError(f"invalid run_start={_plain(run)!r} with runs={_plain(runs)!r}: run indices must lie"
+        raise ConfigError(f"invalid run_start={plain(run)!r} with runs={plain(runs)!r}: run indices must lie"
                           f" in [0, 2^{RUN_BITS}) (run field of the RNG counter)")
 
 
-def _plain(v):
+def plain(v):
+    """A NumPy scalar as the Python number it holds (for messages); anything else unchanged."""
     return v.item() if isinstance(v, np.generic) else v
 
 
 # --- the paper's rows -----------------------------------------------------------------------------
-def _formula(expr: str, n: int, d: int) -> int:
+def formula(expr: str, n: int, d: int) -> int:
+    """Value of one of the paper's #C / M formulas (``floor(4*sqrt(N))``, ``(d+1)*N**2``) at N and d."""
     value = eval(expr, {"__builtins__": {}}, {"floor": math.floor, "sqrt": math.sqrt, "N": n, "d": d})
     return int(value)
 
 
 @cache
-def paper_rows(path: str = str(REFERENCE_FILE)):
+def paper_rows():
     """All rows of the reference file, with a per-table row number (1-based) and basis."""
     rows = []
     counts = {}
-    with open(path, newline="") as fh:
+    with resources.files("srmdp").joinpath("data", "paper_cases.csv").open(newline="") as fh:
         for raw in csv.DictReader(fh):
             table = raw["table"]
             counts[table] = counts.get(table, 0) + 1
@@ -260,6 +261,7 @@ def paper_rows(path: str = str(REFERENCE_FILE)):
                 "M": int(raw["M"]),
                 "cells_formula": raw["cells_formula"],
                 "paths_formula": raw["paths_formula"],
+                "steps": int(round(MATURITY / float(raw["dt"]))),  # N = T / dt, the paper's T = 1
             }
             for key in ("mse_y_max", "mse_y_av", "mse_z_av", "cpu_s", "gpu_s"):
                 row[key] = float(raw[key])
@@ -271,12 +273,12 @@ def check_reference(rows=None):
     """#C^d = K and the formulas reproduce #C and M on every row; returns the list of problems."""
     problems = []
     for r in rows or paper_rows():
-        n = int(round(MATURITY / r["dt"]))
+        n = r["steps"]
         if r["cells"] ** r["d"] != r["K"]:
             problems.append(f"{r['table']} row {r['row']}: #C^d != K")
-        if _formula(r["cells_formula"], n, r["d"]) != r["cells"]:
+        if formula(r["cells_formula"], n, r["d"]) != r["cells"]:
             problems.append(f"{r['table']} row {r['row']}: #C formula gives another value")
-        if _formula(r["paths_formula"], n, r["d"]) != r["M"]:
+        if formula(r["paths_formula"], n, r["d"]) != r["M"]:
             problems.append(f"{r['table']} row {r['row']}: M formula gives another value")
     return problems
 
@@ -286,7 +288,7 @@ def table_ids():
 
 
 # The paper labels its result tables table:LP0d4 ... table:LP1d15_19 (Tables 3-13, in the order of
-# config/paper_cases.csv); Tables 1 and 2 are its cost and memory comparisons.  Short names that the
+# srmdp/data/paper_cases.csv); Tables 1 and 2 are its cost and memory comparisons.  Short names that the
 # paper does not use but earlier versions of this repository did are accepted as aliases.
 TABLE_ALIASES = {"LP1d6": "LP1d6_1"}
 FIRST_RESULT_TABLE = 3  # the paper's Table 3 is LP0d4

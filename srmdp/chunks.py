@@ -19,52 +19,12 @@ from __future__ import annotations
 
 import glob
 import json
-import math
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from .results import content_hash
-
-DEFAULT_STREAMS = "shared"  # the counter-based streams common to the CPU and GPU paths
-
-
-def streams_of(res: dict) -> str:
-    """The random-stream family of a result: its ``streams`` field (top level or hardware), else shared."""
-    hw = (res.get("provenance") or {}).get("hardware") or {}
-    return str(res.get("streams") or hw.get("streams") or DEFAULT_STREAMS)
-
-
-def reading_of(res: dict) -> tuple:
-    """(outside, trunc_y, trunc_z, z_cv, martingale_cv) of a result; the flags are False where it does not
-    name them (results written before they existed)."""
-    r = res.get("reading") or res.get("case") or {}
-    return (r.get("outside"), r.get("trunc_y"), r.get("trunc_z"), bool(r.get("z_cv", False)),
-            bool(r.get("martingale_cv", False)))
-
-
-def same_reading(a: tuple, b: tuple) -> bool:
-    """(outside, trunc_y, trunc_z[, z_cv[, martingale_cv]]) equal, truncation bounds compared as floats
-    (None = no truncation); a missing flag is False."""
-    if a[0] != b[0] or any(bool(a[j] if len(a) > j else False) != bool(b[j] if len(b) > j else False)
-                           for j in (3, 4)):
-        return False
-    for x, y in zip(a[1:3], b[1:3], strict=True):
-        if (x is None) != (y is None):
-            return False
-        if x is not None and not math.isclose(float(x), float(y)):
-            return False
-    return True
-
-
-def reading_name(res_or_triple, readings) -> str | None:
-    """Name of the configured reading (objects with name/outside/trunc_y/trunc_z[/z_cv]) a result was run under."""
-    triple = res_or_triple if isinstance(res_or_triple, tuple) else reading_of(res_or_triple)
-    for r in readings:
-        if same_reading(triple, (r.outside, r.trunc_y, r.trunc_z, bool(getattr(r, "z_cv", False)),
-                                 bool(getattr(r, "martingale_cv", False)))):
-            return r.name
-    return None
+from .aggregate import load_chunk
+from .readings import reading_of
+from .results import content_hash, streams_of
 
 
 def group_key(res: dict) -> tuple:
@@ -190,8 +150,6 @@ def index(paths, verify=False) -> dict:
     files with the same content (the same checksum: a chunk copied from a campaign folder into the
     repository) count once.
     """
-    from .aggregate import load_chunk
-
     groups: dict = {}
     seen_checksums: set = set()
     for p in paths:
@@ -230,10 +188,3 @@ def chunk_name(case, reading: str, device: str, seed: int, run_start: int, runs:
     tp = "" if test_points == 1000 else f".tp{test_points}"
     return (f"{case.label}.{reading}.{case.precision}.{device}.seed{seed}{tp}"
             f".runs{run_start:04d}-{run_start + runs - 1:04d}.json")
-
-
-def relpath(p) -> str:
-    try:
-        return str(Path(p).resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(p)

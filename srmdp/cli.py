@@ -1,60 +1,45 @@
 """Command line: ``srmdp run``, ``srmdp aggregate``, ``srmdp cases``; ``srmdp solve``, ``srmdp eval``
-(:mod:`srmdp.cli_solution`).
+(:mod:`srmdp.cli_solution`); and the subcommands other packages register as entry points of the group
+``srmdp.commands`` (the paper's reproduction: ``srmdp campaign``, ``srmdp lsmdp``, ``srmdp beyond``,
+``srmdp plan``).
 
 Every input error is one line on stderr (``srmdp: error: ...``) and exit status 2, before any
 compute (no result file is written); numerical failures exit with status 3, a result that cannot be
 written after the compute with status 1, an interrupt with 130.
 """
 
-import argparse
-import math
 import sys
+from importlib.metadata import entry_points
 
+from .aggregate import aggregate
 from .bases import BASES
 from .cases import Case, canonical_table, check_reference, paper_case, paper_rows
+from .cli_options import Parser, add_device_options, add_reading_options, exit_status, number
+from .cli_solution import add_parsers
+from .cli_solution import main as solution_main
 from .exceptions import ConfigError
-from .strata import OUTSIDE_MODES
+from .results import check_writable, write_json_atomic
+from .solver import NumericalError, check_threads, run_case, summary_line
+
+# Subcommands of other packages (the paper's reproduction, srmdp.paper, registers campaign, lsmdp, beyond and
+# plan): the entry points of this group, each main(argv) -> exit status.  The library never imports them.
+COMMANDS_GROUP = "srmdp.commands"
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):
-        self.exit(2, f"srmdp: error: {' '.join(str(message).split())}\n")
-
-
-def _positive_float(text):
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    return v
-
-
-def add_reading_options(p, number):
-    """--outside, --trunc-y, --trunc-z, --precision (the reading and storage of a case: run and solve)."""
-    p.add_argument("--outside", choices=list(OUTSIDE_MODES), default="unbounded",
-                   help="reading outside the strata box [-L, L]^d (default unbounded)")
-    p.add_argument("--trunc-y", type=number, default=math.inf, help="truncation bound of y (default none)")
-    p.add_argument("--trunc-z", type=number, default=math.inf, help="truncation bound of z (default none)")
-    p.add_argument("--precision", choices=["float64", "float32"], default="float64")
-
-
-def add_device_options(p):
-    """--threads, --device, --progress (where and how a case runs: run and solve)."""
-    p.add_argument("--threads", type=int, help="CPU threads (default: all)")
-    p.add_argument("--device", choices=["cpu", "gpu"], default="cpu")
-    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                   help="progress bar (default: on a terminal)")
+BUILTIN = ("run", "aggregate", "cases", "solve", "eval", "-h", "--help")
 
 
 def build_parser():
-    p = _Parser(prog="srmdp", description="Stratified regression MDP (Gobet et al., SISC 2016).")
-    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    extra = ", ".join(sorted(plugin_commands()))
+    p = Parser(prog="srmdp", description="Stratified regression MDP (Gobet et al., SISC 2016)."
+               + (f" Also: srmdp {{{extra}}} ... (see srmdp COMMAND --help)." if extra else ""))
+    sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
 
     r = sub.add_parser("run", help="run one case (a paper row or free parameters)")
     r.add_argument("--table", help="paper table id, e.g. LP0d4 or LP1d6_1 (alias LP1d6; see `srmdp cases`)")
     r.add_argument("--row", type=int, help="row of the table (1-based) when --dt is ambiguous")
     r.add_argument("--d", type=int, help="dimension d = q (free form)")
-    r.add_argument("--dt", type=_positive_float, help="time step (dividing the problem's maturity T)")
+    r.add_argument("--dt", type=number, help="time step (dividing the problem's maturity T)")
     r.add_argument("--basis", choices=list(BASES), help="local basis (free form)")
     r.add_argument("--problem", default="gobet2016",
                    help="a registered problem (default gobet2016, the paper's) or path/to/file.py[:NAME]")
@@ -64,7 +49,7 @@ def build_parser():
     r.add_argument("--run-start", type=int, default=0, help="index of the first run (chunking)")
     r.add_argument("--test-points", type=int, default=1000, help="test points per run and time step")
     r.add_argument("--seed", type=int, default=0)
-    add_reading_options(r, _positive_float)
+    add_reading_options(r, number)
     r.add_argument("--z-cv", action="store_true",
                    help="control variate y_{i+1}(x_i) in the Z regression (beyond the paper; same limit, less noise)")
     r.add_argument("--martingale-cv", action="store_true",
@@ -82,9 +67,7 @@ def build_parser():
 
     c = sub.add_parser("cases", help="list the paper's cases")
     c.add_argument("--table")
-    from .cli_solution import add_parsers
-
-    add_parsers(sub, _positive_float)
+    add_parsers(sub, number)
     return p
 
 
@@ -110,16 +93,13 @@ def case_from_args(args) -> Case:
                 **options)
 
 
-def _threads_ok(threads):
-    from .solver import check_threads
-
-    return check_threads(threads)
+def plugin_commands() -> dict:
+    """{name: entry point} of the subcommands other packages register (group ``srmdp.commands``)."""
+    return {ep.name: ep for ep in entry_points(group=COMMANDS_GROUP)}
 
 
 def _write(path, res):
     """Write a result atomically; an I/O failure is one line and exit status 1 (no partial file)."""
-    from .results import write_json_atomic
-
     try:
         write_json_atomic(path, res)
     except OSError as exc:
@@ -129,70 +109,59 @@ def _write(path, res):
 
 
 def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] not in BUILTIN:
+        plugin = plugin_commands().get(argv[0])
+        if plugin is not None:
+            return plugin.load()(argv[1:])
     args = build_parser().parse_args(argv)
-    try:
-        if args.command == "cases":
-            bad = check_reference()
-            args.table = canonical_table(args.table)
-            if args.table and args.table not in {r["table"] for r in paper_rows()}:
-                raise ConfigError(f"invalid table={args.table!r}: allowed values are"
-                                  f" {', '.join(sorted({r['table'] for r in paper_rows()}))}")
-            for r in paper_rows():
-                if args.table and r["table"] != args.table:
-                    continue
-                print(f"{r['table']:<10} row {r['row']}  d={r['d']:<3} dt={r['dt']:<5g} #C={r['cells']:<3}"
-                      f" K={r['K']:<8} M={r['M']}")
-            for line in bad:
-                print(f"srmdp: warning: {line}", file=sys.stderr)
-            return 0
-        if args.command in ("solve", "eval"):
-            from .cli_solution import main as solution_main
+    return exit_status(lambda: _command(args))
 
-            return solution_main(args)
-        if args.command == "aggregate":
-            from .aggregate import aggregate
-            from .results import check_writable
-            from .solver import summary_line
 
-            if args.expect_runs is not None and args.expect_runs < 1:
-                raise ConfigError(f"invalid expect_runs={args.expect_runs}: must be an integer >= 1")
-            check_writable(args.out)
-            res = aggregate(args.chunks, expect_runs=args.expect_runs, pool_devices=args.pool_devices)
-            if _write(args.out, res):
-                return 1
-            print(summary_line(res))
-            return 0
-        # run: every check (arguments, output path, memory model) before any compilation or compute
-        from .results import check_writable
-        from .solver import NumericalError, run_case, summary_line
-
-        case = case_from_args(args)
-        threads = _threads_ok(args.threads)
+def _command(args) -> int:
+    if args.command == "cases":
+        bad = check_reference()
+        args.table = canonical_table(args.table)
+        if args.table and args.table not in {r["table"] for r in paper_rows()}:
+            raise ConfigError(f"invalid table={args.table!r}: allowed values are"
+                              f" {', '.join(sorted({r['table'] for r in paper_rows()}))}")
+        for r in paper_rows():
+            if args.table and r["table"] != args.table:
+                continue
+            print(f"{r['table']:<10} row {r['row']}  d={r['d']:<3} dt={r['dt']:<5g} #C={r['cells']:<3}"
+                  f" K={r['K']:<8} M={r['M']}")
+        for line in bad:
+            print(f"srmdp: warning: {line}", file=sys.stderr)
+        return 0
+    if args.command in ("solve", "eval"):
+        return solution_main(args)
+    if args.command == "aggregate":
+        if args.expect_runs is not None and args.expect_runs < 1:
+            raise ConfigError(f"invalid expect_runs={args.expect_runs}: must be an integer >= 1")
         check_writable(args.out)
-        try:
-            res = run_case(case, runs=args.runs, run_start=args.run_start, test_points=args.test_points,
-                           seed=args.seed, device=args.device, threads=threads, progress=args.progress)
-        except NumericalError as exc:
-            print(f"srmdp: numerical error: {exc}; no result written", file=sys.stderr)
-            return 3
-        except MemoryError:
-            print(f"srmdp: error: out of memory running {case.label} (the memory model's estimate is"
-                  " below what the machine could give now); no result written", file=sys.stderr)
-            return 2
+        res = aggregate(args.chunks, expect_runs=args.expect_runs, pool_devices=args.pool_devices)
         if _write(args.out, res):
             return 1
         print(summary_line(res))
         return 0
-    except ConfigError as exc:
-        print(f"srmdp: error: {_one_line(exc)}", file=sys.stderr)
+    # run: every check (arguments, output path, memory model) before any compilation or compute
+    case = case_from_args(args)
+    threads = check_threads(args.threads)
+    check_writable(args.out)
+    try:
+        res = run_case(case, runs=args.runs, run_start=args.run_start, test_points=args.test_points,
+                       seed=args.seed, device=args.device, threads=threads, progress=args.progress)
+    except NumericalError as exc:
+        print(f"srmdp: numerical error: {exc}; no result written", file=sys.stderr)
+        return 3
+    except MemoryError:
+        print(f"srmdp: error: out of memory running {case.label} (the memory model's estimate is"
+              " below what the machine could give now); no result written", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("srmdp: interrupted; no result written", file=sys.stderr)
-        return 130
-
-
-def _one_line(exc) -> str:
-    return " ".join(str(exc).split())
+    if _write(args.out, res):
+        return 1
+    print(summary_line(res))
+    return 0
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from .bases import BASES
+from .cli_options import add_device_options, add_reading_options
 from .exceptions import ConfigError
 
 
@@ -36,8 +37,6 @@ def add_parsers(sub, number):
     s.add_argument("--test-points", type=int, default=1000,
                    help="test points per run and time step for the error indicators (exact solutions only)")
     s.add_argument("--seed", type=int, default=0)
-    from .cli import add_device_options, add_reading_options
-
     add_reading_options(s, number)
     s.add_argument("--half-width", type=number,
                    help="L of the strata box [-L, L]^d (default: the problem's BOX_HALF_WIDTH, else 6.5; with --strata"

@@ -8,6 +8,7 @@ import numba
 import numpy as np
 
 from .build import kernels
+from .results import cpu_model
 
 
 class CpuBackend:
@@ -78,6 +79,4 @@ class CpuBackend:
         return {}
 
     def hardware(self):
-        from .results import cpu_model
-
         return {"device": "cpu", "model": cpu_model(), "threads": self.threads}

@@ -16,6 +16,7 @@ per-step means of the test-point errors (2 N values) per run.
 """
 
 import os
+from collections import namedtuple
 
 import numpy as np
 from numba import cuda
@@ -23,7 +24,7 @@ from numba import cuda
 from . import memory
 from .build import Int32Array, current_target, kernels
 from .exceptions import ConfigError
-from .memory import gpu_bytes
+from .memory import GPU_RESIDENT_THREADS_PER_SM, gpu_bytes
 
 SIMULATOR = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
 # SRMDP_CUDA_FMA=0: no contraction of a*b+c into FMAs (NVVM -fma=0), as the CPU path compiles.  The
@@ -35,6 +36,11 @@ STRICT_FP = os.environ.get("SRMDP_CUDA_FMA", "1") == "0"
 THREAD, BLOCK = "thread", "block"
 MODES = ("auto", THREAD, BLOCK)
 SHARED_LIMIT = 48 * 1024  # static shared memory per block without opt-in
+THREAD_BLOCK = 128  # threads per block of the one-thread-per-stratum launches (step_thread, test_errors, ...)
+# SRMDP_CUDA_MIN_BLOCKS=n: ask ptxas for n resident blocks per SM of the specialised step kernels (d <= 8) with
+# launch bounds, i.e. a register cap (n = 8 at 128 threads: <= 64 registers, 50 % occupancy on sm_90; it spills,
+# see bench/gpu_NOTES.md).  Default 0: no bound (ptxas's own allocation).  Part of the build key.
+MIN_BLOCKS = int(os.environ.get("SRMDP_CUDA_MIN_BLOCKS", "0"))
 
 
 # --- launch layout --------------------------------------------------------------------------------
@@ -93,14 +99,50 @@ def entries(d, nb):
             nb * (nb + 1) // 2)
 
 
+def launch_bounds(d, threads, min_blocks=None):
+    """(max threads per block, min blocks per SM) of a step kernel launched with ``threads`` threads, or None.
+
+    Only for the sizes compiled as constants (d <= SPECIALISE_MAX_D) and when ``min_blocks`` (default
+    :data:`MIN_BLOCKS`) is set; the kernels of d >= 9 are left as they were measured.
+    """
+    from .build import SPECIALISE_MAX_D
+
+    n = MIN_BLOCKS if min_blocks is None else min_blocks
+    if d > SPECIALISE_MAX_D["cuda"] or n <= 0:
+        return None
+    return (int(threads), int(n))
+
+
 def layout(d, nb, block=0):
     """Module constants of the kernels for sizes (d, nb) and B threads per block (0: :func:`block_size`)."""
     b = int(block) if block else block_size(d, nb)
     pa, pb, dst, ng = entries(d, nb)
     pa, pb, dst = (Int32Array(int(v) for v in a) for a in (pa, pb, dst))
+    bounds = (("step_thread", launch_bounds(d, THREAD_BLOCK)), ("step_block", launch_bounds(d, b)))
     return (("D1", d + 1), ("NCELL", 3 * d), ("NBA", nb), ("NGRAM", nb * nb), ("NACC", (d + 1) * nb), ("B", b),
             ("W", nb + d + 1), ("TILE", b * (nb + d + 1)), ("PA", pa), ("PB", pb), ("DST", dst), ("NG", ng),
-            ("NE", len(pa)))
+            ("NE", len(pa)), ("LAUNCH_BOUNDS", tuple((k, v) for k, v in bounds if v)))
+
+
+# --- the case argument ----------------------------------------------------------------------------
+def _case_type():
+    from .cases import RECORD
+
+    return namedtuple("CaseArg", RECORD.names)
+
+
+CaseArg = _case_type()
+
+
+def case_arg(rec):
+    """The case record as the kernels' ``case`` argument: a one-tuple of a named tuple of its fields.
+
+    Passed by value, its fields are kernel parameters (constant bank): the compiler reads them as
+    operands or reloads them for free instead of holding them in registers for the whole kernel, as it
+    must for fields loaded from a record in global memory (-26 registers on LP0 d=4).  The kernel code
+    is unchanged: ``c = case[0]`` then ``c.dt``, as on the CPU's record array.
+    """
+    return (CaseArg(*rec[0].item()),)
 
 
 # --- argument types (compile_ptx without a GPU: bench/gpu_ptxas.py) ------------------------------
@@ -112,7 +154,8 @@ def signatures(precision="float64"):
 
     cdt = types.float32 if precision == "float32" else types.float64
     coef = types.Array(cdt, 4, "C")
-    rec = types.Array(from_dtype(RECORD), 1, "C")
+    fields = [from_dtype(RECORD.fields[name][0]) for name in RECORD.names]
+    rec = types.Tuple([types.NamedTuple(fields, CaseArg)])
     f1 = types.Array(types.float64, 1, "C")
     i1 = types.Array(types.int64, 1, "C")
     return {"step": (coef, types.int64, rec, i1), "test": (coef, rec, f1, f1), "reduce": (f1, f1, rec, f1)}
@@ -149,14 +192,6 @@ def device_bytes(case, test_points, mode=BLOCK, sms=132):
     return gpu_bytes(case, test_points, mode == THREAD, sms)
 
 
-def used_bytes():
-    """Device memory in use now (total - free, all processes), None under the simulator."""
-    if SIMULATOR:
-        return None
-    free, total = cuda.current_context().get_memory_info()
-    return int(total - free)
-
-
 def check_fits(case, test_points, info=None, mode=None):
     info = info or device_info()
     mode = mode or choose_mode(case, info["sms"])
@@ -183,34 +218,36 @@ class CudaBackend:
 
     def allocate(self, case):
         self.case = case
-        self._used0 = used_bytes()  # before this case's arrays: the baseline of memory_report
+        self._array_bytes = 0  # bytes of the device arrays of this case (memory_report)
         self.mode = choose_mode(case, self.info["sms"], self.request)
         self.lay = dict(layout(case.d, case.n_basis, self.block_request))
         self.k = kernels(self.problem, case.basis, case.d, current_target("gpu"), layout(case.d, case.n_basis,
                                                                                            self.block_request))
         self.step = self.k.step_thread if self.mode == THREAD else self.k.step_block
         dtype = np.float32 if case.precision == "float32" else np.float64
-        self.coef = cuda.device_array((case.steps, case.strata, case.d + 1, case.n_basis), dtype=dtype)
+        self.coef = self._device_array((case.steps, case.strata, case.d + 1, case.n_basis), dtype)
         flat = self.coef.reshape(self.coef.size)
         self._launch1(self.k.fill_zero, flat.size, flat)
-        self.counters = cuda.device_array(2, np.int64)
+        self.counters = self._device_array(2, np.int64)
         self._host_counters = np.zeros(2, np.int64)
-        self._rec = self._rec_host = None
         self.dropped = 0
         self._errs = None
 
-    def _launch1(self, kernel, n, *args, threads=128):
+    def _device_array(self, shape, dtype):
+        """A device array of the case, counted in :meth:`memory_report`."""
+        a = cuda.device_array(shape, dtype)
+        self._array_bytes += a.nbytes
+        return a
+
+    def _launch1(self, kernel, n, *args, threads=THREAD_BLOCK):
         if SIMULATOR:
             threads = min(threads, 16)  # each simulated thread is a Python thread
         if n > 0:
             kernel[(n + threads - 1) // threads, threads](*args)
 
     def _record(self, rec):
-        """The case record on the device (copied again only when it changed)."""
-        if self._rec is None or rec.tobytes() != self._rec_host:
-            self._rec_host = rec.tobytes()
-            self._rec = cuda.to_device(rec)
-        return self._rec
+        """The case argument of the kernels (:func:`case_arg`)."""
+        return case_arg(rec)
 
     def _step(self, i, rec, n_strata):
         d_rec = self._record(rec)
@@ -230,13 +267,13 @@ class CudaBackend:
         rec0 = rec.copy()
         rec0[0].strata = 0
         rec0[0].points = 0
-        d_rec = cuda.to_device(rec0)
-        self.step[1, self.lay["B"]](self.coef, 0, d_rec, self.counters)
+        d_rec = case_arg(rec0)
+        self.step[1, THREAD_BLOCK if self.mode == THREAD else self.lay["B"]](self.coef, 0, d_rec, self.counters)
         e = cuda.device_array(1, np.float64)
         if self.problem.has_exact:
             self.k.test_errors[1, 32](self.coef, d_rec, e, e)
         rec0[0].steps = 0
-        self.k.reduce_means[1, 32](e, e, cuda.to_device(rec0), cuda.device_array(2, np.float64))
+        self.k.reduce_means[1, 32](e, e, case_arg(rec0), cuda.device_array(2, np.float64))
         self.k.evaluate_points[1, 32](self.coef, 0, d_rec, cuda.device_array((0, int(rec[0].d)), np.float64),
                                       cuda.device_array(0, np.float64),
                                       cuda.device_array((0, int(rec[0].d)), np.float64))
@@ -252,8 +289,8 @@ class CudaBackend:
         n, n_points = int(rec[0].steps), int(rec[0].points)
         d_rec = self._record(rec)
         if self._errs is None or self._errs[0].size != n * n_points:
-            self._errs = (cuda.device_array(n * n_points, np.float64), cuda.device_array(n * n_points, np.float64),
-                          cuda.device_array(4 * n, np.float64))
+            self._errs = (self._device_array(n * n_points, np.float64), self._device_array(n * n_points, np.float64),
+                          self._device_array(4 * n, np.float64))
         ey, ez, out = self._errs
         self._launch1(self.k.test_errors, n * n_points, self.coef, d_rec, ey, ez)
         self._launch1(self.k.reduce_means, n, ey, ez, d_rec, out, threads=32)
@@ -276,12 +313,22 @@ class CudaBackend:
     def fallbacks(self):
         return int(self.dropped)
 
+    def local_bytes(self):
+        """Local memory the driver reserves for the step kernel: its local bytes per thread (stack frame and
+        spills, read from the compiled kernel) for every resident thread of every SM; 0 under the simulator."""
+        if SIMULATOR:
+            return 0
+        per_thread = max((self.step.get_local_mem_per_thread(sig) for sig in self.step.overloads), default=0)
+        return int(per_thread) * GPU_RESIDENT_THREADS_PER_SM * int(self.info["sms"])
+
     def memory_report(self, test_points):
-        """The device memory of the case: the model (srmdp.memory.gpu_bytes) and what is in use on the device
-        now beyond what was in use before allocate (measured with cudaMemGetInfo; None under the simulator)."""
-        now = used_bytes()
+        """The device memory of the case: the model (srmdp.memory.gpu_bytes) and ``gpu_used_bytes``, measured:
+        the bytes of the device arrays this backend allocated for the case (coefficients, counters, test-point
+        errors and means) plus the step kernel's local-memory reservation (:meth:`local_bytes`).  (The
+        difference of cudaMemGetInfo readings it replaces read 0 or less whenever the arrays fitted memory the
+        driver had already reserved or another process freed memory meanwhile.)"""
         return {"gpu_model_bytes": device_bytes(self.case, test_points, self.mode, self.info["sms"]),
-                "gpu_used_bytes": None if now is None or self._used0 is None else now - self._used0}
+                "gpu_used_bytes": self._array_bytes + self.local_bytes()}
 
     def hardware(self):
         import numba_cuda

@@ -79,7 +79,7 @@ def step_block(coef, i, case, counters):
     G = cuda.shared.array(NGRAM, float64)
     acc = cuda.shared.array(NACC, float64)
     own = cuda.shared.array(NE, float64)  # running sums, each owned by thread e % B
-    cell = cuda.local.array(NCELL, float64)
+    cell = cuda.shared.array(NCELL, float64)  # the stratum's sampling data, one copy per block (not in registers)
     x = cuda.local.array(D1, float64)
     xp = cuda.local.array(D1, float64)
     dw = cuda.local.array(D1, float64)
@@ -96,7 +96,9 @@ def step_block(coef, i, case, counters):
     for e in range(tid, NE, B):
         own[e] = 0.0
     m_paths = c.paths
-    cell_setup(k, cell, d, c.cells, c.half_width, c.h, c.outside == UNBOUNDED)
+    if tid == 0:
+        cell_setup(k, cell, d, c.cells, c.half_width, c.h, c.outside == UNBOUNDED)
+    cuda.syncthreads()
     row = tid * W
     # pass 1: responses of B paths per tile, owners sum in path order
     for base in range(0, m_paths, B):

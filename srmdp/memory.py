@@ -102,10 +102,10 @@ GPU_RESIDENT_THREADS_PER_SM = 2048  # local memory is reserved per resident thre
 
 
 def gpu_bytes(case, test_points: int, per_thread_normal_equations: bool, sms: int = 132) -> int:
-    """Device memory of one run: coefficients, test-point errors and their per-step means, a bound on
-    local memory (the per-thread vectors of every resident thread; with one thread per stratum also
-    its normal equations) and a fixed reserve."""
-    errors = 8 * (2 * case.steps * test_points + 2 * case.steps) + 64
+    """Device memory of one run: coefficients, test-point errors and their per-step means and second moments
+    (y and z: 4 N values), a bound on local memory (the per-thread vectors of every resident thread; with one
+    thread per stratum also its normal equations) and a fixed reserve."""
+    errors = 8 * (2 * case.steps * test_points + 4 * case.steps) + 64
     vec, gram, acc = scratch_sizes(case.d, case.n_basis)
     per_thread = vec + 16 + ((gram + acc) if per_thread_normal_equations else 0)
     local = GPU_RESIDENT_THREADS_PER_SM * sms * 8 * per_thread

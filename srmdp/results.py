@@ -10,7 +10,17 @@ import tempfile
 from importlib import metadata
 from pathlib import Path
 
+from .exceptions import ConfigError
+
 FORMAT_VERSION = 1
+# the counter-based streams common to the CPU and GPU paths (a result names another family in "streams")
+DEFAULT_STREAMS = "shared"
+
+
+def streams_of(res: dict) -> str:
+    """The random-stream family of a result: its ``streams`` field (top level or hardware), else shared."""
+    hw = (res.get("provenance") or {}).get("hardware") or {}
+    return str(res.get("streams") or hw.get("streams") or DEFAULT_STREAMS)
 
 
 def cpu_model() -> str:
@@ -113,8 +123,6 @@ def checksum_ok(data: dict) -> bool:
 
 def check_writable(path):
     """Refuse, before any compute, an output path that could not be written (ConfigError)."""
-    from .exceptions import ConfigError
-
     path = Path(path)
     if path.is_dir():
         raise ConfigError(f"invalid out={str(path)!r}: is a directory, give a file name")

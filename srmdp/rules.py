@@ -2,7 +2,7 @@
 
 The paper (§5.2) takes K = #C^d of order N^{d/2} with LP0 and N^{d/4} with LP1, and M of order N^2
 per stratum (Theorem 4.5: the statistical error is of order N nb / M), N = T / Δt.  Its tables fix
-the constants; the formulas are read from ``config/paper_cases.csv`` (columns ``cells_formula`` and
+the constants; the formulas are read from ``srmdp/data/paper_cases.csv`` (columns ``cells_formula`` and
 ``paths_formula``, the only place the paper's values live), from the table whose dimension range
 contains d:
 
@@ -30,15 +30,15 @@ import math
 from dataclasses import dataclass
 
 from .bases import BASES
-from .cases import _formula, paper_rows
+from .cases import formula, paper_rows
 
 DEFAULT_STEPS = 5
 # basis -> ((largest d, paper table whose first row's formulas apply), ...)
+# (a basis beyond the paper follows the tables of the paper's basis it names in Basis.rules)
 TABLES = {
     "LP0": ((4, "LP0d4"), (6, "LP0d6_1"), (math.inf, "LP0d11")),
     "LP1": ((4, "LP1d4"), (10, "LP1d6_1"), (math.inf, "LP1d11")),
 }
-TABLES["LP2d"] = TABLES["LP1"]
 SMALLEST_D = 4  # the paper's smallest dimension; the #C formula is evaluated at max(d, 4)
 
 
@@ -57,15 +57,15 @@ class Rule:
 
 def paper_rule(basis: str, d: int, steps: int) -> Rule:
     """#C and M for ``basis`` in dimension ``d`` with N = ``steps`` time steps (see the module docstring)."""
-    table = next(t for top, t in TABLES[basis] if d <= top)
+    b = BASES[basis]
+    table = next(t for top, t in TABLES[b.rules] if d <= top)
     row = next(r for r in paper_rows() if r["table"] == table)
     cf, pf = row["cells_formula"], row["paths_formula"]
-    cells = max(1, _formula(cf, steps, max(int(d), SMALLEST_D)))
-    paths = _formula(pf, steps, d)
-    nb = BASES[basis].size(d)
-    if basis == "LP2d" and "(d+1)" in pf.replace(" ", ""):  # M = nb N^2 for the larger basis
-        paths = _formula(pf.replace("(d+1)", f"({nb})"), steps, d)
-        pf = pf.replace("(d+1)", "(2*d+1)")
-    paths = max(paths, nb)
+    cells = max(1, formula(cf, steps, max(int(d), SMALLEST_D)))
+    nb = b.size(d)
+    # the paper's M = (d+1) N^2 is nb N^2 for LP1: M grows with the basis dimension (error term N nb / M)
+    paths = max(formula(pf.replace("(d+1)", f"({nb})"), steps, d), nb)
+    if b.per_axis > 1:
+        pf = pf.replace("(d+1)", f"({b.per_axis}*d+1)")
     at = f" at d = {SMALLEST_D}" if d < SMALLEST_D and "d" in cf else ""
     return Rule(cells, paths, table, cf.replace("**", "^") + at, pf.replace("**", "^"))

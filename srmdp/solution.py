@@ -42,7 +42,7 @@ import numpy as np
 from . import memory
 from .adapt import adapted_spec, split_spec, xi_of
 from .bases import BASES
-from .cases import Z_CV_DEFAULT_FOR_USER_PROBLEMS, Case, _is_int, _plain
+from .cases import Z_CV_DEFAULT_FOR_USER_PROBLEMS, Case, is_int, plain
 from .exceptions import ConfigError
 from .problems import DEFAULT as DEFAULT_PROBLEM
 from .problems import REGISTRY, Problem, load_problem
@@ -195,8 +195,8 @@ class Plan:
             raise ConfigError(f"invalid problem: the file {problem.path} changed since it was loaded; load it again")
         if d is None:
             raise ConfigError("invalid d=None: give the dimension d (an integer >= 1)")
-        if not _is_int(d) or d < 1:
-            raise ConfigError(f"invalid d={_plain(d)!r}: the dimension must be an integer >= 1")
+        if not is_int(d) or d < 1:
+            raise ConfigError(f"invalid d={plain(d)!r}: the dimension must be an integer >= 1")
         if keep not in KEEP:
             raise ConfigError(f"invalid keep={keep!r}: allowed values are {', '.join(KEEP)}")
         if strata not in STRATA:
@@ -364,7 +364,7 @@ class Solution:
 
     @property
     def dt(self) -> float:
-        return self.case.maturity / self.case.steps
+        return self.case.time_step
 
     @property
     def times(self) -> np.ndarray:
@@ -395,8 +395,8 @@ class Solution:
         return self._backend
 
     def _check(self, i, X, run):
-        if not _is_int(i) or not 0 <= i < self.steps:
-            raise ConfigError(f"invalid step i={_plain(i)!r}: must be an integer in 0..{self.steps - 1}"
+        if not is_int(i) or not 0 <= i < self.steps:
+            raise ConfigError(f"invalid step i={plain(i)!r}: must be an integer in 0..{self.steps - 1}"
                               f" (t_i = i dt, dt = {self.dt:g}; y_N = g is the terminal condition)")
         try:
             pts = np.asarray(X, dtype=np.float64)

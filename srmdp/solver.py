@@ -16,9 +16,9 @@ from pathlib import Path
 import numpy as np
 
 from . import memory
-from .cases import Case, _is_int, _plain, check_seed_run
-from .errors import indicators
+from .cases import Case, check_seed_run, is_int, plain
 from .exceptions import ConfigError, NumericalError
+from .indicators import indicators
 from .problems import load_problem
 from .results import FORMAT_VERSION, identity_hash, peak_rss_bytes, provenance
 from .rng import PATH_BITS
@@ -48,10 +48,10 @@ def validate_run(case: Case, runs: int, run_start: int, test_points: int, seed: 
     """Refuse (ConfigError, one line naming the argument) anything invalid before any compute."""
     if not isinstance(case, Case):
         raise ConfigError(f"invalid case={case!r}: must be a srmdp.Case")
-    if not _is_int(runs) or runs < 1:
-        raise ConfigError(f"invalid runs={_plain(runs)!r}: must be an integer >= 1")
-    if not _is_int(test_points) or not 1 <= test_points < 2**PATH_BITS:
-        raise ConfigError(f"invalid test_points={_plain(test_points)!r}: must be an integer in [1, 2^{PATH_BITS})"
+    if not is_int(runs) or runs < 1:
+        raise ConfigError(f"invalid runs={plain(runs)!r}: must be an integer >= 1")
+    if not is_int(test_points) or not 1 <= test_points < 2**PATH_BITS:
+        raise ConfigError(f"invalid test_points={plain(test_points)!r}: must be an integer in [1, 2^{PATH_BITS})"
                           " (the test points use the path field of the RNG counter)")
     check_seed_run(seed, run_start, runs)
     if device not in DEVICES:
@@ -71,8 +71,8 @@ def check_threads(threads):
     import numba
 
     top = numba.config.NUMBA_NUM_THREADS
-    if not _is_int(threads) or not 1 <= threads <= top:
-        raise ConfigError(f"invalid threads={_plain(threads)!r}: must be an integer in 1..{top}"
+    if not is_int(threads) or not 1 <= threads <= top:
+        raise ConfigError(f"invalid threads={plain(threads)!r}: must be an integer in 1..{top}"
                           " (NUMBA_NUM_THREADS; set that variable to allow more)")
     return int(threads)
 

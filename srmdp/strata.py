@@ -20,6 +20,8 @@ from .rng import uniform_s
 
 OUTSIDE_MODES = {"unbounded": 0, "zero": 1, "clamp": 2}
 UNBOUNDED, ZERO, CLAMP = 0, 1, 2
+DEFAULT_HALF_WIDTH = 6.5  # L of the box [-6.5, 6.5]^d of the paper (§5.1): a problem's BOX_HALF_WIDTH default
+MAX_HALF_WIDTH = 700.0  # F(-L) = e^-L/(1+e^-L) stays a normal float64 (e^-708 is the limit)
 
 
 @device

@@ -1,12 +1,12 @@
-"""The suite beyond the paper in the workflow (srmdp.beyond): the preset's cases, their jobs, and the committed
+"""The suite beyond the paper in the workflow (srmdp.paper.beyond): the preset's cases, their jobs, and the committed
 table rendered again from the committed summaries (no compute)."""
 
 from pathlib import Path
 
 import pytest
 
-from srmdp.beyond import BeyondPlan, SuiteCase, published_rows, render_table
-from srmdp.workflow_support import Plan, load_configs
+from srmdp.paper.beyond import BeyondPlan, SuiteCase, published_rows, render_table
+from srmdp.paper.plan import Plan, load_configs
 
 ROOT = Path(__file__).resolve().parent.parent
 

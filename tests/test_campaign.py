@@ -1,4 +1,4 @@
-"""The resumable GPU campaign (srmdp.campaign, bench/gpu_campaign.sh) and the data/gpu/ chunk lines.
+"""The resumable GPU campaign (srmdp.paper.campaign, bench/gpu_campaign.sh) and the data/gpu/ chunk lines.
 
 Without a GPU: the planner's priority order and never-repeat rule on fixture chunk files, the chunk
 sizing against the budget, the cut-off (the chunk in flight is lost, the finished ones are sealed),
@@ -23,12 +23,12 @@ import numpy as np
 import pytest
 import yaml
 
-from srmdp import campaign as cp
 from srmdp import chunks
 from srmdp.aggregate import ChunkError, aggregate, load_chunk
 from srmdp.cases import Case, paper_case, paper_rows
-from srmdp.errors import indicators
 from srmdp.exceptions import ConfigError
+from srmdp.indicators import indicators
+from srmdp.paper import campaign as cp
 from srmdp.results import identity_hash, write_json_atomic
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -163,7 +163,7 @@ def test_the_single_run_files_of_data_gpu_count_as_chunks():
     start, count = planner.free_range(theory, 2 - planner.have(theory))
     assert start >= 1 and start not in planner.used(theory)
     # the workflow groups them too: one group per row, theory reading, float32
-    from srmdp.workflow_support import Plan, load_configs
+    from srmdp.paper.plan import Plan, load_configs
 
     groups = Plan(load_configs([ROOT / "config/config.yaml"])).gpu_groups()
     assert any(g.key == "LP0d4_r1" and g.reading == "theory" and g.group.startswith("float32-s0-") for g in groups)
@@ -331,7 +331,7 @@ def _campaign(*args, env=None, cwd=ROOT):
     e = dict(os.environ, PYTHONPATH=str(ROOT))
     e.pop("NUMBA_ENABLE_CUDASIM", None)
     e.update(env or {})
-    return subprocess.run([sys.executable, "-m", "srmdp.campaign", *args], cwd=cwd, env=e, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "srmdp", "campaign", *args], cwd=cwd, env=e, capture_output=True,
                           text=True, timeout=60)
 
 
@@ -363,7 +363,7 @@ def test_bad_arguments_are_refused_in_one_line_before_any_compute(tmp_path, args
     proc = _campaign(*argv, *args)
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and words in lines[0] and lines[0].startswith("srmdp.campaign: error:"), proc.stderr
+    assert len(lines) == 1 and words in lines[0] and lines[0].startswith("srmdp: error:"), proc.stderr
     assert not (tmp_path / "out").exists()
 
 
@@ -445,7 +445,7 @@ def test_cpu_and_gpu_chunks_pool_only_with_identical_streams_and_precision(tmp_p
 
 
 def _plan(tmp_path, gpu_dir, cases=None):
-    from srmdp.workflow_support import Plan, load_configs
+    from srmdp.paper.plan import Plan, load_configs
 
     cfg = load_configs([ROOT / "config/config.yaml"])
     cfg["gpu_results"] = str(gpu_dir)
@@ -488,7 +488,7 @@ def _summaries(tmp_path, gpu):
 
 
 def test_tables_agreement_and_convergence_show_the_gpu_lines(tmp_path):
-    from srmdp import report
+    from srmdp.paper import figures, latex, tables
 
     gpu = tmp_path / "gpu"
     write_chunk(gpu, pcase("LP0d4", 4), 0, 2, reading="paper-fit")  # dt = 0.02: never run on 2 cores
@@ -497,7 +497,7 @@ def test_tables_agreement_and_convergence_show_the_gpu_lines(tmp_path):
     write_chunk(gpu, pcase("LP0d4", 2, precision="float64"), 0, 2, reading="paper-fit")
     plan, sums = _summaries(tmp_path, gpu)
     out = tmp_path / "LP0d4.tex"
-    report.render_table(plan, "LP0d4", [], [], [], ROOT / "workflow/templates", out, campaign=sums)
+    tables.render_table(plan, "LP0d4", [], [], [], ROOT / "workflow/templates", out, campaign=sums)
     text = out.read_text()
     lines = [x for x in text.splitlines() if "& ours (GPU" in x]
     assert len(lines) == 4, lines
@@ -510,7 +510,7 @@ def test_tables_agreement_and_convergence_show_the_gpu_lines(tmp_path):
         prec = "" if res["case"]["precision"] == "float32" else " float64"
         assert f"ours (GPU{prec}, {res['runs']} run{'s' if res['runs'] > 1 else ''}, {name})" in line
         assert f"{res['runs']}$\\times${res['test_points']}" in line
-        assert report.fmt_pm(res["mse_y_max"], res["mse_y_max_se"]) in line
+        assert latex.fmt_pm(res["mse_y_max"], res["mse_y_max_se"]) in line
         if res["runs"] > 1:
             assert "\\pm" in line
     assert "data/gpu/" in text  # the caption says where the lines come from
@@ -520,7 +520,7 @@ def test_tables_agreement_and_convergence_show_the_gpu_lines(tmp_path):
     blocks = body.split(r"\midrule")[1:]
     assert "ours (GPU" in blocks[3] and "0.02" in blocks[3]
     agr = tmp_path / "agreement.tex"
-    report.render_agreement(plan, [], ROOT / "workflow/templates", agr, campaign=sums)
+    tables.render_agreement(plan, [], ROOT / "workflow/templates", agr, campaign=sums)
     atext = agr.read_text()
     rows = [x for x in atext.splitlines() if x.startswith("LP0d4 (GPU")]
     assert len(rows) == 3, rows  # rows 3 and 4 (float32) and row 2 (float64)
@@ -528,9 +528,9 @@ def test_tables_agreement_and_convergence_show_the_gpu_lines(tmp_path):
     paper = next(r for r in paper_rows() if r["table"] == "LP0d4" and r["row"] == 4)
     res4 = json.loads(Path(next(s for s in sums if "LP0d4_r4" in s)).read_text())
     z = (res4["mse_y_max"] - paper["mse_y_max"]) / res4["mse_y_max_se"]
-    assert report.fmt_z(z) in row4
+    assert latex.fmt_z(z) in row4
     stem = tmp_path / "convergence"
-    report.figure_convergence(plan, [], str(stem), campaign=sums)
+    figures.figure_convergence(plan, [], str(stem), campaign=sums)
     assert (tmp_path / "convergence.pdf").stat().st_size > 1000
 
 
@@ -598,7 +598,7 @@ def test_a_killed_campaign_keeps_every_finished_chunk(tmp_path):
     (tmp_path / "data").mkdir()
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     env.pop("NUMBA_ENABLE_CUDASIM", None)
-    proc = subprocess.Popen([sys.executable, "-m", "srmdp.campaign", "run", "--budget", "120", "--out", str(out),
+    proc = subprocess.Popen([sys.executable, "-m", "srmdp", "campaign", "run", "--budget", "120", "--out", str(out),
                              "--device", "cpu", "--threads", "1", "--case-list", str(TINY), "--test-points", "50",
                              "--data", str(tmp_path / "data"), "--max-runs", "100000", "--min-chunk-seconds", "0.5",
                              "--max-chunk-seconds", "1"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,

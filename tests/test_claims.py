@@ -1,5 +1,5 @@
-"""Tables 1-2 and the text's memory figures (srmdp.claims) follow from the same formulas as the memory
-model (srmdp.memory) and the LSMDP baseline (srmdp.lsmdp); arithmetic checks, no statistics.  The measured
+"""Tables 1-2 and the text's memory figures (srmdp.paper.claims) follow from the same formulas as the memory
+model (srmdp.memory) and the LSMDP baseline (srmdp.paper.lsmdp); arithmetic checks, no statistics.  The measured
 memory table and the multi-core claim are rendered from tiny synthetic result files."""
 
 import json
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from srmdp import claims
 from srmdp.cases import Case, paper_case, paper_rows
 from srmdp.memory import coefficient_bytes
+from srmdp.paper import claims
 
 
 def test_footnote_case_is_the_papers_product():
@@ -59,7 +59,7 @@ TEMPLATES = Path(__file__).resolve().parent.parent / "workflow" / "templates"
 
 
 def _timing(path, table, row, *, threads=1, seconds=1.0, model=None, peak=None, before=None, compile_s=0.3):
-    """A minimal `srmdp run` result (the fields srmdp.claims reads) written to ``path``."""
+    """A minimal `srmdp run` result (the fields srmdp.paper.claims reads) written to ``path``."""
     case = paper_case(table, row=row)
     res = {
         "format_version": 1, "case": {**case.as_dict(), "table": table, "row": row}, "device": "cpu", "runs": 2,
@@ -131,7 +131,7 @@ def test_multicore_claim_from_one_and_all_thread_timings(tmp_path):
 
 
 def test_the_multicore_jobs_of_the_presets():
-    from srmdp.workflow_support import Plan, load_configs
+    from srmdp.paper.plan import Plan, load_configs
 
     root = Path(__file__).resolve().parent.parent
     plan = Plan(load_configs([root / "config/config.yaml"]))
@@ -148,7 +148,7 @@ def test_the_multicore_jobs_of_the_presets():
 
 
 def test_gpu_speedup_like_for_like_pairs_same_precision_and_reading(tmp_path):
-    from srmdp.report import index_results
+    from srmdp.paper.index import index_results
 
     def res(path, device, seconds, precision="float32", outside="unbounded"):
         out = json.loads(Path(_timing(path, "LP0d4", 2, threads=2, seconds=seconds)).read_text())
@@ -171,7 +171,7 @@ def test_gpu_speedup_like_for_like_pairs_same_precision_and_reading(tmp_path):
 
 
 def test_the_likeforlike_jobs_of_the_default_preset():
-    from srmdp.workflow_support import Plan, load_configs
+    from srmdp.paper.plan import Plan, load_configs
 
     root = Path(__file__).resolve().parent.parent
     plan = Plan(load_configs([root / "config/config.yaml"]))

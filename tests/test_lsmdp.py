@@ -1,4 +1,4 @@
-"""The LSMDP baseline (srmdp.lsmdp) against a direct least-squares solve (numpy.linalg.lstsq).
+"""The LSMDP baseline (srmdp.paper.lsmdp) against a direct least-squares solve (numpy.linalg.lstsq).
 
 Both are deterministic linear algebra on the same numbers, so the tolerance is a rounding bound, not a
 statistical one: the normal equations square the condition number, so |coef - lstsq| <= 1e3 eps cond(A)^2
@@ -10,8 +10,8 @@ import math
 import numpy as np
 import pytest
 
-from srmdp import lsmdp
 from srmdp.cases import Case
+from srmdp.paper import lsmdp
 
 EPS = np.finfo(float).eps
 

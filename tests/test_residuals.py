@@ -1,4 +1,4 @@
-"""The residual experiments (srmdp.residuals, issue 10 item 5): the plan's jobs, the table's arithmetic on
+"""The residual experiments (srmdp.paper.residuals, issue 10 item 5): the plan's jobs, the table's arithmetic on
 synthetic summaries with known z-scores, and the default preset's coverage of its own outliers."""
 
 import json
@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from srmdp.cases import paper_rows
-from srmdp.report import INDICATORS
-from srmdp.residuals import render_residuals, residuals_model
-from srmdp.workflow_support import Plan, load_configs
+from srmdp.indicators import INDICATORS
+from srmdp.paper.plan import Plan, load_configs
+from srmdp.paper.residuals import render_residuals, residuals_model
 
 ROOT = Path(__file__).resolve().parents[1]
 PAPER = next(r for r in paper_rows() if (r["table"], r["row"]) == ("LP0d4", 1))

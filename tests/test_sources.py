@@ -34,6 +34,6 @@ def test_every_source_is_a_committed_file():
 
 
 def test_the_source_pattern_sees_the_forms_the_templates_write():
-    line = r"x & y \\ % source: data/summaries/default/theory/LP0d4_r1/cpu.json config/paper_cases.csv"
-    assert list(_sources(line)) == ["data/summaries/default/theory/LP0d4_r1/cpu.json", "config/paper_cases.csv"]
+    line = r"x & y \\ % source: data/summaries/default/theory/LP0d4_r1/cpu.json srmdp/data/paper_cases.csv"
+    assert list(_sources(line)) == ["data/summaries/default/theory/LP0d4_r1/cpu.json", "srmdp/data/paper_cases.csv"]
     assert list(_sources(r"a \\ % not run; source: data/gpu/x.json")) == ["data/gpu/x.json"]

@@ -3,7 +3,7 @@
 One module-scoped run of `snakemake --cores 2 --configfile config/ci.yaml` (about 1-2 min on 2
 cores: 9 compute jobs, each ~10 s of JIT compilation) feeds the checks:
   * the tables parse as booktabs LaTeX tables with every paper row and both readings;
-  * every number in them traces back to a result file (or to config/paper_cases.csv);
+  * every number in them traces back to a result file (or to srmdp/data/paper_cases.csv);
   * the reproduced small-N indicators agree with the paper (paper-fit reading) within tolerance;
   * a second run is a no-op; deleting one case's results rebuilds only that case and its table;
   * paper/main.pdf is built when latexmk is installed (CI installs it);
@@ -112,7 +112,7 @@ def ncols(row: str) -> int:
 
 
 def paper_rows():
-    with open(ROOT / "config" / "paper_cases.csv", newline="") as fh:
+    with open(ROOT / "srmdp" / "data" / "paper_cases.csv", newline="") as fh:
         rows = list(csv.DictReader(fh))
     out, count = {}, {}
     for r in rows:
@@ -184,13 +184,13 @@ def test_every_number_traces_back_to_a_results_file(ci_run):
             c = cells(row)
             assert c[6] == f"{summary['runs']}$\\times${summary['test_points']}"
             for j, key in ((7, "mse_y_max"), (8, "mse_y_av"), (9, "mse_z_av")):
-                from srmdp.report import fmt_pm
+                from srmdp.paper.latex import fmt_pm
 
                 assert c[j] == fmt_pm(summary[key], summary[key + "_se"]), (table, key)
         lines = [x for x in lines if not gpu_line(x)]
         for k, prow in enumerate(paper[table]):
             c = cells(lines[k * 3][0])
-            assert lines[k * 3][1] == "source: config/paper_cases.csv"
+            assert lines[k * 3][1] == "source: srmdp/data/paper_cases.csv"
             for j, key in ((7, "mse_y_max"), (8, "mse_y_av"), (9, "mse_z_av")):
                 assert c[j] == f"${float(prow[key]):.3f}$"
             for row, comment in lines[k * 3 + 1:k * 3 + 3]:
@@ -211,7 +211,7 @@ def test_every_number_traces_back_to_a_results_file(ci_run):
                     allowed |= {f"{summary[key]:.3f}", f"{summary[key + '_se']:.3f}"}
                 for extra in sources[1:]:
                     timing = json.loads((repo / extra).read_text())
-                    from srmdp.report import fmt_seconds
+                    from srmdp.paper.latex import fmt_seconds
 
                     allowed.add(fmt_seconds(timing["seconds_per_run"]))
                 allowed |= {"1", "2"}  # hardware footnote marks
@@ -316,7 +316,7 @@ def test_snakefmt_clean():
 
 
 def test_cost_estimates_cover_every_job():
-    from srmdp.workflow_support import Plan, load_configs
+    from srmdp.paper.plan import Plan, load_configs
 
     for preset in PRESETS:
         plan = Plan(load_configs([ROOT / "config/config.yaml", ROOT / preset]))
@@ -341,8 +341,8 @@ def _fake_result(path, table, row, device, seconds, reading=("zero", 1.0, 1.0), 
 
 def test_gpu_results_feed_tables_and_figures(tmp_path):
     """Result JSONs under gpu_results (data/gpu/) give the GPU column and the speed-up; other JSON is ignored."""
-    from srmdp import report
-    from srmdp.workflow_support import Plan, load_configs
+    from srmdp.paper import figures, tables
+    from srmdp.paper.plan import Plan, load_configs
 
     cfg = load_configs([ROOT / "config/config.yaml", ROOT / "config/ci.yaml"])
     cfg["gpu_results"] = str(tmp_path / "gpu")
@@ -353,10 +353,10 @@ def test_gpu_results_feed_tables_and_figures(tmp_path):
     summary = _fake_result(tmp_path / "s.json", "LP0d4", 1, "cpu", 1.0)
     timing = _fake_result(tmp_path / "t.json", "LP0d4", 1, "cpu", 0.25)
     out = tmp_path / "LP0d4.tex"
-    report.render_table(plan, "LP0d4", [summary], [timing], plan.gpu_files(), ROOT / "workflow/templates", out)
+    tables.render_table(plan, "LP0d4", [summary], [timing], plan.gpu_files(), ROOT / "workflow/templates", out)
     text = out.read_text()
     assert "NVIDIA H100 80GB HBM3" in text and "0.0125$^{2}$" in text and "0.25$^{1}$" in text
-    report.figure_speedup(plan, [timing], plan.gpu_files(), str(tmp_path / "speedup"))
-    report.figure_speedup(plan, [timing], [], str(tmp_path / "speedup_nogpu"))
+    figures.figure_speedup(plan, [timing], plan.gpu_files(), str(tmp_path / "speedup"))
+    figures.figure_speedup(plan, [timing], [], str(tmp_path / "speedup_nogpu"))
     for stem in ("speedup", "speedup_nogpu"):
         assert (tmp_path / f"{stem}.pdf").stat().st_size > 1000 and (tmp_path / f"{stem}.png").is_file()

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from srmdp import chunks, report
-from srmdp.workflow_support import Plan, load_configs
+from srmdp import indicators, readings
+from srmdp.paper import figures, tables
+from srmdp.paper.plan import Plan, load_configs
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -66,8 +67,8 @@ def _summary(path, key, reading, z_cv, values, ses, seconds=1.0):
            "reading": {"outside": reading[0], "trunc_y": reading[1], "trunc_z": reading[2]}}
     if z_cv is not None:
         res["reading"]["z_cv"] = z_cv
-    res.update(dict(zip(report.INDICATORS, values, strict=True)))
-    res.update({k + "_se": s for k, s in zip(report.INDICATORS, ses, strict=True)})
+    res.update(dict(zip(indicators.INDICATORS, values, strict=True)))
+    res.update({k + "_se": s for k, s in zip(indicators.INDICATORS, ses, strict=True)})
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(res))
     return str(path)
@@ -77,18 +78,18 @@ def test_results_are_told_apart_by_z_cv(plan):
     theory, zr = plan.reading("theory"), plan.reading("theory-zcv")
     old = {"reading": {"outside": "unbounded", "trunc_y": None, "trunc_z": None}}  # written before z_cv existed
     on = {"reading": {"outside": "unbounded", "trunc_y": None, "trunc_z": None, "z_cv": True}}
-    assert report._matches(old, theory) and not report._matches(old, zr)
-    assert report._matches(on, zr) and not report._matches(on, theory)
-    assert chunks.reading_name(old, plan.readings) == "theory"
-    assert chunks.reading_name(on, plan.readings) == "theory-zcv"
-    assert not chunks.same_reading(chunks.reading_of(old), chunks.reading_of(on))
+    assert readings.matches(old, theory) and not readings.matches(old, zr)
+    assert readings.matches(on, zr) and not readings.matches(on, theory)
+    assert readings.reading_name(old, plan.readings) == "theory"
+    assert readings.reading_name(on, plan.readings) == "theory-zcv"
+    assert not readings.same_reading(readings.reading_of(old), readings.reading_of(on))
 
 
 def test_zcv_table_and_paper_tables(plan, tmp_path):
     unb = ("unbounded", None, None)
     off = _summary(tmp_path / "theory.json", "LP1d4_r2", unb, None, (-5.47, -5.62, -1.58), (0.03, 0.01, 0.008), 1.8)
     on = _summary(tmp_path / "zcv.json", "LP1d4_r2", unb, True, (-5.50, -5.65, -3.74), (0.03, 0.01, 0.01), 1.9)
-    model = report.zcv_model(plan, [off, on])
+    model = tables.zcv_model(plan, [off, on])
     row = next(r for r in model["rows"] if r["table"] == "LP1d4" and r["row"] == 2)
     diff = row["diff"]
     assert math.isclose(diff["mse_z_av"], -2.16) and math.isclose(diff["mse_z_av_se"], math.hypot(0.008, 0.01))
@@ -96,13 +97,13 @@ def test_zcv_table_and_paper_tables(plan, tmp_path):
     assert math.isclose(diff["mse_y_av_z"], -0.03 / math.hypot(0.01, 0.01))
     assert row["paper"]["mse_z_av"] == pytest.approx(-1.551480)
     out = tmp_path / "zcv.tex"
-    report.render_zcv(plan, [off, on], ROOT / "workflow/templates", out)
+    tables.render_zcv(plan, [off, on], ROOT / "workflow/templates", out)
     text = out.read_text()
     assert r"\toprule" in text and r"\bottomrule" in text and r"\label{tab:zcv}" in text
     assert f"% source: {off} {on}" in text and "-2.160" in text and r"\div8.7" in text
     assert "not run" in text  # the rows of the reading without a summary here
     # the paper's table LP1d4 shows the paper's two readings only
-    report.render_table(plan, "LP1d4", [off, on], [], [], ROOT / "workflow/templates", tmp_path / "LP1d4.tex")
+    tables.render_table(plan, "LP1d4", [off, on], [], [], ROOT / "workflow/templates", tmp_path / "LP1d4.tex")
     t = (tmp_path / "LP1d4.tex").read_text()
     assert "theory-zcv" not in t and "ours (theory)" in t and str(on) not in t
 
@@ -110,7 +111,7 @@ def test_zcv_table_and_paper_tables(plan, tmp_path):
 def test_zcv_table_without_a_zcv_reading(tmp_path):
     ci = Plan(load_configs([ROOT / "config/config.yaml", ROOT / "config/ci.yaml"]))
     assert not ci.zcv_readings and ci.zcv_summaries() == []
-    report.render_zcv(ci, [], ROOT / "workflow/templates", tmp_path / "zcv.tex")
+    tables.render_zcv(ci, [], ROOT / "workflow/templates", tmp_path / "zcv.tex")
     assert "No reading with the $Z$ control variate" in (tmp_path / "zcv.tex").read_text()
 
 
@@ -118,5 +119,5 @@ def test_convergence_figure_draws_the_zcv_reading(plan, tmp_path):
     unb = ("unbounded", None, None)
     off = _summary(tmp_path / "a.json", "LP1d4_r2", unb, None, (-5.47, -5.62, -1.58), (0.03, 0.01, 0.008))
     on = _summary(tmp_path / "b.json", "LP1d4_r2", unb, True, (-5.50, -5.65, -3.74), (0.03, 0.01, 0.01))
-    report.figure_convergence(plan, [off, on], str(tmp_path / "conv"))
+    figures.figure_convergence(plan, [off, on], str(tmp_path / "conv"))
     assert (tmp_path / "conv.pdf").stat().st_size > 1000 and (tmp_path / "conv.png").is_file()

@@ -33,6 +33,7 @@ from pathlib import Path
 from types import ModuleType
 
 from ..exceptions import ConfigError
+from ..strata import DEFAULT_HALF_WIDTH, MAX_HALF_WIDTH
 
 HERE = Path(__file__).resolve().parent
 REGISTRY = {p.stem: p for p in sorted(HERE.glob("*.py")) if not p.stem.startswith("_")}
@@ -140,7 +141,8 @@ def load_problem(spec: str = DEFAULT) -> Problem:
     if has_y != has_z:
         _fail(where, "define both y_exact and z_exact, or neither")
     maturity = _number(module, where, "MATURITY", None, lambda v: v > 0, "must be a number > 0")
-    half = _number(module, where, "BOX_HALF_WIDTH", 6.5, lambda v: 0 < v <= 700, "must be a number in (0, 700]")
+    half = _number(module, where, "BOX_HALF_WIDTH", DEFAULT_HALF_WIDTH, lambda v: 0 < v <= MAX_HALF_WIDTH,
+                   f"must be a number in (0, {MAX_HALF_WIDTH:g}]")
     x0 = _number(module, where, "X0", 0.0, lambda v: True, "must be a finite number")
     source = text if "forward" in module.__dict__ else text.rstrip() + "\n" + DEFAULT_FORWARD
     return Problem(name=name, path=path, source=source, module=module, maturity=maturity, half_width=half,
@@ -159,6 +161,3 @@ def _adapted(base: Problem, d: int) -> Problem:
     return Problem(name=base.name, path=base.path, source=source, module=module, maturity=base.maturity,
                    half_width=HALF_WIDTH, x0=0.0, has_exact=base.has_exact, adapted_d=int(d))
 
-
-def problem_names():
-    return tuple(REGISTRY)

@@ -1,7 +1,7 @@
 # The suite beyond the paper (srmdp/problems/): one `srmdp run` per case of the config's `beyond` section,
 # one reference per (problem, d), published under data/summaries/<preset>/beyond/, and tables/beyond.tex.
-# `snakemake beyond` builds the table (srmdp.beyond).
-from srmdp.beyond import BeyondPlan  # noqa: E402
+# `snakemake beyond` builds the table (srmdp.paper.beyond).
+from srmdp.paper.beyond import BeyondPlan  # noqa: E402
 
 BEYOND = BeyondPlan(PLAN)
 
@@ -47,7 +47,7 @@ rule beyond_reference:
     params:
         args=lambda wc: BEYOND.reference_args(wc.rkey),
     shell:
-        "OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python -m srmdp.beyond reference {params.args} --out {output}"
+        "OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python -m srmdp beyond reference {params.args} --out {output}"
         " > {log} 2>&1"
 
 

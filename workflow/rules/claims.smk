@@ -1,5 +1,5 @@
 # The paper's Tables 1-2 (cost and memory of SRMDP vs LSMDP), the LSMDP baseline measured on small rows,
-# and the numeric claims of the paper's text (srmdp.claims, srmdp.lsmdp).
+# and the numeric claims of the paper's text (srmdp.paper.claims, srmdp.paper.lsmdp).
 
 
 localrules:
@@ -20,7 +20,7 @@ rule lsmdp:
     params:
         args=lambda wc: PLAN.lsmdp_args(wc.key),
     shell:
-        "OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python -m srmdp.lsmdp {params.args} --out {output} > {log} 2>&1"
+        "OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python -m srmdp lsmdp {params.args} --out {output} > {log} 2>&1"
 
 
 # The multi-core speed-up (the paper's "24 threads, about 16 times faster"): one row timed with 1 thread
@@ -77,7 +77,7 @@ rule claims_tables:
         lsmdp=PLAN.lsmdp_files(),
         multicore=PLAN.multicore_files(),
         likeforlike=PLAN.likeforlike_files(),
-        reference="config/paper_cases.csv",
+        reference="srmdp/data/paper_cases.csv",
         templates=[
             "workflow/templates/paper_tables_1_2.tex.j2",
             "workflow/templates/claims.tex.j2",

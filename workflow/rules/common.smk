@@ -1,4 +1,4 @@
-# Shared definitions: config validation, the preset's plan (srmdp.workflow_support) and helpers.
+# Shared definitions: config validation, the preset's plan (srmdp.paper.plan) and helpers.
 import os
 import re
 import shutil
@@ -8,7 +8,7 @@ from snakemake.utils import validate
 
 # The workflow and its jobs use the installed package (pip install -e .: this checkout's srmdp).
 from srmdp.cases import table_ids
-from srmdp.workflow_support import Plan
+from srmdp.paper.plan import Plan
 
 validate(config, "../schemas/config.schema.yaml")
 
@@ -24,7 +24,7 @@ ENV = "../../environment.yml"
 
 wildcard_constraints:
     reading="|".join(r.name for r in PLAN.readings),
-    key=r"LP[01]d[0-9_]+_r[0-9]+",
+    key="(?:" + "|".join(TABLES) + r")_r[0-9]+",  # a paper row: its table id and row number
     chunk=r"[0-9]+",
     group=r"float(32|64)-s[0-9]+-[0-9a-f]{8}",
     device="cpu|gpu",

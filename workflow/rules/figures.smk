@@ -9,7 +9,7 @@ localrules:
 rule figure:
     input:
         unpack(figure_inputs),
-        reference="config/paper_cases.csv",
+        reference="srmdp/data/paper_cases.csv",
     output:
         pdf="figures/{fig}.pdf",
         png=report(

@@ -1,4 +1,4 @@
-# Residual experiments (issue 10 item 5, srmdp.residuals): the cells of one reading more than a threshold
+# Residual experiments (issue 10 item 5, srmdp.paper.residuals): the cells of one reading more than a threshold
 # of standard errors from the paper, tested against hypotheses; tables/residuals.tex.
 
 
@@ -49,7 +49,7 @@ rule residuals_table:
         summaries=PLAN.summaries(),
         campaign=PLAN.gpu_summaries(),
         variants=PLAN.residual_files(),
-        reference="config/paper_cases.csv",
+        reference="srmdp/data/paper_cases.csv",
         template="workflow/templates/residuals.tex.j2",
     output:
         "tables/residuals.tex",

@@ -14,7 +14,7 @@ rule table:
         campaign=lambda wc: PLAN.gpu_summaries(wc.table),
         timings=lambda wc: PLAN.timings(wc.table),
         gpu=PLAN.gpu_files(),
-        reference="config/paper_cases.csv",
+        reference="srmdp/data/paper_cases.csv",
         template="workflow/templates/table.tex.j2",
     output:
         "tables/{table}.tex",
@@ -34,7 +34,7 @@ rule agreement:
     input:
         summaries=PLAN.summaries(),
         campaign=PLAN.gpu_summaries(),
-        reference="config/paper_cases.csv",
+        reference="srmdp/data/paper_cases.csv",
         template="workflow/templates/agreement.tex.j2",
     output:
         "tables/agreement.tex",

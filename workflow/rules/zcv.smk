@@ -8,7 +8,7 @@ localrules:
 rule zcv_table:
     input:
         summaries=PLAN.zcv_summaries(),
-        reference="config/paper_cases.csv",
+        reference="srmdp/data/paper_cases.csv",
         template="workflow/templates/zcv.tex.j2",
     output:
         "tables/zcv.tex",

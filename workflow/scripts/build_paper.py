@@ -1,8 +1,8 @@
-"""Build paper/main.pdf with latexmk (thin wrapper around srmdp.report.build_pdf)."""
+"""Build paper/main.pdf with latexmk (thin wrapper around srmdp.build_pdf)."""
 
 import sys
 
-from srmdp.report import build_pdf
+from srmdp.paper.latex import build_pdf
 
 snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
 

@@ -1,9 +1,10 @@
-"""Render tables/agreement.tex (thin wrapper around srmdp.report.render_agreement)."""
+"""Render tables/agreement.tex (thin wrapper around srmdp.render_agreement)."""
 
 from pathlib import Path
 
-from srmdp.report import render_agreement, run_logged
-from srmdp.workflow_support import Plan
+from srmdp.paper.latex import run_logged
+from srmdp.paper.plan import Plan
+from srmdp.paper.tables import render_agreement
 
 snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
 

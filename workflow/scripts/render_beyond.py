@@ -1,10 +1,10 @@
-"""Render tables/beyond.tex (thin wrapper: the logic is srmdp.beyond.render_table)."""
+"""Render tables/beyond.tex (thin wrapper: the logic is srmdp.paper.beyond.render_table)."""
 
 from pathlib import Path
 
-from srmdp.beyond import BeyondPlan, render_table
-from srmdp.report import run_logged
-from srmdp.workflow_support import Plan
+from srmdp.paper.beyond import BeyondPlan, render_table
+from srmdp.paper.latex import run_logged
+from srmdp.paper.plan import Plan
 
 snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
 

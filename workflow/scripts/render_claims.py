@@ -1,10 +1,10 @@
-"""Render tables/paper_tables_1_2.tex, tables/claims.tex and tables/lsmdp.tex (thin wrapper around srmdp.claims)."""
+"""Render tables/paper_tables_1_2.tex, tables/claims.tex and tables/lsmdp.tex (thin wrapper: srmdp.paper.claims)."""
 
 from pathlib import Path
 
-from srmdp import claims
-from srmdp.report import run_logged
-from srmdp.workflow_support import Plan
+from srmdp.paper import claims
+from srmdp.paper.latex import run_logged
+from srmdp.paper.plan import Plan
 
 snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
 

@@ -1,10 +1,10 @@
-"""Render tables/residuals.tex, the residual experiments (thin wrapper around srmdp.residuals)."""
+"""Render tables/residuals.tex, the residual experiments (thin wrapper around srmdp.paper.residuals)."""
 
 from pathlib import Path
 
-from srmdp.report import run_logged
-from srmdp.residuals import render_residuals
-from srmdp.workflow_support import Plan
+from srmdp.paper.latex import run_logged
+from srmdp.paper.plan import Plan
+from srmdp.paper.residuals import render_residuals
 
 snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
 

@@ -1,9 +1,10 @@
-"""Render tables/<table>.tex (thin wrapper: the logic is srmdp.report.render_table)."""
+"""Render tables/<table>.tex (thin wrapper: the logic is srmdp.render_table)."""
 
 from pathlib import Path
 
-from srmdp.report import render_table, run_logged
-from srmdp.workflow_support import Plan
+from srmdp.paper.latex import run_logged
+from srmdp.paper.plan import Plan
+from srmdp.paper.tables import render_table
 
 snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
 

@@ -1,9 +1,10 @@
-"""Render tables/zcv.tex, the Z control variate beyond the paper (thin wrapper around srmdp.report.render_zcv)."""
+"""Render tables/zcv.tex, the Z control variate beyond the paper (thin wrapper around srmdp.render_zcv)."""
 
 from pathlib import Path
 
-from srmdp.report import render_zcv, run_logged
-from srmdp.workflow_support import Plan
+from srmdp.paper.latex import run_logged
+from srmdp.paper.plan import Plan
+from srmdp.paper.tables import render_zcv
 
 snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
 

@@ -8,7 +8,7 @@ paper's value, the z-score under each hypothesis, i.e. (value under the hypothes
 * ``10^3 x 1``, ``10^3 x 10^3``: the paper's value taken as the pooled indicator over 10^3 runs with one
   test point each (R_{i,m}, m the run) or with 10^3 each: ours shifted by that split's bias (of the max
   and the ln) and compared with the combined spread sqrt(se^2 + sd^2), sd being the paper's own Monte-Carlo
-  error under that split, both estimated from our per-run moments (:func:`srmdp.errors.split`);
+  error under that split, both estimated from our per-run moments (:func:`srmdp.indicators.split`);
 * one column per variant of config ``residuals.variants`` (float32 coefficients, truncation levels,
   another seed): the rerun's value and standard error.
 
@@ -20,8 +20,11 @@ well below 1 if it "explains" by a spread too wide to test anything.
 
 import math
 
-from .cases import paper_rows
-from .report import INDICATOR_TEX, INDICATORS, _matches, _write, index_results, jinja_env, load, tex_escape
+from ..cases import paper_rows
+from ..indicators import INDICATORS
+from ..readings import matches
+from .index import index_results, load
+from .latex import INDICATOR_TEX, jinja_env, tex_escape, write_text
 
 SPLITS = (("1000x1", "$10^3{\\times}1$"), ("1000x1000", "$10^3{\\times}10^3$"))
 
@@ -66,12 +69,12 @@ def residuals_model(plan, summaries, variant_files, campaign=()):
     for paper in paper_rows():
         key = f"{paper['table']}_r{paper['row']}"
         for res in sums.get((paper["table"], paper["row"]), []):
-            if _matches(res, reading):
+            if matches(res, reading):
                 paths = {v.name: plan.residual_path(v.name, key) for v in plan.variants}
                 variants = {n: load(p) | {"_path": p} if p in have else None for n, p in paths.items()}
                 bases.append((paper["table"], paper, res, variants))
         for res in camp.get((paper["table"], paper["row"]), []):
-            if _matches(res, reading):
+            if matches(res, reading):
                 label = f"{paper['table']} ({res['device'].upper()} {res['case']['precision']}, {res['runs']} runs)"
                 bases.append((label, paper, res, {v.name: None for v in plan.variants}))
     cells, within = [], []
@@ -115,4 +118,4 @@ def render_residuals(plan, summaries, variant_files, template_dir, out, campaign
     env = jinja_env(template_dir)
     env.filters["explains"] = fmt_explains
     model = residuals_model(plan, summaries, variant_files, campaign)
-    _write(out, env.get_template("residuals.tex.j2").render(**model))
+    write_text(out, env.get_template("residuals.tex.j2").render(**model))

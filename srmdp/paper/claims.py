@@ -3,13 +3,13 @@ claims of its text, recomputed from the formulas the code uses.
 
 * SRMDP's memory is :func:`srmdp.memory.coefficient_bytes` (N K (1+q) n_basis values) plus, for LP1
   on the paper's GPU, one M x (d+1) matrix A per stratum handled at once (its Householder QR);
-* LSMDP's is :func:`srmdp.lsmdp.model_bytes` (all P = K M paths stored); the paper counts the
+* LSMDP's is :func:`srmdp.paper.lsmdp.model_bytes` (all P = K M paths stored); the paper counts the
   paths of one time slice (P d values), which is what its 118 GB figure is (see :func:`text_claims`);
 * exponents "as functions of N" are least-squares slopes of ln(quantity) against ln N over the rows
   of one paper table (the same #C and M formulas, N = 5, 10, 20, 50).
 
 Nothing here runs the scheme; the measured side (LSMDP baseline, SRMDP timings) is read from the
-published summaries by :mod:`srmdp.report`.
+published summaries by :mod:`srmdp.paper.tables`.
 """
 
 from __future__ import annotations
@@ -18,9 +18,13 @@ import math
 
 import numpy as np
 
-from .cases import Case, _formula, paper_case, paper_rows, paper_table_number, table_ids
+from ..cases import REFERENCE_SOURCE, Case, formula, paper_case, paper_rows, paper_table_number, table_ids
+from ..indicators import INDICATORS
+from ..memory import GIB, coefficient_bytes
+from ..readings import matches, reading_of
+from .index import best_timing, hw_short, index_results, load
+from .latex import jinja_env, tex_escape, write_text
 from .lsmdp import model_bytes as lsmdp_model_bytes
-from .memory import GIB, coefficient_bytes
 
 GPU_BYTES_PAPER = 6 * 10**9  # "6 GBytes of global memory" (GTX TITAN Black: 6 GB = 6.0e9 bytes... as sold)
 PAPER_THREADS = 64 * 256  # "64 thread blocks each with 256 threads"
@@ -36,18 +40,15 @@ def slope(ns, values):
     return float(np.polyfit(np.log(ns[ok]), np.log(values[ok]), 1)[0])
 
 
-def _steps(r):
-    return int(round(1.0 / r["dt"]))
-
-
 def lsmdp_slice_bytes(case, itemsize=4) -> int:
     """The paths of one time slice, as the paper counts LSMDP's memory: K M d values."""
     return case.strata * case.paths * case.d * itemsize
 
 
-def lp1_qr_bytes(case, itemsize=4) -> int:
-    """One stratum's matrix A of the paper's LP1 QR factorisation: M x (d+1) values (0 for LP0)."""
-    return case.paths * (case.d + 1) * itemsize if case.basis == "LP1" else 0
+def qr_bytes(case, itemsize=4) -> int:
+    """One stratum's matrix A of the paper's QR factorisation: M x nb values (0 for a constant basis, nb = 1)."""
+    nb = case.n_basis
+    return case.paths * nb * itemsize if nb > 1 else 0
 
 
 # --- Table 1: simulations and cost ----------------------------------------------------------------
@@ -64,7 +65,7 @@ def cost_model(timings=None):
             continue  # LP1d11..LP1d15_19: one N each (d varies), no slope in N
         d = rows[0]["d"]
         basis = rows[0]["basis"]
-        ns = [_steps(r) for r in rows]
+        ns = [r["steps"] for r in rows]
         ours = [(n, timings.get((table, r["row"]))) for n, r in zip(ns, rows, strict=True)]
         ours = [(n, t) for n, t in ours if t]
         out.append({
@@ -92,7 +93,7 @@ def memory_model():
     for r in paper_rows():
         case = paper_case(r["table"], row=r["row"], precision="float32")
         coef = coefficient_bytes(case)
-        qr = lp1_qr_bytes(case)
+        qr = qr_bytes(case)
         srmdp = coef + qr * min(PAPER_THREADS, case.strata)
         sl = lsmdp_slice_bytes(case)
         full = lsmdp_model_bytes(case) // 2  # model_bytes counts float64; the paper computed in float32
@@ -160,7 +161,6 @@ def measured_memory(timing_files):
     beside the job's measured peak RSS (``peak_rss_bytes``), the process's peak before its first run
     (``peak_rss_before_runs_bytes``: interpreter, Numba, the kernels; the case's arrays allocated but not
     yet touched) as the baseline, and what the runs added above it."""
-    from .report import index_results
 
     order = {(r["table"], r["row"]): i for i, r in enumerate(paper_rows())}
     times = index_results(list(timing_files))
@@ -193,9 +193,9 @@ def measured_memory(timing_files):
 
 
 def measured_gpu_memory(gpu_files):
-    """Per GPU result that measured its device memory (``gpu_used_bytes``: in use after the runs beyond what
-    was in use before allocate, cudaMemGetInfo): the model ``gpu_model_bytes`` (srmdp.memory.gpu_bytes)."""
-    from .report import index_results
+    """Per GPU result that measured its device memory (``gpu_used_bytes``: the device arrays the backend allocated
+    plus the step kernel's local memory, :meth:`srmdp.cuda.CudaBackend.memory_report`; results written before it
+    hold a cudaMemGetInfo difference instead) beside the model ``gpu_model_bytes`` (srmdp.memory.gpu_bytes)."""
 
     order = {(r["table"], r["row"]): i for i, r in enumerate(paper_rows())}
     rows = []
@@ -224,8 +224,8 @@ def text_claims(gpu_results=()):
     claims = []
     # the row the paper left out of its Table 5: #C and M from the table's own formulas at N = 50
     ref = next(r for r in paper_rows() if r["table"] == "LP0d6_1")
-    c = Case(d=ref["d"], dt=0.02, basis=ref["basis"], cells=_formula(ref["cells_formula"], 50, ref["d"]),
-             paths=_formula(ref["paths_formula"], 50, ref["d"]), precision="float32")
+    c = Case(d=ref["d"], dt=0.02, basis=ref["basis"], cells=formula(ref["cells_formula"], 50, ref["d"]),
+             paths=formula(ref["paths_formula"], 50, ref["d"]), precision="float32")
     b = coefficient_bytes(c)
     claims.append({
         "where": "footnote, Table 5",
@@ -243,7 +243,7 @@ def text_claims(gpu_results=()):
         "verdict": "agrees for one time slice in GiB (118.75 truncated); storing whole paths is 6 times more",
     })
     coef19 = coefficient_bytes(c19)
-    qr19 = lp1_qr_bytes(c19)
+    qr19 = qr_bytes(c19)
     conc = int((GPU_BYTES_PAPER - coef19) // qr19) if GPU_BYTES_PAPER > coef19 else 0
     gpu_note, gpu_src = "", []
     for res in gpu_results:
@@ -260,7 +260,7 @@ def text_claims(gpu_results=()):
                  f" {conc:,} strata at once in 6 GB ({PAPER_THREADS:,} threads would need"
                  f" ${(coef19 + qr19 * PAPER_THREADS) / GIB:.2f}$ GiB){gpu_note}"),
         "verdict": "plausible only if fewer strata than threads hold a matrix at once (not stated)",
-        "sources": ["config/paper_cases.csv", *gpu_src],
+        "sources": [REFERENCE_SOURCE, *gpu_src],
     })
     exps = memory_exponents()
     lp0 = [e for e in exps if e["basis"] == "LP0"]
@@ -287,7 +287,7 @@ def text_claims(gpu_results=()):
                     " 2 and 4 are the limits for $\\#C\\propto N^{1/2}$ and $N^{1/4}$"),
     })
     for c in claims:
-        c.setdefault("sources", ["config/paper_cases.csv"])
+        c.setdefault("sources", [REFERENCE_SOURCE])
     return claims
 
 
@@ -296,21 +296,15 @@ TEXT_SPEEDUPS = (("LP0d4", 18.90), ("LP0d6_0", 15.93), ("LP0d6_1", 14.85), ("LP0
                  ("LP1d6_1", 6.13), ("LP1d11", 5.63), (("LP1d12", "LP1d13", "LP1d14", "LP1d15_19"), 5.67))
 
 
-def _best(results, device):
-    cands = [r for r in results if r.get("device") == device and r.get("seconds_per_run")]
-    return min(cands, key=lambda r: r["seconds_per_run"]) if cands else None
-
-
 def _like_for_like(rows, like, times):
     """The largest all-core CPU / GPU time ratio over ``rows`` where the CPU job (rule likeforlike) ran in the
     precision and reading of a GPU result: (text, sources) or None."""
-    from .report import _reading_of
 
     best = None
     for r in rows:
         for cpu in like.get((r["table"], r["row"]), []):
             for gpu in times.get((r["table"], r["row"]), []):
-                same = (gpu.get("device") == "gpu" and _reading_of(gpu) == _reading_of(cpu)
+                same = (gpu.get("device") == "gpu" and reading_of(gpu) == reading_of(cpu)
                         and (gpu.get("case") or {}).get("precision") == (cpu.get("case") or {}).get("precision"))
                 if same and gpu.get("seconds_per_run") and cpu.get("seconds_per_run"):
                     ratio = cpu["seconds_per_run"] / gpu["seconds_per_run"]
@@ -338,7 +332,7 @@ def speedup_claims(times, like=None):
         ours, sources = [], []
         for r in rows:
             mine = times.get((r["table"], r["row"]), [])
-            cpu, gpu = _best(mine, "cpu"), _best(mine, "gpu")
+            cpu, gpu = best_timing(mine, "cpu"), best_timing(mine, "gpu")
             if cpu and gpu:
                 ours.append((cpu["seconds_per_run"] / gpu["seconds_per_run"], r, cpu, gpu))
         text = "--"
@@ -362,7 +356,7 @@ def speedup_claims(times, like=None):
             "verdict": ("agrees with its table" if abs(best["cpu_s"] / best["gpu_s"] - quoted) < 0.01 + 1e-9
                         else f"its table gives {best['cpu_s'] / best['gpu_s']:.2f}")
             + "; the paper's ratio is 24 CPU threads vs GPU, both float32",
-            "sources": ["config/paper_cases.csv", *sources],
+            "sources": [REFERENCE_SOURCE, *sources],
         })
     return out
 
@@ -376,7 +370,6 @@ PAPER_THREADS_CPU, PAPER_SPEEDUP_CPU = 24, 16.0
 def multicore_claim(files=()):
     """The paper's multi-core speed-up beside ours: per row timed alone with 1 thread and with all the
     host's cores (rule ``multicore``, ``srmdp run --threads``), seconds per run (mean over the job's runs)."""
-    from .report import index_results
 
     order = {(r["table"], r["row"]): i for i, r in enumerate(paper_rows())}
     times = index_results(list(files))
@@ -408,7 +401,7 @@ def multicore_claim(files=()):
     if not parts:
         return {"where": MULTICORE_WHERE, "claim": MULTICORE_TEXT,
                 "ours": f"not measured in this preset (rule multicore); {not_measured}",
-                "verdict": "not checked", "sources": ["config/paper_cases.csv"]}
+                "verdict": "not checked", "sources": [REFERENCE_SOURCE]}
     host = "; ".join(f"{n or '?'} logical CPUs, {m}" for n, m in sorted(hosts, key=str))
     eff = f"{effs[0]:.2f}" if len(effs) == 1 else f"{min(effs):.2f}--{max(effs):.2f}"
     return {
@@ -425,7 +418,7 @@ def d11_claim(times):
     simulations per hypercube', against the paper's own Table 9 (LP1d11, M = 2000)."""
     r = next(r for r in paper_rows() if r["d"] == 11 and r["M"] == 2000)
     res = times.get((r["table"], r["row"]), [])
-    cpu, gpu = _best(res, "cpu"), _best(res, "gpu")
+    cpu, gpu = best_timing(res, "cpu"), best_timing(res, "gpu")
     ours = "; ".join(f"{dev} {x['seconds_per_run']:.2f} s" for dev, x in (("CPU", cpu), ("GPU", gpu)) if x)
     ours = ours or "not timed"
     return {
@@ -434,7 +427,7 @@ def d11_claim(times):
                  f" GPU {r['gpu_s']:.2f} s; ours: {ours}"),
         "verdict": "true of the GPU time only (the CPU time is above eight seconds)" if r["gpu_s"] <= 8 < r["cpu_s"]
         else ("true" if r["gpu_s"] <= 8 else "not supported by its table"),
-        "sources": ["config/paper_cases.csv", *[x["_path"] for x in (cpu, gpu) if x]],
+        "sources": [REFERENCE_SOURCE, *[x["_path"] for x in (cpu, gpu) if x]],
     }
 
 
@@ -452,7 +445,6 @@ def fmt_slope(x) -> str:
 
 
 def _env(template_dir):
-    from .report import jinja_env
 
     env = jinja_env(template_dir)
     env.filters.update(bytes=fmt_bytes, slope=fmt_slope)
@@ -462,25 +454,23 @@ def _env(template_dir):
 def render_paper_tables(timing_files, gpu_files, template_dir, out):
     """tables/paper_tables_1_2.tex: the paper's Tables 1 and 2 (exponents and bytes per row), and SRMDP's
     measured peak host memory against the model per timed row."""
-    from .report import _hw_short, _write, index_results
 
     times = index_results(list(timing_files))
-    ours = {k: _best(v, "cpu") for k, v in times.items()}
+    ours = {k: best_timing(v, "cpu") for k, v in times.items()}
     cost = cost_model({k: v["seconds_per_run"] for k, v in ours.items() if v})
     for r in cost:
         r["sources"] = [v["_path"] for (t, _), v in sorted(ours.items()) if v and t == r["table"]]
-    hw = "; ".join(sorted({_hw_short(v) for v in ours.values() if v})) or "none timed"
+    hw = "; ".join(sorted({hw_short(v) for v in ours.values() if v})) or "none timed"
     text = _env(template_dir).get_template("paper_tables_1_2.tex.j2").render(
         cost=cost, mem_exp=memory_exponents(), mem=memory_model(), ours_hw=hw,
         measured=measured_memory(timing_files), compiled_seconds=COMPILED_SECONDS,
         measured_gpu=measured_gpu_memory(gpu_files))
-    _write(out, text)
+    write_text(out, text)
 
 
 def render_claims(timing_files, gpu_files, template_dir, out, multicore_files=(), likeforlike_files=()):
     """tables/claims.tex: every numeric claim of the text, recomputed or measured (``multicore_files``:
     the 1-thread and all-core timings of rule multicore; ``likeforlike_files``: rule likeforlike's)."""
-    from .report import _write, index_results, load
 
     times = index_results(list(timing_files) + list(gpu_files))
     gpu = []
@@ -490,12 +480,11 @@ def render_claims(timing_files, gpu_files, template_dir, out, multicore_files=()
         gpu.append(res)
     claims = text_claims(gpu) + [d11_claim(times), multicore_claim(multicore_files)] + speedup_claims(
         times, index_results(list(likeforlike_files)))
-    _write(out, _env(template_dir).get_template("claims.tex.j2").render(claims=claims))
+    write_text(out, _env(template_dir).get_template("claims.tex.j2").render(claims=claims))
 
 
 def lsmdp_model(plan, lsmdp_files, summaries, timings):
     """Rows of the LSMDP-vs-SRMDP table: same case, LSMDP measured here, SRMDP from the preset's summaries."""
-    from .report import INDICATORS, _matches, index_results, load
 
     sums = index_results(list(summaries))
     times = index_results(list(timings))
@@ -505,8 +494,8 @@ def lsmdp_model(plan, lsmdp_files, summaries, timings):
         res = load(p)
         case = res["case"]
         key = (case["table"], int(case["row"]))
-        srm = next((x for x in sums.get(key, []) if _matches(x, reading)), None)
-        tim = _best(times.get(key, []), "cpu")
+        srm = next((x for x in sums.get(key, []) if matches(x, reading)), None)
+        tim = best_timing(times.get(key, []), "cpu")
         row = {"table": case["table"], "number": paper_table_number(case["table"]), "row": case["row"],
                "d": case["d"], "dt": f"{case['dt']:g}", "cells": case["cells"], "K": case["strata"],
                "M": case["paths"], "P": res["paths_total"], "sources": [str(p)],
@@ -524,8 +513,7 @@ def lsmdp_model(plan, lsmdp_files, summaries, timings):
 
 
 def render_lsmdp(plan, lsmdp_files, summaries, timings, template_dir, out):
-    from .report import _write, tex_escape
 
     ctx = lsmdp_model(plan, lsmdp_files, summaries, timings)
     ctx["reading"] = tex_escape(ctx["reading"])
-    _write(out, _env(template_dir).get_template("lsmdp.tex.j2").render(**ctx))
+    write_text(out, _env(template_dir).get_template("lsmdp.tex.j2").render(**ctx))

@@ -18,20 +18,25 @@ A baseline in plain NumPy, for small cases only.  One run:
   ``numpy.linalg.lstsq`` on the stratum's own design matrix.
 
 The error indicators use P_test test points from nu per run and time step, as SRMDP's, and the
-same pooled/literal formulas (:func:`srmdp.errors.indicators`).
+same pooled/literal formulas (:func:`srmdp.indicators.indicators`).
 """
 
 from __future__ import annotations
 
 import math
+import sys
 import time
 import tracemalloc
 
 import numpy as np
 
-from .errors import indicators
-from .problems.gobet2016 import solution as paper_solution
-from .results import peak_rss_bytes
+from ..cases import paper_case
+from ..cli_options import Parser, exit_status
+from ..indicators import indicators
+from ..memory import required_bytes
+from ..problems.gobet2016 import solution as paper_solution
+from ..results import check_writable, peak_rss_bytes, write_json_atomic
+from ..solver import run_case
 
 
 def _sigmoid(s):
@@ -144,14 +149,14 @@ def draw_paths(case, seed, run):
     p = case.strata * case.paths
     lo, hi = (-case.half_width, case.half_width) if case.outside == "zero" else (-math.inf, math.inf)
     x0 = logistic_inverse(rng.random((p, case.d)), lo, hi)
-    dw = rng.standard_normal((case.steps, p, case.d)) * math.sqrt(case.maturity / case.steps)
+    dw = rng.standard_normal((case.steps, p, case.d)) * math.sqrt(case.time_step)
     return rng, x0, dw
 
 
 def solve_run(case, seed, run, test_points=1000):
     """One LSMDP run of ``case`` (a :class:`srmdp.cases.Case`): (coefficients, e_Y[N], e_Z[N])."""
     d, n, nb = case.d, case.steps, case.n_basis
-    dt = case.maturity / n
+    dt = case.time_step
     grid = Grid(d, case.cells, case.half_width, case.outside)
     rng, x0, dw = draw_paths(case, seed, run)
     p = x0.shape[0]
@@ -209,7 +214,7 @@ def model_bytes(case) -> int:
 
 
 def run(case, runs, seed=0, test_points=1000):
-    """``runs`` LSMDP runs: indicators (srmdp.errors) plus time per run and measured peak memory."""
+    """``runs`` LSMDP runs: indicators (srmdp.indicators) plus time per run and measured peak memory."""
     tracemalloc.start()
     t0 = time.perf_counter()
     ey, ez = [], []
@@ -233,7 +238,6 @@ def run(case, runs, seed=0, test_points=1000):
 def srmdp_traced_peak(case, test_points=1000, seed=0) -> int:
     """Peak of the memory SRMDP's run allocates through Python/NumPy (tracemalloc), after a warm-up run
     that compiles the kernels: the like-for-like number beside LSMDP's ``peak_traced_bytes``."""
-    from .solver import run_case
 
     run_case(case, runs=1, test_points=test_points, seed=seed, threads=1)
     tracemalloc.start()
@@ -244,15 +248,8 @@ def srmdp_traced_peak(case, test_points=1000, seed=0) -> int:
 
 
 def main(argv=None):
-    """python -m srmdp.lsmdp --table T --row R [reading options] --runs R --out FILE"""
-    import argparse
-    import json
-    import os
-
-    from .cases import paper_case
-    from .memory import required_bytes
-
-    p = argparse.ArgumentParser(prog="python -m srmdp.lsmdp", description=main.__doc__)
+    """srmdp lsmdp --table T --row R [reading options] --runs R --out FILE"""
+    p = Parser(prog="srmdp lsmdp", description=main.__doc__)
     p.add_argument("--table", required=True)
     p.add_argument("--row", type=int, required=True)
     p.add_argument("--outside", default="unbounded", choices=["unbounded", "zero"])
@@ -263,6 +260,11 @@ def main(argv=None):
     p.add_argument("--test-points", type=int, default=1000)
     p.add_argument("--out", required=True)
     a = p.parse_args(argv)
+    return exit_status(lambda: _run(a))
+
+
+def _run(a) -> int:
+    check_writable(a.out)
     case = paper_case(a.table, row=a.row, outside=a.outside, trunc_y=a.trunc_y, trunc_z=a.trunc_z)
     res = run(case, a.runs, seed=a.seed, test_points=a.test_points)
     res["reading"] = {"outside": a.outside, "trunc_y": None if math.isinf(a.trunc_y) else a.trunc_y,
@@ -272,17 +274,11 @@ def main(argv=None):
     res["srmdp_model_bytes"] = required_bytes(case, a.test_points, workers=1)
     res["threads"] = 1
     res = {k: (float(v) if isinstance(v, np.floating) else v) for k, v in res.items()}
-    tmp = a.out + ".tmp"
-    os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
-    with open(tmp, "w") as fh:
-        json.dump(res, fh, indent=1)
-    os.replace(tmp, a.out)
+    write_json_atomic(a.out, res)
     print(f"{case.label}: LSMDP {res['seconds_per_run']:.3f} s/run, peak {res['peak_traced_bytes'] / 2**20:.1f} MiB"
           f" (SRMDP {res['srmdp_peak_traced_bytes'] / 2**20:.1f} MiB)")
     return 0
 
 
 if __name__ == "__main__":
-    import sys
-
     sys.exit(main())

@@ -1,8 +1,8 @@
 """A resumable GPU campaign: within a time budget, run the next run chunks of the paper's rows.
 
-    python -m srmdp.campaign run --budget SECONDS --out DIR [options]     # compute, one sealed file per chunk
-    python -m srmdp.campaign run --budget SECONDS --out DIR --dry-run     # print the plan, no compute
-    python -m srmdp.campaign import DIR_OR_TGZ... [--into data/gpu/campaign]   # verify and add to the repository
+    python -m srmdp campaign run --budget SECONDS --out DIR [options]     # compute, one sealed file per chunk
+    python -m srmdp campaign run --budget SECONDS --out DIR --dry-run     # print the plan, no compute
+    python -m srmdp campaign import DIR_OR_TGZ... [--into data/gpu/campaign]   # verify and add to the repository
 
 (``bash bench/gpu_campaign.sh SECONDS OUTDIR`` prepares the GPU host's environment and calls ``run``.)
 
@@ -39,28 +39,34 @@ import csv
 import io
 import math
 import os
+import shutil
 import signal
 import sys
 import tarfile
+import tempfile
 import time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import chunks as chunkmod
-from .cases import PRECISIONS, Case, ConfigError, _is_int, check_seed_run, find_row, paper_case, paper_rows
-from .results import identity_hash, write_json_atomic
-from .workflow_support import Reading, reading_from_config  # a config's readings (z_cv, rows: see there)
+from .. import chunks as chunkmod
+from ..aggregate import ChunkError, load_chunk
+from ..cases import PRECISIONS, Case, ConfigError, check_seed_run, find_row, is_int, paper_case, paper_rows
+from ..cli_options import Parser, exit_status
+from ..gpu import gpu_unavailable_reason
+from ..indicators import indicators
+from ..readings import Reading, reading_from_config  # a config's readings (z_cv, rows: see there)
+from ..results import DEFAULT_STREAMS, check_writable, content_hash, cpu_model, identity_hash, write_json_atomic
+from ..solver import check_threads, run_case
+from . import REPOSITORY
+from .cost import THROUGHPUT_FILE, CostModel, load_throughput
 
-ROOT = Path(__file__).resolve().parent.parent
-THROUGHPUT_FILE = ROOT / "config" / "gpu_throughput.csv"
-DEFAULT_CONFIG = ROOT / "config" / "config.yaml"
+DEFAULT_CONFIG = REPOSITORY / "config" / "config.yaml"
 DEFAULT_DATA = "data/gpu"
 ARCHIVE_DIR = "data/gpu/campaign"  # where the chunks are committed (and their path inside --pack)
 ASSUMED_GPU = "NVIDIA H100 80GB HBM3"
 SAFETY = 1.3  # planned seconds x SAFETY must fit the time left
 NOMINAL_SE = 0.05  # dry run: the s.e. assumed for 2 runs of a row that has none yet
-FLOAT64_FACTOR = 1.2  # float64 coefficient storage vs the float32 rates of the table
-MIN_RATE_PATH_STEPS = 1e8  # a chunk measures the throughput only from this many path-steps per run on
 
 
 class CutOff(BaseException):
@@ -100,7 +106,6 @@ def select_readings(all_readings, spec):
 @dataclass(frozen=True)
 class Row:
     """One row the campaign may run: a paper row or a free case of a case list."""
-
     table: str
     row: int
     spec: dict  # Case fields other than the reading and the precision
@@ -180,143 +185,15 @@ def case_list(path) -> list:
     return out
 
 
-# --- cost model ---------------------------------------------------------------------------------------------
-@dataclass
-class Rate:
-    path_steps_per_s: float
-    step_overhead_s: float
-    compile_s: float
-    source: str
-
-
-def load_throughput(path=THROUGHPUT_FILE) -> list:
-    try:
-        text = Path(path).read_text()
-    except OSError as exc:
-        raise ConfigError(f"invalid throughput={str(path)!r}: cannot read it ({exc.strerror or exc})") from None
-    rows = []
-    for i, raw in enumerate(csv.DictReader(io.StringIO(text))):
-        try:
-            rows.append((raw["model"].strip(), raw["basis"].strip(), int(raw["d"]),
-                         Rate(float(raw["path_steps_per_s"]), float(raw["step_overhead_s"]), float(raw["compile_s"]),
-                              raw.get("source", "").strip())))
-        except (KeyError, TypeError, ValueError, AttributeError):
-            raise ConfigError(f"invalid throughput={str(path)!r}: line {i + 2} is not"
-                              " model,basis,d,path_steps_per_s,step_overhead_s,compile_s,source") from None
-        if not (rows[-1][3].path_steps_per_s > 0 and rows[-1][3].step_overhead_s >= 0 and rows[-1][3].compile_s >= 0):
-            raise ConfigError(f"invalid throughput={str(path)!r}: line {i + 2} needs a rate > 0 and times >= 0")
-    return rows
-
-
-def _case_signature(case) -> tuple:
-    c = case if isinstance(case, dict) else case.as_dict()
-    return (c["basis"], c["d"], c["cells"], c["paths"], c["steps"], c["precision"])
-
-
-class CostModel:
-    """Seconds of one run of a case, and of a chunk, on one device model (see the module docstring)."""
-
-    def __init__(self, table_rows, device: str, model: str, threads: int = 1):
-        self.device = device
-        self.model = model
-        self.scale = max(1, threads) if device == "cpu" else 1
-        key = f"{device}:{model}".lower()
-        mine = [r for r in table_rows if r[0].lower() in key]
-        if not mine and device == "gpu":  # another GPU: the table's first real GPU model
-            first = next((r[0] for r in table_rows if r[0].lower() not in ("cpu", "simulator")), None)
-            mine = [r for r in table_rows if r[0] == first]
-        if not mine:
-            raise ConfigError(f"invalid throughput table: no row for device {device!r} ({model}); add one")
-        self.table = {(b, d): rate for _, b, d, rate in mine}
-        self.exact: dict = {}  # case signature -> (seconds per run, source)
-        self.rates: dict = {}  # (basis, d) -> Rate measured
-        self.compiled: set = set()
-        self.chunk_overhead = 1.0  # allocation, warm-up launches, writing the file (learnt from this campaign)
-
-    def _table_rate(self, basis, d) -> Rate:
-        same = sorted(dd for b, dd in self.table if b == basis)
-        if not same:
-            same = sorted(dd for b, dd in self.table)
-            basis = next(b for b, dd in self.table if dd == same[0])
-        below = [dd for dd in same if dd <= d]
-        near = below[-1] if below else same[0]
-        rate = self.table[(basis, near)]
-        if near == d:
-            return rate
-        # a larger d costs at least d / d_table times more (safe side: never scale a rate up)
-        factor = max(1.0, d / near)
-        return Rate(rate.path_steps_per_s / factor, rate.step_overhead_s, rate.compile_s,
-                    f"{rate.source}, scaled to d={d}")
-
-    def rate(self, basis, d) -> Rate:
-        return self.rates.get((basis, d)) or self._table_rate(basis, d)
-
-    def run_seconds(self, case) -> float:
-        """This campaign's measurement of the case, else its rate for (basis, d), else the repository's
-        measurement of the case (the slowest), else the repository's or the table's rate."""
-        sig = _case_signature(case)
-        exact = self.exact.get(sig)
-        r = self.rate(case.basis, case.d)
-        if exact is not None and (exact[1] == "session" or r.source != "session"):
-            return exact[0]
-        secs = case.steps * r.step_overhead_s + case.path_steps / (r.path_steps_per_s * self.scale)
-        if case.precision == "float64":
-            secs *= FLOAT64_FACTOR
-        return secs
-
-    def compile_seconds(self, case) -> float:
-        if (case.d, case.n_basis, case.precision) in self.compiled:
-            return 0.0
-        return self.rate(case.basis, case.d).compile_s
-
-    def chunk_seconds(self, case, runs) -> float:
-        return self.chunk_overhead + self.compile_seconds(case) + runs * self.run_seconds(case)
-
-    def learn(self, res: dict, session: bool = False):
-        """Take the times a result measured (same device model only): exact case, then rate per (basis, d)."""
-        hw = (res.get("provenance") or {}).get("hardware") or {}
-        if res.get("device") != self.device or str(hw.get("model")) != self.model:
-            return
-        case = res["case"]
-        per_run = float(res["seconds_per_run"]) + float(res.get("error_seconds_per_run") or 0.0)
-        sig = _case_signature(case)
-        old = self.exact.get(sig)
-        # from the repository: keep the slowest measurement (safe side); from this campaign: the latest
-        if session or old is None or old[1] != "repo" or per_run > old[0]:
-            self.exact[sig] = (per_run, "session" if session else "repo")
-        ps = res.get("path_steps_per_run") or 0
-        secs = float(res.get("seconds_per_run_min") or res["seconds_per_run"])
-        if ps >= MIN_RATE_PATH_STEPS and secs > 0:
-            base = self._table_rate(case["basis"], case["d"])
-            n = int(case["steps"])
-            measured = ps / max(secs - n * base.step_overhead_s, 1e-9) / self.scale
-            if case.get("precision") == "float64":
-                measured *= FLOAT64_FACTOR
-            old_rate = self.rates.get((case["basis"], case["d"]))
-            if session or old_rate is None or (old_rate.source != "session"
-                                               and measured < old_rate.path_steps_per_s):
-                self.rates[(case["basis"], case["d"])] = Rate(measured, base.step_overhead_s, base.compile_s,
-                                                              "session" if session else "repo")
-        if session:
-            self.compiled.add((int(case["d"]), int(case["n_basis"]), case["precision"]))
-
-    def learn_chunk(self, res: dict, wall: float):
-        """What a chunk of this campaign cost beyond its runs and compilation (kept as the overhead)."""
-        runs = int(res.get("runs", 1))
-        per_run = float(res["seconds_per_run"]) + float(res.get("error_seconds_per_run") or 0.0)
-        self.chunk_overhead = max(0.1, wall - float(res.get("compile_seconds") or 0.0) - runs * per_run)
-
-
 # --- the planner --------------------------------------------------------------------------------------------
 @dataclass
 class Slot:
     """One (row, reading) of the campaign: its case and the group of chunks it adds to."""
-
     row: Row
     reading: Reading
     case: Case
     case_hash: str
-    streams: str = chunkmod.DEFAULT_STREAMS
+    streams: str = DEFAULT_STREAMS
     failed: str | None = None
     pending: set = field(default_factory=set)  # run indices planned in a dry run
     se: float | None = None  # largest s.e. of the three indicators (None: unknown or < 2 runs)
@@ -341,7 +218,6 @@ class ChunkPlan:
 
 class Planner:
     """The next chunk, in priority order, given the chunks present and the time left."""
-
     def __init__(self, rows, readings, groups, cost, *, precision="float32", seed=0, test_points=1000,
                  first_runs=2, max_runs=100, max_chunk_seconds=120.0, min_chunk_seconds=10.0):
         self.readings = readings
@@ -380,7 +256,6 @@ class Planner:
             return
         import numpy as np
 
-        from .errors import indicators
 
         cs = sorted(g.chunks, key=lambda c: c.run_start)
         ey = np.concatenate([np.asarray(c.data["per_run"]["ey"], float) for c in cs])
@@ -455,7 +330,6 @@ class Planner:
 def device_model(device: str) -> str:
     """The device's name as results record it (provenance.hardware.model), without running anything."""
     if device == "cpu":
-        from .results import cpu_model
 
         return cpu_model()
     if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
@@ -528,12 +402,9 @@ def run_campaign(args, out=print, runner=None) -> int:
         f" {present} runs present; {planner.progress()}" + (" [dry run: nothing is computed]" if args.dry_run else ""))
     if not args.dry_run:
         out_dir.mkdir(parents=True, exist_ok=True)
-    run = runner
-    if run is None and not args.dry_run:
-        from .solver import run_case as run
+    run = run_case if runner is None and not args.dry_run else runner
 
     if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":  # the simulator's uint64 arithmetic wraps in numpy scalars
-        import warnings
 
         warnings.filterwarnings("ignore", message="overflow encountered", category=RuntimeWarning)
     use_alarm = not args.dry_run and hasattr(signal, "setitimer")
@@ -596,7 +467,6 @@ def run_campaign(args, out=print, runner=None) -> int:
                                "finished_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
             path = out_dir / name
             if path.exists():  # another group with the same name (other random streams): never overwrite
-                from .results import content_hash
 
                 path = out_dir / f"{name[:-5]}.{content_hash(res['per_run'])[:8]}.json"
             write_json_atomic(path, res)
@@ -641,13 +511,11 @@ def run_campaign(args, out=print, runner=None) -> int:
 
 def _check_device(device, threads):
     if device == "gpu":
-        from .gpu import gpu_unavailable_reason
 
         reason = gpu_unavailable_reason()
         if reason:
             raise ConfigError(f"invalid device='gpu': {reason}")
     elif threads is not None:
-        from .solver import check_threads
 
         check_threads(threads)
 
@@ -655,10 +523,7 @@ def _check_device(device, threads):
 # --- importing chunks into the repository -------------------------------------------------------------------
 def import_chunks(sources, into, data_dirs, out=print) -> int:
     """Verify the chunk files of folders/.tgz archives and copy those that are new into ``into``."""
-    import shutil
-    import tempfile
 
-    from .aggregate import ChunkError
 
     into = Path(into)
     with tempfile.TemporaryDirectory() as tmp:
@@ -714,8 +579,6 @@ def refresh_chunks(paths, threads=None, out=print, runner=None) -> int:
     and rewrite each with the fields added since (e.g. the per-run moments ``ey2``/``ez2``) -- only where the
     rerun reproduces the chunk's per-run errors and u0 bit for bit; the campaign metadata is kept, with
     ``refreshed_utc``.  A chunk that is not reproduced is left as it is (exit 3)."""
-    from .aggregate import load_chunk
-    from .solver import run_case
 
     run = runner or run_case
     chunks = [(Path(p), load_chunk(p)) for p in paths]  # all checked (checksums) before any compute
@@ -741,14 +604,9 @@ def refresh_chunks(paths, threads=None, out=print, runner=None) -> int:
     return 3 if failures else 0
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):
-        self.exit(2, f"srmdp.campaign: error: {' '.join(str(message).split())}\n")
-
-
 def build_parser():
-    p = _Parser(prog="python -m srmdp.campaign", description=__doc__.splitlines()[0])
-    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    p = Parser(prog="srmdp campaign", description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
     r = sub.add_parser("run", help="run the next chunks within a time budget")
     r.add_argument("--budget", required=True, type=float, help="seconds for the whole campaign")
     r.add_argument("--out", required=True, help="folder of the chunk files written (flat)")
@@ -795,7 +653,7 @@ def validate_run_args(args):
     if args.precision not in PRECISIONS:
         raise ConfigError(f"invalid precision={args.precision!r}: allowed values are {', '.join(PRECISIONS)}")
     check_seed_run(args.seed, 0)
-    if not _is_int(args.test_points) or args.test_points < 1:
+    if not is_int(args.test_points) or args.test_points < 1:
         raise ConfigError(f"invalid test_points={args.test_points!r}: must be an integer >= 1")
     if args.first_runs < 1:
         raise ConfigError(f"invalid first_runs={args.first_runs}: must be an integer >= 1")
@@ -813,7 +671,6 @@ def validate_run_args(args):
     if out.exists() and not out.is_dir():
         raise ConfigError(f"invalid out={args.out!r}: exists and is not a folder")
     if not args.dry_run:
-        from .results import check_writable
 
         check_writable(out / ".campaign-probe")
     for d in args.data:
@@ -824,7 +681,6 @@ def validate_run_args(args):
         if pk.is_dir() or pk.suffix not in (".tgz", ".gz"):
             raise ConfigError(f"invalid pack={args.pack!r}: give a .tgz file name")
         if not args.dry_run:
-            from .results import check_writable
 
             check_writable(pk)
     if args.threads is not None and args.device != "cpu":
@@ -833,22 +689,19 @@ def validate_run_args(args):
 
 def main(argv=None):
     args = build_parser().parse_args(argv)
-    try:
-        if args.command == "refresh":
-            return refresh_chunks(args.chunks, args.threads, out=lambda line: print(line, flush=True))
-        if args.command == "import":
-            args.data = args.data or ([DEFAULT_DATA] if Path(DEFAULT_DATA).is_dir() else [])
-            return import_chunks(args.sources, args.into, args.data)
-        if args.data is None:
-            args.data = [DEFAULT_DATA] if Path(DEFAULT_DATA).is_dir() else []
-        validate_run_args(args)
-        return run_campaign(args, out=lambda line: print(line, flush=True))
-    except ConfigError as exc:
-        print(f"srmdp.campaign: error: {' '.join(str(exc).split())}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("srmdp.campaign: interrupted; the finished chunks are written", file=sys.stderr)
-        return 130
+    return exit_status(lambda: _command(args), interrupted="the finished chunks are written")
+
+
+def _command(args) -> int:
+    if args.command == "refresh":
+        return refresh_chunks(args.chunks, args.threads, out=lambda line: print(line, flush=True))
+    if args.command == "import":
+        args.data = args.data or ([DEFAULT_DATA] if Path(DEFAULT_DATA).is_dir() else [])
+        return import_chunks(args.sources, args.into, args.data)
+    if args.data is None:
+        args.data = [DEFAULT_DATA] if Path(DEFAULT_DATA).is_dir() else []
+    validate_run_args(args)
+    return run_campaign(args, out=lambda line: print(line, flush=True))
 
 
 if __name__ == "__main__":

@@ -19,6 +19,8 @@ import math
 
 import numpy as np
 
+INDICATORS = ("mse_y_max", "mse_y_av", "mse_z_av")  # the names of the three indicators in result files
+
 
 def _se(values):
     values = np.asarray(values, dtype=float)

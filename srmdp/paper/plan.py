@@ -3,7 +3,7 @@
 The rules in ``workflow/rules/*.smk`` stay thin; they ask this module which jobs a preset makes
 (one per reading x paper row x device x run chunk, plus one timing job per row and device), where
 their files live, how much memory (from :mod:`srmdp.memory`) and time (from :func:`estimate_seconds`)
-each needs.  ``python -m srmdp.workflow_support plan CONFIG.yaml...`` prints the estimated cost of
+each needs.  ``srmdp plan CONFIG.yaml...`` prints the estimated cost of
 every job of a preset without Snakemake.
 """
 
@@ -16,83 +16,13 @@ import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .cases import canonical_table, paper_case, paper_rows, table_ids
-from .memory import required_bytes
-from .results import read_json
-
-# Calibration of the cost model (seconds, one thread, float64), measured on the 2-core development
-# machine (see README "Expected times"); deliberately on the safe side.
-COMPILE_SECONDS = 12.0  # Numba JIT compilation, once per job (process)
-STARTUP_SECONDS = 3.0  # interpreter + imports
-NS_PER_PATH_STEP = {"LP0": (60.0, 25.0), "LP1": (60.0, 25.0)}  # a + b*d ns per path step
-NS_PER_REGRESSION_TERM = 5.0  # LP1: (d+1)^2 accumulations per path and regression
-
-
-@dataclass(frozen=True)
-class Reading:
-    """One reading of a preset: how the scheme is run (outside the box, truncation, Z control variate).
-
-    ``z_cv``: the Z control variate (``srmdp run --z-cv``, beyond the paper); such a reading is left out of
-    the paper's tables and agreement and shown in ``tables/zcv.tex``.  ``rows``: the row keys
-    (``LP1d4_r2``, ...) the reading runs, ``None`` for every row of the preset.
-    """
-
-    name: str
-    outside: str
-    trunc_y: float | None
-    trunc_z: float | None
-    z_cv: bool = False
-    rows: tuple | None = None
-    martingale_cv: bool = False  # with z_cv: the martingale control variates too (srmdp run --martingale-cv)
-
-    def options(self) -> dict:
-        return {
-            "outside": self.outside,
-            "trunc_y": math.inf if self.trunc_y is None else float(self.trunc_y),
-            "trunc_z": math.inf if self.trunc_z is None else float(self.trunc_z),
-            "z_cv": bool(self.z_cv or self.martingale_cv),
-            "martingale_cv": bool(self.martingale_cv),
-        }
-
-    def cli(self) -> str:
-        out = f"--outside {self.outside}"
-        if self.trunc_y is not None:
-            out += f" --trunc-y {self.trunc_y:g}"
-        if self.trunc_z is not None:
-            out += f" --trunc-z {self.trunc_z:g}"
-        if self.z_cv:
-            out += " --z-cv"
-        if self.martingale_cv:
-            out += " --martingale-cv"
-        return out
-
-    def describe(self) -> str:
-        trunc = "no truncation"
-        if self.trunc_y is not None or self.trunc_z is not None:
-            trunc = f"truncation $|y|\\le{_g(self.trunc_y)}$, $|z_j|\\le{_g(self.trunc_z)}$"
-        out = f"outside={self.outside}, {trunc}"
-        if self.z_cv:
-            out += ", $Z$ control variate $y^M_{i+1}(x_i)$"
-            out += " and the martingale control variates" if self.martingale_cv else ""
-            out += " (beyond the paper"
-            out += f"; {len(self.rows)} rows)" if self.rows is not None else ")"
-        return out
-
-    def runs_row(self, key: str) -> bool:
-        """Whether this reading runs the paper row ``key`` (``LP1d4_r2``)."""
-        return self.rows is None or key in self.rows
-
-
-def reading_from_config(r: dict) -> Reading:
-    """A :class:`Reading` from one entry of a config's ``readings`` list."""
-    rows = r.get("rows")
-    mart = bool(r.get("martingale_cv", False))
-    return Reading(r["name"], r["outside"], r.get("trunc_y"), r.get("trunc_z"), bool(r.get("z_cv", False)) or mart,
-                   None if rows is None else tuple(rows), mart)
-
-
-def _g(x):
-    return "\\infty" if x is None else f"{x:g}"
+from .. import chunks
+from ..cases import canonical_table, paper_case, paper_rows, table_ids
+from ..memory import required_bytes
+from ..readings import Reading, reading_from_config, reading_name
+from ..results import read_json
+from .cost import estimate_seconds
+from .lsmdp import model_bytes as lsmdp_model_bytes
 
 
 @dataclass(frozen=True)
@@ -213,7 +143,7 @@ class Plan:
             if unknown:
                 raise ValueError(f"config readings: reading {r.name!r} names rows that are not the paper's:"
                                  f" {', '.join(unknown)}; allowed: {', '.join(paper_keys)}")
-        # the LSMDP baseline (srmdp.lsmdp): its own small list of paper rows, one reading
+        # the LSMDP baseline (srmdp.paper.lsmdp): its own small list of paper rows, one reading
         lsmdp = config.get("lsmdp") or {}
         self.lsmdp_reading = lsmdp.get("reading", self.readings[0].name)
         if self.lsmdp_reading not in names or self.reading(self.lsmdp_reading).z_cv:
@@ -230,7 +160,7 @@ class Plan:
                 chosen[(table, n)] = Selected(table, n, int(entry.get("runs", 4)), 1, False)
         self.lsmdp = [chosen[k] for k in sorted(chosen, key=order.get)]
         self.lsmdp_by_key = {s.key: s for s in self.lsmdp}
-        # the residual experiments (srmdp.residuals, issue 10 item 5): variants of one reading on a few rows
+        # the residual experiments (srmdp.paper.residuals, issue 10 item 5): variants of one reading on a few rows
         res = config.get("residuals") or {}
         self.residual_reading = res.get("reading", self.paper_readings[0].name)
         if self.residual_reading not in [r.name for r in self.paper_readings]:
@@ -321,10 +251,8 @@ class Plan:
                 f" --runs {sel.runs} --seed {self.seed} --test-points {self.test_points}")
 
     def lsmdp_mem_mb(self, key) -> int:
-        from .lsmdp import model_bytes
-
         sel = self.lsmdp_by_key[key]
-        return int(math.ceil(3 * model_bytes(paper_case(sel.table, row=sel.row)) / 1e6)) + 600
+        return int(math.ceil(3 * lsmdp_model_bytes(paper_case(sel.table, row=sel.row)) / 1e6)) + 600
 
     def variant(self, name: str) -> Variant:
         return next(v for v in self.variants if v.name == name)
@@ -450,12 +378,10 @@ class Plan:
         :mod:`srmdp.chunks`; each group becomes one ``srmdp aggregate`` job and one table line.
         """
         if getattr(self, "_gpu_groups", None) is None:
-            from . import chunks
-
             rows = {(r["table"], r["row"]) for r in paper_rows()}
             out = []
             for g in chunks.index(chunks.result_paths(self.gpu_results)).values():
-                name = chunks.reading_name(g.reading, self.readings)
+                name = reading_name(g.reading, self.readings)
                 if name is None or (g.table, g.row) not in rows:
                     continue
                 out.append(GpuGroup(name, g.label, g.id, tuple(g.paths), chunks.aggregate_flags(g), g.runs))
@@ -544,19 +470,6 @@ class Plan:
         return "\n".join(lines)
 
 
-def estimate_seconds(case, runs: int, threads: int = 1, device: str = "cpu", test_points: int = 1000) -> float:
-    """A job's wall time: start-up, JIT compilation, then runs x (path steps x cost per step / threads)."""
-    a, b = NS_PER_PATH_STEP[case.basis]
-    ns = a + b * case.d
-    if case.basis == "LP1":
-        ns += NS_PER_REGRESSION_TERM * (case.d + 1) ** 2 * 2.0 / (case.steps + 1)
-    per_run = case.path_steps * ns * 1e-9 / max(1, threads)
-    per_run += case.steps * test_points * 2e-6 + 0.01 * case.steps  # errors, per-step overheads
-    if device == "gpu":
-        per_run = per_run * threads / 200.0 + 0.02 * case.steps
-    return STARTUP_SECONDS + COMPILE_SECONDS + runs * per_run
-
-
 def _hms(seconds: float) -> str:
     seconds = int(round(seconds))
     if seconds < 60:
@@ -585,12 +498,12 @@ def load_configs(paths) -> dict:
 
 
 def main(argv=None):
+    """``srmdp plan [config/config.yaml [config/PRESET.yaml]]``: the estimated cost of every job of a preset."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0] != "plan":
-        print("usage: python -m srmdp.workflow_support plan [config/config.yaml [config/PRESET.yaml]]",
-              file=sys.stderr)
+    if any(a.startswith("-") for a in argv):
+        print("usage: srmdp plan [config/config.yaml [config/PRESET.yaml]]", file=sys.stderr)
         return 2
-    paths = argv[1:] or ["config/config.yaml"]
+    paths = argv or ["config/config.yaml"]
     if paths[0] != "config/config.yaml" and Path("config/config.yaml").exists():
         paths = ["config/config.yaml", *paths]
     print(Plan(load_configs(paths)).cost_report())

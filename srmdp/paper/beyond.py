@@ -12,7 +12,7 @@ reference values).  A preset lists the suite's cases::
 
 (optional per case: ``runs``, ``trunc_y``, ``trunc_z``, ``z_cv``).  Each case is one ``srmdp run`` job
 (rule ``beyond_run``; one thread, the preset's seed and test points), each (problem, d) one reference
-job (``python -m srmdp.beyond reference``); both are published under
+job (``python -m srmdp beyond reference``); both are published under
 ``data/summaries/<preset>/beyond/`` and ``tables/beyond.tex`` is rendered from those copies and from
 ``config/beyond_published.csv`` (values that other methods published for the same problems, with their
 sources).  ``snakemake beyond`` builds the table.
@@ -20,7 +20,6 @@ sources).  ``snakemake beyond`` builds the table.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import math
 import sys
@@ -28,9 +27,17 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .cases import Case
+from ..cases import Case
+from ..cli_options import Parser, exit_status
+from ..memory import required_bytes
+from ..problems import load_problem
+from ..results import check_writable, read_json, write_json_atomic
+from . import REPOSITORY
+from .cost import estimate_seconds
+from .index import hardware_label
+from .latex import jinja_env, tex_escape, write_text
 
-PUBLISHED_FILE = Path(__file__).resolve().parent.parent / "config" / "beyond_published.csv"
+PUBLISHED_FILE = REPOSITORY / "config" / "beyond_published.csv"
 DEFAULT_REFERENCE_PATHS = 100_000
 
 
@@ -86,7 +93,7 @@ def published_rows(path=PUBLISHED_FILE) -> list[dict]:
 
 
 class BeyondPlan:
-    """The suite's jobs and files in one preset (``plan``: the preset's :class:`srmdp.workflow_support.Plan`)."""
+    """The suite's jobs and files in one preset (``plan``: the preset's :class:`srmdp.paper.plan.Plan`)."""
 
     def __init__(self, plan):
         self.plan = plan
@@ -140,28 +147,21 @@ class BeyondPlan:
         return f"--problem {problem} --d {d} --paths {self.reference_paths}"
 
     def mem_mb(self, key) -> int:
-        from .memory import required_bytes
 
         c = self.by_key[key]
         return int(math.ceil(required_bytes(c.case(), self.plan.test_points, runs=c.runs) / 1e6)) + 600
 
     def runtime_min(self, key) -> int:
-        from dataclasses import replace
 
-        from .workflow_support import NS_PER_PATH_STEP, estimate_seconds
 
         c = self.by_key[key]
-        case, factor = c.case(), 1.0
-        if case.basis not in NS_PER_PATH_STEP:  # a basis beyond the cost model (LP2d): LP1's cost, twice
-            case, factor = replace(case, basis="LP1"), 2.0
-        sec = factor * estimate_seconds(case, c.runs, 1, "cpu", self.plan.test_points)
+        sec = estimate_seconds(c.case(), c.runs, 1, "cpu", self.plan.test_points)
         return int(math.ceil(3 * sec / 60.0)) + 5
 
 
 # --- references -------------------------------------------------------------------------------------
 def closed_form_reference(problem: str) -> bool:
     """Whether the problem's reference is exact or a quadrature (cheap in any d), not a Monte-Carlo estimate."""
-    from .problems import load_problem
 
     prob = load_problem(problem)
     return prob.has_exact or hasattr(prob.module, "u_quadrature")
@@ -169,7 +169,6 @@ def closed_form_reference(problem: str) -> bool:
 
 def compute_reference(problem: str, d: int, paths: int = DEFAULT_REFERENCE_PATHS) -> dict:
     """u(0, x0) of a suite problem with its standard error and how it was obtained (plain NumPy)."""
-    from .problems import load_problem
 
     prob = load_problem(problem)
     m = prob.module
@@ -197,14 +196,12 @@ def compute_reference(problem: str, d: int, paths: int = DEFAULT_REFERENCE_PATHS
 
 # --- the table --------------------------------------------------------------------------------------
 def _load(path):
-    from .results import read_json
 
     return read_json(path)
 
 
 def table_model(plan: BeyondPlan, summaries, references, published="config/beyond_published.csv") -> dict:
     """The table's rows (one per suite case) and the published values, each with its source files."""
-    from .report import hardware_label, tex_escape
 
     sums = {Path(p).stem: (p, _load(p)) for p in summaries}
     refs = {Path(p).stem: (p, _load(p)) for p in references}
@@ -264,32 +261,28 @@ def fmt_u(x, se=None) -> str:
 
 
 def render_table(plan: BeyondPlan, summaries, references, template_dir, out, published="config/beyond_published.csv"):
-    from .report import _write, jinja_env
 
     env = jinja_env(template_dir)
     env.filters["u"] = fmt_u
-    _write(out, env.get_template("beyond.tex.j2").render(**table_model(plan, summaries, references, published)))
+    write_text(out, env.get_template("beyond.tex.j2").render(**table_model(plan, summaries, references, published)))
 
 
 # --- command line (the workflow's reference jobs) -----------------------------------------------------
 def main(argv=None):
-    from .exceptions import ConfigError
-    from .results import check_writable, write_json_atomic
-
-    p = argparse.ArgumentParser(prog="python -m srmdp.beyond", description="references of the suite's problems")
-    sub = p.add_subparsers(dest="command", required=True)
+    p = Parser(prog="srmdp beyond", description="references of the suite's problems")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
     r = sub.add_parser("reference", help="u(0, x0) of a suite problem in dimension d, with its standard error")
     r.add_argument("--problem", required=True)
     r.add_argument("--d", type=int, required=True)
     r.add_argument("--paths", type=int, default=DEFAULT_REFERENCE_PATHS)
     r.add_argument("--out", required=True)
     args = p.parse_args(argv)
-    try:
-        check_writable(args.out)
-        ref = compute_reference(args.problem, args.d, args.paths)
-    except ConfigError as exc:
-        print(f"srmdp: error: {' '.join(str(exc).split())}", file=sys.stderr)
-        return 2
+    return exit_status(lambda: _reference(args))
+
+
+def _reference(args) -> int:
+    check_writable(args.out)
+    ref = compute_reference(args.problem, args.d, args.paths)
     write_json_atomic(args.out, ref)
     print(f"{args.problem} d={args.d}: u(0, x0) = {ref['value']:.7g} +- {ref['se']:.2g} ({ref['method']},"
           f" {ref['seconds']:.1f} s)")

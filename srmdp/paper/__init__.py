@@ -1,0 +1,12 @@
+"""The paper's reproduction, built on the solver library (:mod:`srmdp`): the workflow's plan and cost model,
+the GPU campaign, Tables 1-2 and the text's claims, the residual experiments, the suite beyond the paper, the
+LSMDP baseline, the tables, figures and the report.
+
+It imports the library; the library never imports it.  It runs in a checkout of the repository (its
+``config/`` and ``workflow/templates/``), from the Snakemake workflow or the ``srmdp`` subcommands it
+registers (``campaign``, ``lsmdp``, ``beyond``, ``plan``).
+"""
+
+from pathlib import Path
+
+REPOSITORY = Path(__file__).resolve().parents[2]  # the checkout this package runs in (config/, workflow/)

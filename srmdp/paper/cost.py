@@ -1,0 +1,170 @@
+"""The cost model of the reproduction: how long a job or a run chunk takes, before it runs.
+
+* :func:`estimate_seconds`: the workflow's CPU jobs (Snakemake's ``runtime`` resource and ``srmdp plan``):
+  start-up, JIT compilation, then the path steps at a per-step cost a + b d (+ the regression's nb^2
+  accumulations), calibrated on the 2-core development machine, deliberately on the safe side;
+* :class:`CostModel`: the GPU campaign's planner, from a throughput table per device model
+  (``config/gpu_throughput.csv``) that the campaign's own measurements then replace.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..bases import BASES
+from ..exceptions import ConfigError
+from . import REPOSITORY
+
+THROUGHPUT_FILE = REPOSITORY / "config" / "gpu_throughput.csv"
+FLOAT64_FACTOR = 1.2  # float64 coefficient storage vs the float32 rates of the table
+MIN_RATE_PATH_STEPS = 1e8  # a chunk measures the throughput only from this many path-steps per run on
+
+# Calibration of the cost model (seconds, one thread, float64), measured on the 2-core development
+# machine (see README "Expected times"); deliberately on the safe side.
+COMPILE_SECONDS = 12.0  # Numba JIT compilation, once per job (process)
+STARTUP_SECONDS = 3.0  # interpreter + imports
+NS_PER_PATH_STEP = (60.0, 25.0)  # a + b*d ns per path step, whatever the basis
+NS_PER_REGRESSION_TERM = 5.0  # nb^2 accumulations per path and regression (bases with nb > 1)
+
+
+def estimate_seconds(case, runs: int, threads: int = 1, device: str = "cpu", test_points: int = 1000) -> float:
+    """A job's wall time: start-up, JIT compilation, then runs x (path steps x cost per step / threads)."""
+    a, b = NS_PER_PATH_STEP
+    ns = a + b * case.d
+    nb = BASES[case.basis].size(case.d)
+    if nb > 1:
+        ns += NS_PER_REGRESSION_TERM * nb**2 * 2.0 / (case.steps + 1)
+    per_run = case.path_steps * ns * 1e-9 / max(1, threads)
+    per_run += case.steps * test_points * 2e-6 + 0.01 * case.steps  # errors, per-step overheads
+    if device == "gpu":
+        per_run = per_run * threads / 200.0 + 0.02 * case.steps
+    return STARTUP_SECONDS + COMPILE_SECONDS + runs * per_run
+
+
+@dataclass
+class Rate:
+    path_steps_per_s: float
+    step_overhead_s: float
+    compile_s: float
+    source: str
+
+
+def load_throughput(path=THROUGHPUT_FILE) -> list:
+    try:
+        text = Path(path).read_text()
+    except OSError as exc:
+        raise ConfigError(f"invalid throughput={str(path)!r}: cannot read it ({exc.strerror or exc})") from None
+    rows = []
+    for i, raw in enumerate(csv.DictReader(io.StringIO(text))):
+        try:
+            rows.append((raw["model"].strip(), raw["basis"].strip(), int(raw["d"]),
+                         Rate(float(raw["path_steps_per_s"]), float(raw["step_overhead_s"]), float(raw["compile_s"]),
+                              raw.get("source", "").strip())))
+        except (KeyError, TypeError, ValueError, AttributeError):
+            raise ConfigError(f"invalid throughput={str(path)!r}: line {i + 2} is not"
+                              " model,basis,d,path_steps_per_s,step_overhead_s,compile_s,source") from None
+        if not (rows[-1][3].path_steps_per_s > 0 and rows[-1][3].step_overhead_s >= 0 and rows[-1][3].compile_s >= 0):
+            raise ConfigError(f"invalid throughput={str(path)!r}: line {i + 2} needs a rate > 0 and times >= 0")
+    return rows
+
+
+def _case_signature(case) -> tuple:
+    c = case if isinstance(case, dict) else case.as_dict()
+    return (c["basis"], c["d"], c["cells"], c["paths"], c["steps"], c["precision"])
+
+
+class CostModel:
+    """Seconds of one run of a case, and of a chunk, on one device model (see the module docstring)."""
+
+    def __init__(self, table_rows, device: str, model: str, threads: int = 1):
+        self.device = device
+        self.model = model
+        self.scale = max(1, threads) if device == "cpu" else 1
+        key = f"{device}:{model}".lower()
+        mine = [r for r in table_rows if r[0].lower() in key]
+        if not mine and device == "gpu":  # another GPU: the table's first real GPU model
+            first = next((r[0] for r in table_rows if r[0].lower() not in ("cpu", "simulator")), None)
+            mine = [r for r in table_rows if r[0] == first]
+        if not mine:
+            raise ConfigError(f"invalid throughput table: no row for device {device!r} ({model}); add one")
+        self.table = {(b, d): rate for _, b, d, rate in mine}
+        self.exact: dict = {}  # case signature -> (seconds per run, source)
+        self.rates: dict = {}  # (basis, d) -> Rate measured
+        self.compiled: set = set()
+        self.chunk_overhead = 1.0  # allocation, warm-up launches, writing the file (learnt from this campaign)
+
+    def _table_rate(self, basis, d) -> Rate:
+        same = sorted(dd for b, dd in self.table if b == basis)
+        if not same:
+            same = sorted(dd for b, dd in self.table)
+            basis = next(b for b, dd in self.table if dd == same[0])
+        below = [dd for dd in same if dd <= d]
+        near = below[-1] if below else same[0]
+        rate = self.table[(basis, near)]
+        if near == d:
+            return rate
+        # a larger d costs at least d / d_table times more (safe side: never scale a rate up)
+        factor = max(1.0, d / near)
+        return Rate(rate.path_steps_per_s / factor, rate.step_overhead_s, rate.compile_s,
+                    f"{rate.source}, scaled to d={d}")
+
+    def rate(self, basis, d) -> Rate:
+        return self.rates.get((basis, d)) or self._table_rate(basis, d)
+
+    def run_seconds(self, case) -> float:
+        """This campaign's measurement of the case, else its rate for (basis, d), else the repository's
+        measurement of the case (the slowest), else the repository's or the table's rate."""
+        sig = _case_signature(case)
+        exact = self.exact.get(sig)
+        r = self.rate(case.basis, case.d)
+        if exact is not None and (exact[1] == "session" or r.source != "session"):
+            return exact[0]
+        secs = case.steps * r.step_overhead_s + case.path_steps / (r.path_steps_per_s * self.scale)
+        if case.precision == "float64":
+            secs *= FLOAT64_FACTOR
+        return secs
+
+    def compile_seconds(self, case) -> float:
+        if (case.d, case.n_basis, case.precision) in self.compiled:
+            return 0.0
+        return self.rate(case.basis, case.d).compile_s
+
+    def chunk_seconds(self, case, runs) -> float:
+        return self.chunk_overhead + self.compile_seconds(case) + runs * self.run_seconds(case)
+
+    def learn(self, res: dict, session: bool = False):
+        """Take the times a result measured (same device model only): exact case, then rate per (basis, d)."""
+        hw = (res.get("provenance") or {}).get("hardware") or {}
+        if res.get("device") != self.device or str(hw.get("model")) != self.model:
+            return
+        case = res["case"]
+        per_run = float(res["seconds_per_run"]) + float(res.get("error_seconds_per_run") or 0.0)
+        sig = _case_signature(case)
+        old = self.exact.get(sig)
+        # from the repository: keep the slowest measurement (safe side); from this campaign: the latest
+        if session or old is None or old[1] != "repo" or per_run > old[0]:
+            self.exact[sig] = (per_run, "session" if session else "repo")
+        ps = res.get("path_steps_per_run") or 0
+        secs = float(res.get("seconds_per_run_min") or res["seconds_per_run"])
+        if ps >= MIN_RATE_PATH_STEPS and secs > 0:
+            base = self._table_rate(case["basis"], case["d"])
+            n = int(case["steps"])
+            measured = ps / max(secs - n * base.step_overhead_s, 1e-9) / self.scale
+            if case.get("precision") == "float64":
+                measured *= FLOAT64_FACTOR
+            old_rate = self.rates.get((case["basis"], case["d"]))
+            if session or old_rate is None or (old_rate.source != "session"
+                                               and measured < old_rate.path_steps_per_s):
+                self.rates[(case["basis"], case["d"])] = Rate(measured, base.step_overhead_s, base.compile_s,
+                                                              "session" if session else "repo")
+        if session:
+            self.compiled.add((int(case["d"]), int(case["n_basis"]), case["precision"]))
+
+    def learn_chunk(self, res: dict, wall: float):
+        """What a chunk of this campaign cost beyond its runs and compilation (kept as the overhead)."""
+        runs = int(res.get("runs", 1))
+        per_run = float(res["seconds_per_run"]) + float(res.get("error_seconds_per_run") or 0.0)
+        self.chunk_overhead = max(0.1, wall - float(res.get("compile_seconds") or 0.0) - runs * per_run)

@@ -1,0 +1,217 @@
+"""The paper's result tables (Tables 3-13), the agreement table, the Z control variate table and the preset macros."""
+
+from __future__ import annotations
+
+import math
+
+from ..cases import paper_rows, paper_table_number, table_ids
+from ..indicators import INDICATORS
+from ..readings import matches
+from .index import best_timing, campaign_entries, hardware_label, index_results
+from .latex import INDICATOR_TEX, jinja_env, tex_escape, write_text
+
+TABLE_TITLES = {
+    "LP0d4": "LP0, $d=4$, $\\#C=\\lfloor 4\\sqrt N\\rfloor$, $M=N^2$",
+    "LP0d6_0": "LP0, $d=6$, $\\#C=\\lfloor\\sqrt N\\rfloor$, $M=N^2$",
+    "LP0d6_1": "LP0, $d=6$, $\\#C=\\lfloor 2\\sqrt N\\rfloor$, $M=N^2$",
+    "LP0d11": "LP0, $d=11$, $\\#C=\\lfloor\\sqrt N\\rfloor$, $M=N^2$",
+    "LP1d4": "LP1, $d=4$, $\\#C=\\lfloor 3\\sqrt{d\\sqrt N}-5\\rfloor$, $M=(d+1)N^2$",
+    "LP1d6_1": "LP1, $d=6$, $\\#C=\\lfloor 1.5\\sqrt{d\\sqrt N}-3\\rfloor$, $M=(d+1)N^2$",
+    "LP1d11": "LP1, $d=11$, $\\Delta t=0.2$",
+    "LP1d12": "LP1, $d=12$, $\\Delta t=0.2$",
+    "LP1d13": "LP1, $d=13$, $\\Delta t=0.2$",
+    "LP1d14": "LP1, $d=14$, $\\Delta t=0.2$",
+    "LP1d15_19": "LP1, $d=15\\ldots19$, $\\Delta t=0.2$, $\\#C=2$",
+}
+
+
+# --- the per-table model --------------------------------------------------------------------------
+def table_model(plan, table, summaries, timings, gpu_files, campaign=()):
+    """Everything a table template shows: paper rows, our readings, times, hardware, provenance.
+
+    ``campaign``: summaries of the pooled chunks of data/gpu/ (one "ours (GPU, R runs, reading)" line each)."""
+    sums = index_results(summaries)
+    camp = index_results(campaign)
+    times = index_results(list(timings) + list(gpu_files))
+    selected = {(s.table, s.row): s for s in plan.selected}
+    rows = []
+    hardware = {}
+    for r in paper_rows():
+        if r["table"] != table:
+            continue
+        key = (table, r["row"])
+        ours = []
+        sources = []
+        for reading in plan.paper_readings:
+            res = next((x for x in sums.get(key, []) if matches(x, reading)), None) if key in selected else None
+            entry = {"name": reading.name, "run": res is not None, "sources": []}
+            if res is not None:
+                sources.append(res["_path"])
+                entry["sources"].append(res["_path"])
+                entry.update({k: res.get(k) for k in INDICATORS})
+                entry.update({k + "_se": res.get(k + "_se") for k in INDICATORS})
+                entry["runs"] = res["runs"]
+                entry["test_points"] = res["test_points"]
+            ours.append(entry)
+        cpu = best_timing(times.get(key, []), "cpu")
+        gpu = best_timing(times.get(key, []), "gpu")
+        time_sources = []
+        for t in (cpu, gpu):
+            if t is not None:
+                sources.append(t["_path"])
+                time_sources.append(t["_path"])
+                hardware.setdefault(hardware_label(t), len(hardware) + 1)
+        rows.append({
+            "row": r["row"], "d": r["d"], "dt": f"{r['dt']:g}", "cells": r["cells"], "K": r["K"], "M": r["M"],
+            "paper": {k: r[k] for k in (*INDICATORS, "cpu_s", "gpu_s")},
+            "ours": ours,
+            "run": any(o["run"] for o in ours),
+            "cpu_s": cpu["seconds_per_run"] if cpu else None,
+            "cpu_hw": hardware.get(hardware_label(cpu)) if cpu else None,
+            "gpu_s": gpu["seconds_per_run"] if gpu else None,
+            "gpu_hw": hardware.get(hardware_label(gpu)) if gpu else None,
+            "sources": sources,
+            "time_sources": time_sources,
+            "gpu": campaign_entries(plan, camp.get(key, [])),
+        })
+    return {
+        "table": table,
+        "number": paper_table_number(table),
+        "title": TABLE_TITLES.get(table, tex_escape(table)),
+        "label": f"table:{table}",  # the paper's label
+        "preset": tex_escape(plan.preset),
+        "rows": rows,
+        "gpu_lines": any(r["gpu"] for r in rows),
+        "show_d": len({r["d"] for r in rows}) > 1,
+        "readings": [{"name": tex_escape(x.name), "describe": x.describe()} for x in plan.paper_readings],
+        "hardware": [{"mark": n, "label": tex_escape(h)} for h, n in sorted(hardware.items(), key=lambda kv: kv[1])],
+    }
+
+
+def render_table(plan, table, summaries, timings, gpu_files, template_dir, out, campaign=()):
+    env = jinja_env(template_dir)
+    model = table_model(plan, table, summaries, timings, gpu_files, campaign)
+    text = env.get_template("table.tex.j2").render(**model)
+    write_text(out, text)
+
+
+def agreement_model(plan, summaries, campaign=()):
+    sums = index_results(summaries)
+    rows = []
+    for s in plan.selected:
+        paper = next(r for r in paper_rows() if r["table"] == s.table and r["row"] == s.row)
+        cells = []
+        dmax = []  # per reading: the largest |ours - paper| over the three indicators
+        sources = []
+        for reading in plan.paper_readings:
+            res = next((x for x in sums.get((s.table, s.row), []) if matches(x, reading)), None)
+            diffs = []
+            for k in INDICATORS:
+                z = None
+                if res is not None and res.get(k) is not None and res.get(k + "_se"):
+                    z = (res[k] - paper[k]) / res[k + "_se"]
+                if res is not None and res.get(k) is not None:
+                    diffs.append(abs(res[k] - paper[k]))
+                cells.append(z)
+            dmax.append(max(diffs) if diffs else None)
+            if res is not None:
+                sources.append(res["_path"])
+        rows.append({"table": tex_escape(s.table), "row": s.row, "d": paper["d"], "dt": f"{paper['dt']:g}",
+                     "z": cells, "dmax": dmax, "sources": sources})
+    camp = index_results(campaign)
+    for paper in paper_rows():  # the pooled data/gpu/ chunks: one line per row and kind (device set, precision)
+        entries = campaign_entries(plan, camp.get((paper["table"], paper["row"]), []))
+        for kind in sorted({e["kind"] for e in entries}, key=str):
+            mine = [e for e in entries if e["kind"] == kind]
+            cells, sources, dmax = [], [], []
+            for reading in plan.paper_readings:
+                e = next((x for x in mine if x["name"] == reading.name), None)
+                diffs = []
+                for k in INDICATORS:
+                    ok = e is not None and e.get(k) is not None and e.get(k + "_se")
+                    cells.append((e[k] - paper[k]) / e[k + "_se"] if ok else None)
+                    if e is not None and e.get(k) is not None:
+                        diffs.append(abs(e[k] - paper[k]))
+                dmax.append(max(diffs) if diffs else None)
+                if e is not None:
+                    sources += e["sources"]
+            dev = kind[0].upper() + ("" if kind[1] == "float32" else f" {kind[1]}")
+            runs = "/".join(str(x["runs"]) for x in mine)
+            runs += " run" if runs == "1" else " runs"
+            rows.append({"table": tex_escape(f"{paper['table']} ({dev}, {runs})"), "row": paper["row"],
+                         "d": paper["d"], "dt": f"{paper['dt']:g}", "z": cells, "dmax": dmax,
+                         "sources": sources})
+    return {"rows": rows, "preset": tex_escape(plan.preset),
+            "readings": [{"name": tex_escape(x.name), "describe": x.describe()} for x in plan.paper_readings],
+            "indicators": [INDICATOR_TEX[k] for k in INDICATORS]}
+
+
+def render_agreement(plan, summaries, template_dir, out, campaign=()):
+    env = jinja_env(template_dir)
+    write_text(out, env.get_template("agreement.tex.j2").render(**agreement_model(plan, summaries, campaign)))
+
+
+# --- beyond the paper: the Z control variate (tables/zcv.tex) ----------------------------------------------
+def _line(res):
+    out = {k: res.get(k) for k in INDICATORS}
+    out.update({k + "_se": res.get(k + "_se") for k in INDICATORS})
+    out.update(runs=res["runs"], test_points=res["test_points"], sources=[res["_path"]])
+    return out
+
+
+def zcv_model(plan, summaries):
+    """Per row run under a reading with the Z control variate: the paper's line, ours without it (the base
+    reading: same outside and truncations), ours with it, and their difference (Z: ln of the gain ± s.e.;
+    Y: in combined standard errors).  No times: the summaries' seconds come from jobs run at other times
+    and loads (the cost is measured apart, bench/zcv.md)."""
+    sums = index_results(summaries)
+    rows = []
+    readings = []
+    for zr in plan.zcv_readings:
+        base = plan.base_reading(zr)
+        readings.append({"name": tex_escape(zr.name), "describe": zr.describe(),
+                         "base": tex_escape(base.name) if base else None})
+        for s in plan.selected:
+            if not zr.runs_row(s.key):
+                continue
+            paper = next(r for r in paper_rows() if r["table"] == s.table and r["row"] == s.row)
+            found = sums.get((s.table, s.row), [])
+            on = next((x for x in found if matches(x, zr)), None)
+            off = next((x for x in found if matches(x, base)), None) if base else None
+            row = {"table": tex_escape(s.table), "row": s.row, "d": paper["d"], "dt": f"{paper['dt']:g}",
+                   "cells": paper["cells"], "M": paper["M"], "reading": tex_escape(zr.name),
+                   "base": tex_escape(base.name) if base else None,
+                   "paper": {k: paper[k] for k in INDICATORS},
+                   "on": _line(on) if on else None, "off": _line(off) if off else None, "diff": None}
+            if on and off:
+                diff = {"sources": [off["_path"], on["_path"]]}
+                for k in INDICATORS:
+                    se = math.hypot(off.get(k + "_se") or 0.0, on.get(k + "_se") or 0.0)
+                    diff[k] = on[k] - off[k]
+                    diff[k + "_se"] = se
+                    diff[k + "_z"] = (on[k] - off[k]) / se if se > 0 else None
+                diff["gain"] = math.exp(-diff["mse_z_av"])  # MSE_Z,av without / with
+                row["diff"] = diff
+            rows.append(row)
+    return {"preset": tex_escape(plan.preset), "readings": readings, "rows": rows}
+
+
+def render_zcv(plan, summaries, template_dir, out):
+    env = jinja_env(template_dir)
+    write_text(out, env.get_template("zcv.tex.j2").render(**zcv_model(plan, summaries)))
+
+
+def render_preset(plan, template_dir, out):
+    env = jinja_env(template_dir)
+    ctx = {
+        "preset": tex_escape(plan.preset),
+        "seed": plan.seed,
+        "test_points": plan.test_points,
+        "precision": plan.precision,
+        "devices": ", ".join(plan.devices),
+        "readings": [{"name": tex_escape(x.name), "describe": x.describe()} for x in plan.readings],
+        "tables": [t.replace("_", "-") for t in table_ids()],
+        "table_files": list(table_ids()),
+        "n_rows": len(plan.selected),
+    }
+    write_text(out, env.get_template("preset.tex.j2").render(**ctx))
