@@ -37,7 +37,6 @@ The wrappers map x in place and back, so a problem function's argument ``x`` may
 from __future__ import annotations
 
 import ast
-import hashlib
 import math
 
 import numpy as np
@@ -221,7 +220,3 @@ def xi_of(problem, t: float, X: np.ndarray) -> np.ndarray:
     m = M[j] + w * (M[j + 1] - M[j])
     s = S[j] + w * (S[j + 1] - S[j])
     return (np.asarray(X, np.float64) - m) / s
-
-
-def source_digest(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()[:16]

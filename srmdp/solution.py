@@ -4,6 +4,8 @@
 >>> sol = srmdp.solve("gobet2016", d=4, runs=4)          # #C, M, dt by the paper's rules
 >>> y, z = sol.evaluate(0, X)                            # y^M_0, z^M_0 at points X of shape (n, 4)
 >>> sol.u0()                                             # Estimate(value=..., se=...) at the problem's x0
+>>> sol.u0_error                                          # estimated total error of u0, bias included
+>>> srmdp.solve("my_pde.py", d=4, tol=0.02, strata="adapted")  # refine until u0_error <= 0.02 (sol.tol_met)
 >>> sol.save("sol.npz"); sol2 = srmdp.load("sol.npz")    # bit-identical evaluations
 
 The backward iterations are those of ``srmdp run`` (:func:`srmdp.solver.run_case`, which also returns
