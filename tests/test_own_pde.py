@@ -313,3 +313,14 @@ def test_adapted_problems_compile_for_sm90(root, tmp_path):
                           timeout=600)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert proc.stdout.count(" ok") == 2
+
+
+def test_a_level_that_jumps_by_orders_of_magnitude_is_not_an_answer():
+    """refine's rule: s.e. x100 and u0 off by > 100 s.e. of the level below -> exploded (never returned)."""
+    from srmdp.refine import _jumped
+
+    below = {"u0": 0.6, "u0_se": 0.01}
+    assert _jumped(below, {"u0": 1.0e6, "u0_se": 9.6e5})  # the issue's exploded run
+    assert not _jumped(below, {"u0": 0.65, "u0_se": 0.02})  # a level that moved, within reason
+    assert not _jumped(below, {"u0": 5.0, "u0_se": 0.5})  # moved far, but its noise did not explode
+    assert not _jumped({"u0": 0.6, "u0_se": None}, {"u0": 1e6, "u0_se": 1e6})  # one run: no s.e. to compare
