@@ -194,17 +194,21 @@ def kernels(problem, basis: str, d: int, target: str, extra_items=()):
     return _import(kname, folder / "kernels.py")
 
 
+def cpu_problem_module(problem):
+    """The problem's functions compiled (lazily, njit) for the CPU, as a module (cached on disk)."""
+    folder = cache_root() / f"check-{problem.name}-{problem.source_hash}"
+    _write_folder(folder, {"problem.py": problem_source(problem, "cpu")})
+    return _import(f"srmdp_check_{problem.source_hash}", folder / "problem.py")
+
+
 @cache
 def check_compiles(problem):
     """Compile the problem's kernel functions for the CPU with the solver's argument types, before any run:
     a function that does not compile is one ConfigError line naming the file and the function."""
     from numba import types
 
-    folder = cache_root() / f"check-{problem.name}-{problem.source_hash}"
-    pname = f"srmdp_check_{problem.source_hash}"
-    _write_folder(folder, {"problem.py": problem_source(problem, "cpu")})
     try:
-        mod = _import(pname, folder / "problem.py")
+        mod = cpu_problem_module(problem)
     except Exception as exc:
         raise ConfigError(f"invalid problem file {problem.path}: {type(exc).__name__}: {exc}") from None
     f8, i8, vec = types.float64, types.int64, types.float64[::1]

@@ -149,7 +149,9 @@ class Case:
             bad("d", self.d, "the dimension must be an integer >= 1")
         if self.basis not in BASES:
             bad("basis", self.basis, f"allowed values are {', '.join(BASES)}")
-        load_problem(self.problem)  # a ConfigError naming the file and function if it breaks the contract
+        prob = load_problem(self.problem)  # a ConfigError naming the file and function if it breaks the contract
+        if prob.adapted_d and prob.adapted_d != self.d:
+            bad("problem", self.problem, f"its adapted strata are for d={prob.adapted_d}, not d={self.d}")
         if not is_real(self.maturity) or not 0 < self.maturity < math.inf:
             bad("maturity", self.maturity, "the maturity T must be a finite number > 0")
         if not is_real(self.half_width) or not 0 < self.half_width <= MAX_HALF_WIDTH:

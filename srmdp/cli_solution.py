@@ -31,7 +31,7 @@ def add_parsers(sub, number):
     s.add_argument("--basis", choices=list(BASES), default="LP1", help="local basis (default LP1)")
     s.add_argument("--cells", type=int, help="#C, cells per axis (default: the paper's formula, srmdp.rules)")
     s.add_argument("--paths", type=int, help="M, paths per stratum (default: the paper's formula, srmdp.rules)")
-    s.add_argument("--runs", type=int, default=1, help="independent runs (default 1; >= 2 for error bars)")
+    s.add_argument("--runs", type=int, help="independent runs (default 1, 4 with --tol; >= 2 for error bars)")
     s.add_argument("--keep", choices=["all", "last"], default="all",
                    help="coefficients kept: of every run (default; evaluations are their mean) or of the last")
     s.add_argument("--test-points", type=int, default=1000,
@@ -39,7 +39,18 @@ def add_parsers(sub, number):
     s.add_argument("--seed", type=int, default=0)
     add_reading_options(s, number)
     s.add_argument("--half-width", type=number,
-                   help="L of the strata box [-L, L]^d (default: the problem's BOX_HALF_WIDTH, else 6.5)")
+                   help="L of the strata box [-L, L]^d (default: the problem's BOX_HALF_WIDTH, else 6.5; with --strata"
+                        " adapted: standard deviations of X_t, default 3)")
+    s.add_argument("--strata", choices=["box", "adapted"], default="box",
+                   help="box: the paper's [-L, L]^d at every step (default); adapted: at each step a box centred on the"
+                        " law of X_t, L standard deviations wide (beyond the paper, srmdp.adapt)")
+    s.add_argument("--tol", type=number, help="refine (dt, #C, M by the paper's rules) until the estimated error of"
+                   " u0 is <= TOL (absolute, units of u); runs default to 4")
+    s.add_argument("--budget", type=number, help="seconds for --tol (default 900)")
+    s.add_argument("--no-error", dest="error", action="store_false",
+                   help="skip the estimate of u0's total error (one solve a refinement level below, ~1/8 of the cost)")
+    s.add_argument("--no-guard", dest="guard", action="store_false",
+                   help="return a run whose estimators grow by >x30 in a step or >x1000 in all (srmdp.estimate)")
     s.add_argument("--z-cv", action=argparse.BooleanOptionalAction, default=None,
                    help="control variate in the Z regression (beyond the paper; default: on for problems other"
                         " than the paper's, srmdp.cases.Z_CV_DEFAULT_FOR_USER_PROBLEMS)")
@@ -127,7 +138,9 @@ def main(args):
                         trunc_z=None if math.isinf(args.trunc_z) else args.trunc_z, half_width=args.half_width,
                         precision=args.precision,
                         device=args.device, seed=args.seed, runs=args.runs, z_cv=args.z_cv, threads=args.threads,
-                        test_points=args.test_points, keep=args.keep, progress=args.progress)
+                        test_points=args.test_points, keep=args.keep, progress=args.progress, strata=args.strata,
+                        tol=args.tol, budget_s=args.budget, error=args.error, guard=args.guard,
+                        report=lambda line: print(f"srmdp: {line}", file=sys.stderr, flush=True))
         except NumericalError as exc:
             print(f"srmdp: numerical error: {exc}; no solution written", file=sys.stderr)
             return 3
@@ -140,6 +153,10 @@ def main(args):
                   file=sys.stderr)
             return 1
         print(summary_line(sol.result))
+        if sol.u0_error is not None:
+            tol = "" if sol.tol_met is None else ", tol met" if sol.tol_met else ", tol NOT met"
+            print(f"estimated total error of u0: {sol.u0_error:.2g} (u0 = {sol.result['u0']:.6g}; bias included,"
+                  f" srmdp.estimate){tol}")
         print(f"srmdp: solution saved to {args.out} (srmdp eval {args.out} --step 0 --points pts.csv)")
         return 0
 

@@ -4,6 +4,8 @@
 >>> sol = srmdp.solve("gobet2016", d=4, runs=4)          # #C, M, dt by the paper's rules
 >>> y, z = sol.evaluate(0, X)                            # y^M_0, z^M_0 at points X of shape (n, 4)
 >>> sol.u0()                                             # Estimate(value=..., se=...) at the problem's x0
+>>> sol.u0_error                                          # estimated total error of u0, bias included
+>>> srmdp.solve("my_pde.py", d=4, tol=0.02, strata="adapted")  # refine until u0_error <= 0.02 (sol.tol_met)
 >>> sol.save("sol.npz"); sol2 = srmdp.load("sol.npz")    # bit-identical evaluations
 
 The backward iterations are those of ``srmdp run`` (:func:`srmdp.solver.run_case`, which also returns
@@ -34,11 +36,13 @@ import math
 import os
 import zipfile
 from collections import namedtuple
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from . import memory
+from .adapt import adapted_spec, split_spec, xi_of
 from .bases import BASES
 from .cases import Z_CV_DEFAULT_FOR_USER_PROBLEMS, Case, is_int, plain
 from .exceptions import ConfigError
@@ -58,9 +62,7 @@ Estimate.__doc__ = "A Monte-Carlo estimate and its standard error over the runs 
 def problem_spec(problem) -> str:
     """A spec string for ``problem``: a registered name, a path (``str`` or ``Path``), or a loaded Problem."""
     if isinstance(problem, Problem):
-        if REGISTRY.get(problem.name) == problem.path:
-            return problem.name
-        return f"{problem.path}:{problem.name}"
+        return saved_spec(problem)
     if isinstance(problem, os.PathLike):
         return os.fspath(problem)
     if isinstance(problem, str):
@@ -71,9 +73,8 @@ def problem_spec(problem) -> str:
 
 def saved_spec(problem: Problem) -> str:
     """The spec that finds the same file again from any working directory (absolute path for a user's file)."""
-    if REGISTRY.get(problem.name) == problem.path:
-        return problem.name
-    return f"{problem.path}:{problem.name}"
+    base = problem.name if REGISTRY.get(problem.name) == problem.path else f"{problem.path}:{problem.name}"
+    return adapted_spec(base, problem.adapted_d) if problem.adapted_d else base
 
 
 # --- solve ----------------------------------------------------------------------------------------
@@ -85,9 +86,13 @@ def _inf(v, name):
     return float(v)
 
 
+STRATA = ("box", "adapted")
+
+
 def solve(problem="gobet2016", *, d=None, dt=None, basis="LP1", cells=None, paths=None, outside="unbounded",
-          trunc_y=None, trunc_z=None, half_width=None, precision="float64", device="cpu", seed=0, runs=1,
-          z_cv=None, threads=None, test_points=1000, keep="all", progress=None) -> Solution:
+          trunc_y=None, trunc_z=None, half_width=None, strata="box", precision="float64", device="cpu", seed=0,
+          runs=None, z_cv=None, threads=None, test_points=1000, keep="all", error=True, tol=None, budget_s=None,
+          guard=True, progress=None, report=None) -> Solution:
     """Solve the BSDE / semilinear PDE ``problem`` by SRMDP; returns a :class:`Solution`.
 
     ``problem``: a registered name (:data:`srmdp.problems.REGISTRY`), a path ``file.py[:NAME]`` to a
@@ -96,65 +101,194 @@ def solve(problem="gobet2016", *, d=None, dt=None, basis="LP1", cells=None, path
     ``basis`` LP1, ``cells`` (#C per axis) and ``paths`` (M per stratum) from the formulas of the paper's
     table for that basis and dimension.  ``outside``: reading outside the strata box (``unbounded``, the
     theory's; ``zero``; ``clamp``), ``trunc_y``/``trunc_z``: truncation bounds (None: none),
-    ``half_width`` L of the strata box [-L, L]^d (default: the problem's ``BOX_HALF_WIDTH``; the cells
-    have width 2L/#C), ``precision`` of the stored coefficients, ``device`` ``cpu`` or ``gpu``, ``seed``, ``runs``
-    independent runs (u0's standard error needs >= 2), ``z_cv`` the Z control variate (beyond the
+    ``strata``: ``"box"`` (the paper's: one box [-L, L]^d at every step) or ``"adapted"`` (beyond the
+    paper, :mod:`srmdp.adapt`: at each t_i a box centred on the law of X_{t_i}, L of its standard deviations
+    per axis), ``half_width`` L (box: default the problem's ``BOX_HALF_WIDTH``; adapted: default
+    :data:`srmdp.adapt.HALF_WIDTH` standard deviations; the cells have width 2L/#C), ``precision`` of the
+    stored coefficients, ``device`` ``cpu`` or ``gpu``, ``seed``, ``runs`` independent runs (u0's
+    standard error needs >= 2; default 1, 4 with ``tol``), ``z_cv`` the Z control variate (beyond the
     paper; None: off for the paper's problem, :data:`srmdp.cases.Z_CV_DEFAULT_FOR_USER_PROBLEMS` for the
     others), ``threads`` (CPU; default all), ``test_points`` per run and time step for the error
     indicators (problems with an exact solution), ``keep`` ``"all"`` or ``"last"`` runs' coefficients.
 
+    ``error`` (default True): also solve one refinement level below (N/2 steps, #C and M by the rules at
+    N/2, or scaled from the given ones by the rules' exponents; about 1/8 of the cost or less) and set
+    ``Solution.u0_error``, an estimate of the total error of u0, bias included (:mod:`srmdp.estimate`).
+    ``tol`` (absolute, in the units of u) with ``budget_s`` (seconds, default 900): refine instead -- climb a
+    ladder of (dt, #C, M) by the paper's rules, N = N0, 2 N0, 4 N0, ... until ``u0_error <= tol`` or the budget
+    or memory ends (:mod:`srmdp.refine`); ``Solution.tol_met`` says whether it was reached and
+    ``Solution.refinement`` holds the ladder.  ``guard`` (default True): stop with
+    :class:`srmdp.estimate.DivergenceError` (a NumericalError naming the time step and the remedies) when the
+    estimators blow up; an exploded run is never returned as an answer.  ``report(line)``: called with a
+    line per refinement level (the CLI prints them).
+
     Everything is checked before anything is compiled or computed (one-line ConfigError), including the
     memory model: R kept runs x the coefficients + the solver's work space must fit in the memory available.
     """
-    from .solver import run_case, validate_run
+    if runs is None:  # a refinement needs standard errors
+        runs = 1 if tol is None else 4
+    plan = Plan.make(problem, d=d, dt=dt, basis=basis, cells=cells, paths=paths, outside=outside, trunc_y=trunc_y,
+                     trunc_z=trunc_z, half_width=half_width, strata=strata, precision=precision, device=device,
+                     seed=seed, runs=runs, z_cv=z_cv, threads=threads, test_points=test_points, keep=keep,
+                     guard=guard, progress=progress)
+    if tol is not None:
+        from .refine import refine
 
-    spec = problem_spec(problem)
-    prob = load_problem(spec)
-    if isinstance(problem, Problem) and prob.source_hash != problem.source_hash:
-        raise ConfigError(f"invalid problem: the file {problem.path} changed since it was loaded; load it again")
-    if d is None:
-        raise ConfigError("invalid d=None: give the dimension d (an integer >= 1)")
-    if keep not in KEEP:
-        raise ConfigError(f"invalid keep={keep!r}: allowed values are {', '.join(KEEP)}")
-    if z_cv is None:  # the paper's problem keeps the paper's scheme; other problems take the measured default
-        z_cv = Z_CV_DEFAULT_FOR_USER_PROBLEMS and prob.name != DEFAULT_PROBLEM
-    given_dt = dt is not None
-    dt = prob.maturity / DEFAULT_STEPS if dt is None else dt
-    options = dict(outside=outside, trunc_y=_inf(trunc_y, "trunc_y"), trunc_z=_inf(trunc_z, "trunc_z"),
-                   precision=precision, problem=spec, z_cv=z_cv, half_width=half_width)
-    # validate d, dt, basis and the options first (placeholders where the rules will decide)
-    if basis not in BASES:
-        raise ConfigError(f"invalid basis={basis!r}: allowed values are {', '.join(BASES)}")
-    probe = Case(d=d, dt=dt, basis=basis, cells=1 if cells is None else cells,
-                 paths=2**20 if paths is None else paths, **options)
-    rule = paper_rule(basis, int(d), probe.steps)
-    rules = {}
-    if not given_dt:
-        rules["dt"] = f"T/{DEFAULT_STEPS} = {dt:g} (N = {DEFAULT_STEPS})"
-    if cells is None:
-        cells = rule.cells
-        rules["cells"] = f"{rule.cells_formula} (paper's {rule.table}) = {cells}"
-    if paths is None:
-        paths = rule.paths
-        rules["paths"] = f"{rule.paths_formula} (paper's {rule.table}) = {paths}"
-    case = Case(d=d, dt=dt, basis=basis, cells=cells, paths=paths, **options)
-    validate_run(case, runs, 0, test_points, seed, device, threads)
-    check_memory(case, runs, keep, test_points, device)
+        return refine(plan, tol, budget_s, report=report)
+    if budget_s is not None:
+        raise ConfigError("invalid budget_s: a budget goes with a tolerance (tol=...)")
+    if not isinstance(error, bool):
+        raise ConfigError(f"invalid error={error!r}: True (estimate u0's total error) or False")
+    case, rules = plan.case_at(plan.steps)
+    plan.check(case)
+    coarse = None
+    if error and plan.steps >= 2:
+        coarse = plan.case_at(plan.steps // 2)[0]
+        plan.check(coarse, keep="last")
+    sol = plan.run(case, rules)
+    if coarse is not None:
+        from .estimate import DivergenceError, total_error
 
-    store = {}
-    kept = list(range(runs)) if keep == "all" else [runs - 1]
+        try:
+            low = plan.run(coarse, {}, keep="last")
+        except DivergenceError as exc:  # the answer stands; its error cannot be estimated this way
+            sol.result["error_estimate"] = {"u0_error": None, "coarse_case": coarse.as_dict(),
+                                            "note": f"the level below diverged: {exc}"}
+            return sol
+        err, bias = total_error(sol.result["u0"], sol.result["u0_se"], low.result["u0"], case.steps / coarse.steps)
+        sol.result["error_estimate"] = {"u0_error": err, "bias": bias, "coarse_case": coarse.as_dict(),
+                                        "coarse_u0": low.result["u0"], "coarse_u0_se": low.result["u0_se"],
+                                        "coarse_seconds": low.result["seconds_per_run"] * low.runs}
+    return sol
 
-    def keep_coefficients(r, backend):
-        if r not in kept:
-            return
-        c = backend.coefficients()
-        if "coef" not in store:
-            store["coef"] = np.empty((len(kept),) + c.shape, c.dtype)
-        store["coef"][kept.index(r)] = c
 
-    result = run_case(case, runs=runs, run_start=0, test_points=test_points, seed=seed, device=device,
-                      threads=threads, progress=progress, on_run=keep_coefficients)
-    return Solution(case, store["coef"], result, seed=seed, runs=runs, keep=keep, rules=rules, threads=threads)
+@dataclass
+class Plan:
+    """A validated solve request: the problem, the options, and how (dt, #C, M) follow N (the rules).
+
+    ``case_at(N)`` is the case with N time steps: the given dt's N0 with the given #C, M; other N with #C
+    and M by the paper's rules at N, or -- where #C or M were given -- scaled from them by the rules'
+    exponents (#C ~ N^{1/4} for LP1/LP2d, N^{1/2} for LP0; M ~ N^2)."""
+
+    spec: str
+    problem: Problem
+    d: int
+    basis: str
+    steps: int
+    cells: int | None
+    paths: int | None
+    dt_given: bool
+    options: dict
+    runs: int
+    seed: int
+    device: str
+    threads: int | None
+    test_points: int
+    keep: str
+    guard: bool
+    progress: object
+
+    @classmethod
+    def make(cls, problem, *, d, dt, basis, cells, paths, outside, trunc_y, trunc_z, half_width, strata, precision,
+             device, seed, runs, z_cv, threads, test_points, keep, guard, progress):
+        spec = problem_spec(problem)
+        prob = load_problem(spec)
+        if isinstance(problem, Problem) and prob.source_hash != problem.source_hash:
+            raise ConfigError(f"invalid problem: the file {problem.path} changed since it was loaded; load it again")
+        if d is None:
+            raise ConfigError("invalid d=None: give the dimension d (an integer >= 1)")
+        if not is_int(d) or d < 1:
+            raise ConfigError(f"invalid d={plain(d)!r}: the dimension must be an integer >= 1")
+        if keep not in KEEP:
+            raise ConfigError(f"invalid keep={keep!r}: allowed values are {', '.join(KEEP)}")
+        if strata not in STRATA:
+            raise ConfigError(f"invalid strata={strata!r}: allowed values are {', '.join(STRATA)}")
+        if not isinstance(guard, bool):
+            raise ConfigError(f"invalid guard={guard!r}: True or False")
+        if basis not in BASES:
+            raise ConfigError(f"invalid basis={basis!r}: allowed values are {', '.join(BASES)}")
+        if strata == "adapted" and not prob.adapted_d:
+            spec = adapted_spec(spec, d)
+        if z_cv is None:  # the paper's problem keeps the paper's scheme; other problems take the measured default
+            z_cv = Z_CV_DEFAULT_FOR_USER_PROBLEMS and prob.name != DEFAULT_PROBLEM
+        dt_given = dt is not None
+        dt = prob.maturity / DEFAULT_STEPS if dt is None else dt
+        options = dict(outside=outside, trunc_y=_inf(trunc_y, "trunc_y"), trunc_z=_inf(trunc_z, "trunc_z"),
+                       precision=precision, problem=spec, z_cv=z_cv, half_width=half_width)
+        # validate d, dt, basis and the options first (placeholders where the rules will decide)
+        probe = Case(d=d, dt=dt, basis=basis, cells=1 if cells is None else cells,
+                     paths=2**20 if paths is None else paths, **options)
+        plan = cls(spec, load_problem(spec), int(d), basis, probe.steps, cells, paths, dt_given, options, runs, seed,
+                   device, threads, test_points, keep, guard, progress)
+        from .solver import validate_run
+
+        validate_run(probe, runs, 0, test_points, seed, device, threads)
+        return plan
+
+    def case_at(self, steps: int):
+        """(the case with ``steps`` time steps, the rules used: {parameter: how})."""
+        rule = paper_rule(self.basis, self.d, steps)
+        rules = {}
+        r = steps / self.steps
+        if not self.dt_given or steps != self.steps:
+            rules["dt"] = f"T/{steps} = {self.problem.maturity / steps:g} (N = {steps})"
+        if self.cells is None:
+            cells = rule.cells
+            rules["cells"] = f"{rule.cells_formula} (paper's {rule.table}) = {cells}"
+        elif steps == self.steps:
+            cells = self.cells
+        else:
+            a = 0.5 if self.basis == "LP0" else 0.25
+            cells = max(1, round(self.cells * r**a))
+            rules["cells"] = f"the given {self.cells} x (N/{self.steps})^{a} = {cells}"
+        if self.paths is None:
+            paths = rule.paths
+            rules["paths"] = f"{rule.paths_formula} (paper's {rule.table}) = {paths}"
+        elif steps == self.steps:
+            paths = self.paths
+        else:
+            paths = max(BASES[self.basis].size(self.d), round(self.paths * r * r))
+            rules["paths"] = f"the given {self.paths} x (N/{self.steps})^2 = {paths}"
+        dt = self.problem.maturity / steps
+        return Case(d=self.d, dt=dt, basis=self.basis, cells=cells, paths=paths, **self.options), rules
+
+    def check(self, case, keep=None):
+        """Memory first (one-line ConfigError)."""
+        return check_memory(case, self.runs, keep or self.keep, self.test_points, self.device)
+
+    def run(self, case, rules, keep=None):
+        """Solve ``case`` (every run checked by the divergence detector when ``guard``): a :class:`Solution`."""
+        from .estimate import DivergenceError, divergence
+        from .solver import NumericalError, run_case
+
+        keep = keep or self.keep
+        store = {}
+        kept = list(range(self.runs)) if keep == "all" else [self.runs - 1]
+
+        def keep_coefficients(r, backend):
+            c = backend.coefficients() if (self.guard or r in kept) else None
+            if self.guard:
+                why = divergence(c, case)
+                if why:
+                    raise DivergenceError(f"case {case.label}, run {r}: {why}")
+            if r not in kept:
+                return
+            if "coef" not in store:
+                store["coef"] = np.empty((len(kept),) + c.shape, c.dtype)
+            store["coef"][kept.index(r)] = c
+
+        try:
+            result = run_case(case, runs=self.runs, run_start=0, test_points=self.test_points, seed=self.seed,
+                              device=self.device, threads=self.threads, progress=self.progress,
+                              on_run=keep_coefficients)
+        except DivergenceError:
+            raise
+        except NumericalError as exc:
+            from .estimate import remedies
+
+            raise DivergenceError(f"{exc}; {remedies(case)}") from None
+        return Solution(case, store["coef"], result, seed=self.seed, runs=self.runs, keep=keep, rules=rules,
+                        threads=self.threads)
 
 
 def check_memory(case, runs, keep, test_points=1000, device="cpu", available=None):
@@ -201,6 +335,28 @@ class Solution:
         self.rules = dict(rules or {})
         self.threads = threads
         self._backend = None
+        base, adapted_d = split_spec(saved_spec(self.problem))
+        self.base_problem = load_problem(base) if adapted_d else self.problem
+
+    # --- what the answer is worth
+    @property
+    def u0_error(self):
+        """Estimated total error of u0 (bias included; :mod:`srmdp.estimate`), None if not estimated (error=False)."""
+        return (self.result.get("error_estimate") or {}).get("u0_error")
+
+    @property
+    def tol(self):
+        return self.result.get("tol")
+
+    @property
+    def tol_met(self):
+        """With ``tol``: whether u0_error <= tol was reached (None without tol)."""
+        return self.result.get("tol_met")
+
+    @property
+    def refinement(self) -> list:
+        """With ``tol``: the ladder, one dict per level (N, dt, cells, paths, u0, u0_se, u0_error, seconds, ...)."""
+        return list(self.result.get("refinement") or [])
 
     # --- time grid
     @property
@@ -264,6 +420,8 @@ class Solution:
 
         ``run``: one kept run's estimators; None: the mean over the kept runs."""
         pts = self._check(i, X, run)
+        if self.problem.adapted_d:  # adapted strata: the estimators live in xi = (x - m(t_i)) / s(t_i)
+            pts = np.ascontiguousarray(xi_of(self.problem, int(i) * (self.case.maturity / self.case.steps), pts))
         backend = self._engine()
         runs = self.kept_runs if run is None else [run]
         y = np.zeros(pts.shape[0])
@@ -289,7 +447,7 @@ class Solution:
     def x0_point(self, x0=None) -> np.ndarray:
         """x0 as a point of R^d: None -> the problem's X0 in every coordinate, a number -> that in every one."""
         if x0 is None:
-            x0 = self.problem.x0
+            x0 = self.base_problem.x0
         pt = np.asarray(x0, dtype=np.float64)
         if pt.ndim == 0:
             pt = np.full(self.case.d, float(pt))
@@ -311,8 +469,10 @@ class Solution:
         c = self.case
         u = self.u0()
         se = "" if u.se is None else f" ± {u.se:.2g}"
-        return (f"<srmdp.Solution {self.problem.name} d={c.d} dt={c.dt:g} {c.basis} #C={c.cells} M={c.paths}"
-                f" runs={self.runs} (kept {len(self.kept_runs)}): u(0, x0) ≈ {u.value:.6g}{se}>")
+        err = "" if self.u0_error is None else f" (estimated error {self.u0_error:.2g})"
+        strata = " adapted strata" if self.problem.adapted_d else ""
+        return (f"<srmdp.Solution {self.problem.name} d={c.d} dt={c.dt:g} {c.basis} #C={c.cells} M={c.paths}{strata}"
+                f" runs={self.runs} (kept {len(self.kept_runs)}): u(0, x0) ≈ {u.value:.6g}{se}{err}>")
 
     # --- files
     def metadata(self) -> dict:

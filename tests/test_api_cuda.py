@@ -59,3 +59,17 @@ def test_solve_on_gpu_and_gpu_evaluate_match_cpu():
             y_cpu, z_cpu = cpu.evaluate(i, X, run=r)
             _agree(y_gpu, y_cpu)
             _agree(z_gpu, z_cpu)
+
+
+def test_adapted_strata_on_gpu_match_cpu():
+    """Strata where the paths are (srmdp.adapt) are a change of the problem's coordinates: the GPU kernels run
+    the same generated problem (its tables as global constant arrays) and agree with the CPU."""
+    from srmdp.solution import solve
+
+    kw = dict(d=2, dt=0.5, basis="LP1", cells=2, paths=6, runs=2, seed=4, test_points=8, progress=False,
+              strata="adapted", error=False)
+    cpu = solve("bs_diff_rates", device="cpu", threads=1, **kw)
+    gpu = solve("bs_diff_rates", device="gpu", **kw)
+    assert cpu.case.problem == gpu.case.problem == "bs_diff_rates#adapted-d2"
+    _agree(gpu.coefficients, cpu.coefficients)
+    assert gpu.result["per_run"]["u0"] == pytest.approx(cpu.result["per_run"]["u0"], rel=1e-9)

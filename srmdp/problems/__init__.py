@@ -9,7 +9,10 @@ The contract (a user's file follows the same one as the modules shipped here):
 * optional ``forward(t, x, dw, dt, d)``: one step of X in place given the Brownian increment dw
   (default X = W: ``x[l] += dw[l]``);
 * optional ``y_exact(t, x, d)`` and ``z_exact(t, x, out, d)`` (both or neither): with them every
-  run reports the error indicators, without them u(0, x0) and its standard error.
+  run reports the error indicators, without them u(0, x0) and its standard error;
+* optional ``forward_moments(t, x0, d) -> (mean, sd)`` (plain Python, scalars or length-d arrays): the law
+  of X_t started at x0 = (X0, ..., X0), for strata where the paths are (:mod:`srmdp.adapt`; without it a
+  pilot simulation of ``forward`` stands in).
 
 These functions, and any module-level helper functions they call, are kernel code (scalars,
 ``math``, arrays indexed; see :mod:`srmdp.jit`): :mod:`srmdp.build` compiles them for the CPU and
@@ -63,6 +66,7 @@ class Problem:
     half_width: float
     x0: float
     has_exact: bool
+    adapted_d: int = 0  # > 0: the problem in the coordinates of adapted strata of dimension d (srmdp.adapt)
 
     @property
     def source_hash(self) -> str:
@@ -94,6 +98,11 @@ def load_problem(spec: str = DEFAULT) -> Problem:
     """
     if not isinstance(spec, str) or not spec:
         raise ConfigError(f"invalid problem={spec!r}: a registered name ({', '.join(REGISTRY)}) or path/to/file.py")
+    from ..adapt import split_spec
+
+    base, adapted_d = split_spec(spec)
+    if adapted_d is not None:
+        return _adapted(load_problem.__wrapped__(base), adapted_d)  # the base file as it is now
     path_part, name = spec.rsplit(":", 1) if ".py:" in spec else (spec, "")
     if path_part in REGISTRY:
         path, name = REGISTRY[path_part], name or path_part
@@ -138,3 +147,17 @@ def load_problem(spec: str = DEFAULT) -> Problem:
     source = text if "forward" in module.__dict__ else text.rstrip() + "\n" + DEFAULT_FORWARD
     return Problem(name=name, path=path, source=source, module=module, maturity=maturity, half_width=half,
                    x0=x0, has_exact=has_y)
+
+
+def _adapted(base: Problem, d: int) -> Problem:
+    """``base`` in the coordinates of strata where the paths are (:mod:`srmdp.adapt`), for dimension d."""
+    from ..adapt import HALF_WIDTH, adapted_source
+
+    source = adapted_source(base, d)
+    module = ModuleType(f"{base.module.__name__}_adapted_d{d}")
+    module.__file__ = str(base.path)
+    exec(compile(source, f"{base.path}#adapted", "exec"), module.__dict__)
+    sys.modules.setdefault(module.__name__, module)
+    return Problem(name=base.name, path=base.path, source=source, module=module, maturity=base.maturity,
+                   half_width=HALF_WIDTH, x0=0.0, has_exact=base.has_exact, adapted_d=int(d))
+

@@ -64,6 +64,11 @@ def forward(t, x, dw, dt, d):
         x[l] *= math.exp(SIGMA * dw[l] + c)
 
 
+def forward_moments(t, x0, d):
+    """Mean and sd per axis of X_t = x0 exp(sigma W_t - sigma^2 t / 2) (plain Python; for adapted strata)."""
+    return x0, abs(x0) * math.sqrt(math.expm1(SIGMA * SIGMA * t))
+
+
 def y_exact(t, x, d):
     s = 0.0
     for l in range(d):

@@ -100,6 +100,11 @@ def forward(t, x, dw, dt, d):
         x[l] += b + dw[l]
 
 
+def forward_moments(t, x0, d):
+    """Mean and standard deviation per axis of xi_t = x0 + b t + W_t (plain Python; for adapted strata)."""
+    return x0 + (MU - 0.5 * SIGMA * SIGMA) / SIGMA * t, math.sqrt(t)
+
+
 # --------------------------------------------------------------------------- references (NumPy/SciPy)
 
 def to_price(xi):

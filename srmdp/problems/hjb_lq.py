@@ -69,6 +69,11 @@ def forward(t, x, dw, dt, d):
         x[l] += SQRT2 * dw[l]
 
 
+def forward_moments(t, x0, d):
+    """Mean and standard deviation per axis of X_t = x0 + sqrt(2) W_t (plain Python; for adapted strata)."""
+    return x0, math.sqrt(2.0 * t)
+
+
 # --------------------------------------------------------------------------- references (NumPy)
 
 def u_reference(x0=X0, d=1, n_paths=1_000_000, seed=20160101, t=0.0, lam=LAM, batch=200_000):

@@ -1,0 +1,326 @@
+"""Issue 19: strata where the paths are, the divergence guard, u0's error estimate, refinement to a tolerance.
+
+Statistical tolerances are derived next to each assertion from measured standard errors; seeds are fixed.
+The solves share kernels: quadratic_z at d = 2 (adapted strata) and the steep quadratic file at d = 4 (box).
+"""
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from srmdp import adapt
+from srmdp.estimate import GROWTH_STEP, GROWTH_TOTAL, DivergenceError, divergence, total_error
+from srmdp.exceptions import ConfigError
+from srmdp.problems import load_problem
+
+DATA = Path(__file__).resolve().parent / "data"
+STEEP = str(DATA / "steep_quadratic.py")
+QZ_EXACT = 0.6435710057  # u(0, 0) of quadratic_z, exact (srmdp/problems/README.md)
+
+
+# ---------------------------------------------------------------------------------------- adapted strata
+@pytest.mark.parametrize("name", ["hjb_lq", "bs_diff_rates", "bs_barenblatt", "quadratic_z"])
+def test_adapted_problem_is_the_problem_in_xi_coordinates(name):
+    """forward~, g~, f~, y~_exact agree with the originals at x = m(t) + s(t) xi (to rounding: 1e-12 relative)."""
+    d = 3
+    base = load_problem(name)
+    ad = load_problem(adapt.adapted_spec(name, d))
+    assert ad.adapted_d == d and ad.x0 == 0.0 and ad.half_width == adapt.HALF_WIDTH
+    mod, orig = ad.module, base.module
+    rng = np.random.default_rng(5)
+    T = base.maturity
+    for t in (0.0, 0.3 * T, 0.55 * T):
+        dt = 0.1 * T
+        xi = rng.normal(size=d)
+        x = adapt.xi_of(ad, 0.0, np.full((1, d), base.x0))  # xi(x0) = 0 at t = 0, exactly
+        assert np.array_equal(x, np.zeros((1, d)))
+        m, s = np.array([mod._sa_map(t, l) for l in range(d)]).T
+        x = m + s * xi
+        dw = rng.normal(size=d) * math.sqrt(dt)
+        z = rng.normal(size=d)
+        assert mod.driver(t, xi.copy(), 0.7, z, d) == pytest.approx(orig.driver(t, x.copy(), 0.7, z, d), rel=1e-12)
+        mT, sT = np.array([mod._sa_map(T, l) for l in range(d)]).T
+        assert mod.terminal(T, xi.copy(), d) == pytest.approx(orig.terminal(T, mT + sT * xi, d), rel=1e-12, abs=1e-12)
+        a, b = xi.copy(), x.copy()
+        mod.forward(t, a, dw, dt, d)
+        if hasattr(orig, "forward"):
+            orig.forward(t, b, dw, dt, d)
+        else:  # the default forward X = W
+            b += dw
+        np.testing.assert_allclose(adapt.xi_of(ad, t + dt, b[None, :])[0], a, rtol=1e-10, atol=1e-12)
+        if base.has_exact:
+            assert mod.y_exact(t, xi.copy(), d) == pytest.approx(orig.y_exact(t, x.copy(), d), rel=1e-12)
+
+
+@pytest.mark.parametrize("name", ["hjb_lq", "bs_diff_rates", "bs_barenblatt"])
+def test_forward_moments_agree_with_a_pilot_simulation(name, monkeypatch):
+    """The analytic law of X_t (forward_moments) against the pilot of the compiled forward (4096 paths).
+
+    Per axis and time, the pilot mean has s.e. sd/sqrt(P) and the pilot sd a relative s.e. of
+    sqrt((kurtosis - 1)/(4 P)): 0.78 % for a Gaussian, <= 1.0 % for the log-normal of bs_barenblatt at T
+    (sigma^2 T = 0.16: excess kurtosis 3.2).  Tolerance: 5 of these (the 65 x d comparisons are correlated
+    along each path; a wrong drift or a sqrt(2) factor is off by >> 5 s.e.)."""
+    d = 2
+    prob = load_problem(name)
+    _, mean, sd = adapt.law(prob, d)
+    monkeypatch.delattr(prob.module, "forward_moments")
+    _, pmean, psd = adapt.law(prob, d)
+    P = adapt.PILOT_PATHS
+    assert np.all(np.abs(pmean - mean) <= 5 * sd / math.sqrt(P))
+    assert np.all(np.abs(psd / sd - 1) <= 5 * 0.010)
+
+
+def test_adapted_spec_and_errors():
+    assert adapt.split_spec("hjb_lq#adapted-d4") == ("hjb_lq", 4)
+    assert adapt.split_spec("hjb_lq") == ("hjb_lq", None)
+    from srmdp import Case
+
+    with pytest.raises(ConfigError, match="adapted strata are for d=4"):
+        Case(d=3, dt=0.2, basis="LP1", cells=3, paths=100, problem="hjb_lq#adapted-d4")
+    import srmdp
+
+    with pytest.raises(ConfigError, match="invalid strata='cells'"):
+        srmdp.solve("hjb_lq", d=2, strata="cells")
+
+
+@pytest.fixture(scope="module")
+def qz_adapted():
+    """quadratic_z, d = 2, adapted strata, the paper's rules at N = 5 (#C 3, M 75), 8 runs, with u0_error."""
+    import srmdp
+
+    return srmdp.solve("quadratic_z", d=2, strata="adapted", runs=8, seed=3, threads=1, progress=False)
+
+
+def test_adapted_solution_evaluates_in_the_users_coordinates(qz_adapted, tmp_path):
+    import srmdp
+
+    sol = qz_adapted
+    assert sol.case.problem == "quadratic_z#adapted-d2" and sol.case.half_width == adapt.HALF_WIDTH
+    u = sol.u0()
+    assert u.value == pytest.approx(sol.result["u0"], rel=1e-14)  # x0 maps to xi = 0, as in the solver
+    # y at x0 from evaluate (original coordinates) is the solver's u0; elsewhere it follows the exact solution
+    y, z = sol.evaluate(0, np.zeros((1, 2)))
+    assert y[0] == pytest.approx(u.value, rel=1e-14)
+    from srmdp.problems import quadratic_z
+
+    X = np.array([[0.3, -0.2], [-0.4, 0.1]])
+    ye, _ = quadratic_z.solution(0.0, X)
+    # within 0.1 of the exact values near x0: the error at x0 is ~0.01 (below); 0.1 catches a wrong map
+    # (xi read as x moves the point by ~1/s(0) = 2.8 times the distance, y by ~0.3)
+    np.testing.assert_allclose(sol.y(0, X), ye, atol=0.1)
+    path = tmp_path / "qz.npz"
+    sol.save(path)
+    back = srmdp.load(path)
+    assert back.problem.adapted_d == 2
+    assert np.array_equal(back.y(0, X), sol.y(0, X))
+    assert back.u0_error == sol.u0_error
+
+
+def test_adapted_u0_and_its_error_estimate_are_honest(qz_adapted):
+    """|u0 - exact| <= 2 u0_error (the issue's criterion of honesty), and the estimate is not vacuous:
+    u0_error < 0.25 |u0| (a factor 10 above the measured error, see below)."""
+    sol = qz_adapted
+    err = sol.u0_error
+    assert err is not None and err > 0
+    assert abs(sol.result["u0"] - QZ_EXACT) <= 2 * err, (sol.result["u0"], err)
+    assert err < 0.25 * abs(sol.result["u0"])
+    est = sol.result["error_estimate"]
+    assert est["coarse_case"]["steps"] == 2 and est["coarse_case"]["problem"] == "quadratic_z#adapted-d2"
+
+
+# ------------------------------------------------------------------------------------ divergence guard
+def _coef(values):
+    c = np.zeros((len(values), 3, 2, 2))
+    c[:, 1, 0, 0] = values
+    return c
+
+
+class _Case:
+    dt = 0.2
+    d = 1
+    z_cv = True
+    problem = "x.py"
+
+
+def test_divergence_rule_on_synthetic_estimators():
+    """x30 in one step or x1000 over [0, T] is flagged with the step; growth e^{L T}, L T = 6, is not."""
+    n = 20
+    legit = np.exp(6.0 * (1 - np.arange(n) / n))  # A_i of y ~ e^{L (T - t)}, L T = 6: x403 in all
+    assert divergence(_coef(legit), _Case) is None
+    jump = np.ones(n)
+    jump[:7] = GROWTH_STEP * 1.01
+    msg = divergence(_coef(jump), _Case)
+    assert "time step i=6" in msg and "trunc_y" in msg and "z_cv=False" in msg
+    slow = np.exp(7.5 * (1 - np.arange(n) / n))  # x1800 in all, x1.45 per step
+    assert "diverge" in divergence(_coef(slow), _Case)
+    assert GROWTH_TOTAL < slow[0] / slow[-1]
+    nan = np.ones(n)
+    nan[3] = np.nan
+    assert "non-finite estimator at time step i=3" in divergence(_coef(nan), _Case)
+
+
+def test_total_error_formula():
+    """bias = |u - u'| / (r^p - 1), p = 1/2; total = sqrt(bias^2 + se^2)."""
+    err, bias = total_error(1.1, 0.03, 1.0, 2.0)
+    assert bias == pytest.approx(0.1 / (math.sqrt(2) - 1))
+    assert err == pytest.approx(math.hypot(bias, 0.03))
+    assert total_error(1.0, None, 1.0, 2.5) == (0.0, 0.0)
+
+
+@pytest.fixture(scope="module")
+def steep_kwargs():
+    return dict(d=4, runs=2, seed=0, threads=1, progress=False)
+
+
+def test_a_quadratic_driver_without_truncation_is_never_returned_exploded(steep_kwargs):
+    """The steep quadratic (tests/data/steep_quadratic.py, |u| < 1 everywhere) at the defaults, no truncation:
+    the estimators reach max |y_0| ~ 3e3 (guard off: shown below), so the solve stops with the step and the
+    remedies; with the remedies it names (truncation at the solution's bound, or adapted strata) it answers."""
+    import srmdp
+
+    with pytest.raises(DivergenceError, match=r"diverge at time step i=\d .*remedies: truncation"):
+        srmdp.solve(STEEP, **steep_kwargs)
+    raw = srmdp.solve(STEEP, guard=False, error=False, **steep_kwargs)
+    assert np.abs(raw.coefficients[:, 0, :, 0, 0]).max() > GROWTH_TOTAL  # what the guard caught (|u| < 1)
+    ok = srmdp.solve(STEEP, trunc_y=1.0, trunc_z=1.0, error=False, **steep_kwargs)
+    assert abs(ok.result["u0"]) < 1.0
+
+
+def test_quadratic_z_defaults_without_truncation_answer_within_their_estimate():
+    """The suite's quadratic_z at the defaults (d = 4, N = 5, #C = 3, M = 125, no truncation): a finite u0 that
+    is not exploded and whose estimated error covers the exact error (measured: u0 0.573 +- 0.009 with 4 runs,
+    error -0.071, u0_error 0.72: the coarse level N = 2 is crude, so the estimate is wide but honest)."""
+    import srmdp
+
+    sol = srmdp.solve("quadratic_z", d=4, runs=4, seed=0, threads=1, progress=False)
+    u = sol.result["u0"]
+    assert math.isfinite(u) and abs(u) < 2.0  # |u| <= ln(2.6) = 0.96 everywhere
+    assert abs(u - QZ_EXACT) <= 2 * sol.u0_error
+
+
+# ----------------------------------------------------------------------------------------- refinement
+def test_refine_meets_a_reachable_tol_and_reports_the_ladder():
+    """quadratic_z, d = 2, adapted strata, tol 0.1: measured (seed 3, 4 runs) u0 0.741 (N = 2), 0.666 (N = 5,
+    estimate 0.13 > tol), 0.651 (N = 10, estimate 0.035, actual error 0.008): tol_met at N = 10, the ladder."""
+    import srmdp
+
+    lines = []
+    sol = srmdp.solve("quadratic_z", d=2, strata="adapted", tol=0.1, budget_s=300, seed=3, threads=1,
+                      progress=False, report=lines.append)
+    assert sol.tol_met is True and sol.u0_error <= 0.1
+    ladder = sol.refinement
+    assert [r["steps"] for r in ladder] == [2, 5, 10]  # N0/2 (for the first estimate), N0, 2 N0
+    assert all({"u0", "u0_se", "u0_error", "seconds", "cells", "paths"} <= r.keys() for r in ladder)
+    assert ladder[0]["u0_error"] is None and ladder[2]["u0_error"] == sol.u0_error
+    assert ladder[1]["u0_error"] > 0.1  # the estimate falls as the ladder climbs
+    assert any("tol met" in line for line in lines) and sum(line.startswith("level") for line in lines) == 3
+    assert abs(sol.result["u0"] - QZ_EXACT) <= 2 * sol.u0_error
+
+
+def test_refine_says_plainly_when_tol_is_out_of_reach():
+    import srmdp
+
+    lines = []
+    sol = srmdp.solve("quadratic_z", d=2, strata="adapted", tol=1e-6, budget_s=1.0, seed=3, threads=1,
+                      progress=False, report=lines.append)
+    assert sol.tol_met is False and "budget" in sol.result["refinement_stop"]
+    assert any("NOT met" in line and "best estimate" in line for line in lines)
+    with pytest.raises(ConfigError, match="invalid tol=-1"):
+        srmdp.solve("quadratic_z", d=2, tol=-1)
+    with pytest.raises(ConfigError, match="invalid budget_s"):
+        srmdp.solve("quadratic_z", d=2, budget_s=10)
+
+
+def test_refine_checks_memory_first(monkeypatch):
+    """A first level that does not fit is refused before anything runs (ConfigError, one line)."""
+    import srmdp
+    from srmdp import memory
+
+    monkeypatch.setattr(memory, "available_bytes", lambda: 1000)
+    with pytest.raises(ConfigError, match="host memory"):
+        srmdp.solve("quadratic_z", d=2, strata="adapted", tol=0.1)
+
+
+def test_cli_tol_prints_the_ladder(tmp_path, capsys):
+    from srmdp.cli import main
+
+    out = tmp_path / "s.npz"
+    rc = main(["solve", "--problem", "quadratic_z", "--d", "2", "--strata", "adapted", "--tol", "0.1", "--budget",
+               "300", "--seed", "3", "--threads", "1", "--no-progress", "--out", str(out)])
+    cap = capsys.readouterr()
+    assert rc == 0 and out.is_file()
+    assert "level 2: N =  10" in cap.err and "tol met" in cap.err
+    assert "estimated total error of u0" in cap.out and "tol met" in cap.out
+
+
+# ------------------------------------------------------------------------------------------ real GPU code
+PTX_SCRIPT = '''
+import importlib.util, os, sys, tempfile
+root = sys.argv[1]
+sys.path[:0] = [root, root + "/bench"]
+from gpu_ptxas import stub_current_device
+stub_current_device()
+from numba import cuda, float64
+from srmdp.build import problem_source
+from srmdp.problems import load_problem
+D = 4
+for name in ("bs_diff_rates", "quadratic_z"):
+    prob = load_problem(f"{name}#adapted-d{D}")
+    path = os.path.join(tempfile.mkdtemp(), f"p_{name}.py")
+    with open(path, "w") as fh:
+        fh.write(problem_source(prob, "cuda"))
+    spec = importlib.util.spec_from_file_location(f"p_{name}", path)
+    k = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(k)
+    lines = ["def body(out, xs):", "    i = cuda.grid(1)", "    if i < xs.shape[0]:",
+             "        x = cuda.local.array(D, float64)", "        z = cuda.local.array(D, float64)",
+             "        for l in range(D):", "            x[l] = xs[i, l]", "            z[l] = 0.1 * xs[i, l]",
+             "        acc = k.terminal(1.0, x, D) + k.driver(0.5, x, 0.3, z, D)",
+             "        k.forward(0.5, x, z, 0.01, D)"]
+    if prob.has_exact:
+        lines += ["        acc += k.y_exact(0.5, x, D)", "        k.z_exact(0.5, x, z, D)", "        acc += z[0]"]
+    lines.append("        out[i] = acc + x[0]")
+    ns = dict(k=k, cuda=cuda, float64=float64, D=D)
+    exec("\\n".join(lines), ns)
+    ptx, _ = cuda.compile_ptx(ns["body"], (float64[:], float64[:, :]), cc=(9, 0))
+    assert ".visible .entry" in ptx
+    print(name, "ok")
+'''
+
+
+def _have_toolchain():
+    try:
+        import numba_cuda  # noqa: F401
+        import nvidia.cuda_nvcc  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+@pytest.mark.skipif(not _have_toolchain(), reason="needs numba-cuda[cu12] (pip install -e .[cuda])")
+def test_adapted_problems_compile_for_sm90(root, tmp_path):
+    """The generated problem (tables as global arrays: CUDA constant memory) compiles for sm_90 without a GPU."""
+    import os
+    import subprocess
+    import sys
+
+    script = tmp_path / "ptx.py"
+    script.write_text(PTX_SCRIPT)
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
+    proc = subprocess.run([sys.executable, str(script), str(root)], cwd=root, env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert proc.stdout.count(" ok") == 2
+
+
+def test_a_level_that_jumps_by_orders_of_magnitude_is_not_an_answer():
+    """refine's rule: s.e. x100 and u0 off by > 100 s.e. of the level below -> exploded (never returned)."""
+    from srmdp.refine import _jumped
+
+    below = {"u0": 0.6, "u0_se": 0.01}
+    assert _jumped(below, {"u0": 1.0e6, "u0_se": 9.6e5})  # the issue's exploded run
+    assert not _jumped(below, {"u0": 0.65, "u0_se": 0.02})  # a level that moved, within reason
+    assert not _jumped(below, {"u0": 5.0, "u0_se": 0.5})  # moved far, but its noise did not explode
+    assert not _jumped({"u0": 0.6, "u0_se": None}, {"u0": 1e6, "u0_se": 1e6})  # one run: no s.e. to compare
