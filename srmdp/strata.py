@@ -71,14 +71,12 @@ def axis_cell(xl, ncell, half, h, mode):
 def locate(x, u, d, ncell, half, h, mode):
     """Stratum index of x (-1 outside the box in mode ZERO); fills local coordinates u."""
     k = 0
-    mult = 1
-    for l in range(d):
+    for l in range(d - 1, -1, -1):  # Horner in the axes: k = sum_l c_l ncell^l with no power held
         c, t = axis_cell(x[l], ncell, half, h, mode)
         if c < 0:
             return -1
         u[l] = t - c - 0.5
-        k += c * mult
-        mult *= ncell
+        k = k * ncell + c
     return k
 
 
@@ -126,8 +124,7 @@ def locate_fast(x, u, d, ncell, half, h, inv_h, mode, need_u):
         return locate(x, u, d, ncell, half, h, mode)
     eps = ncell * 9.094947017729282e-13  # 2^-40 >> the error of the product
     k = 0
-    mult = 1
-    for l in range(d):
+    for l in range(d - 1, -1, -1):  # Horner in the axes: k = sum_l c_l ncell^l with no power held
         t = (x[l] + half) * inv_h
         if t >= eps and t < ncell - eps:
             c = int(t)
@@ -140,8 +137,7 @@ def locate_fast(x, u, d, ncell, half, h, inv_h, mode, need_u):
             c, t = axis_cell(x[l], ncell, half, h, mode)
             if c < 0:
                 return -1
-        k += c * mult
-        mult *= ncell
+        k = k * ncell + c
     return k
 
 
