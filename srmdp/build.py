@@ -136,7 +136,7 @@ def kernel_source(problem, basis: str, d: int, target: str, problem_module: str,
         header += f"LAUNCH_BOUNDS = {dict(extra.pop('LAUNCH_BOUNDS'))!r}\n"
     parts = [header] + [_module_source(m) for m in KERNEL_MODULES + (TARGET_MODULES[target],)]
     binds = {"D": int(d) if spec else 0, "NB": b.size(d) if spec else 0, "NEEDS_U": b.local_coordinates,
-             "REPLAY": target != "cpu"}
+             "REPLAY": target != "cpu", "LEAN": spec and target != "cpu"}
     binds.update(extra)
     if b.fill.__module__ != __package__ + ".bases":  # a basis registered elsewhere: its fill(phi, u, d) too
         parts.append(f"# ---- basis {b.name}: {inspect.getsourcefile(b.fill)}\n"

@@ -99,6 +99,21 @@ def entries(d, nb):
             nb * (nb + 1) // 2)
 
 
+THREAD_ROW_BYTES = 40 * 1024  # at most this much shared memory per block of step_thread for its rows
+
+
+def thread_row(d, nb):
+    """Doubles of shared memory per thread of step_thread (its cell data, G and acc: out of registers, -14 on
+    LP0 d=4, bench/gpu_NOTES.md); 0 (local arrays) above SPECIALISE_MAX_D or beyond THREAD_ROW_BYTES per block
+    (LP0 d=8: 34 doubles, 34.8 KB; LP1 thread mode from d=4 on)."""
+    from .build import SPECIALISE_MAX_D
+
+    row = 3 * d + nb * nb + (d + 1) * nb
+    if d > SPECIALISE_MAX_D["cuda"] or 8 * row * THREAD_BLOCK > THREAD_ROW_BYTES:
+        return 0
+    return row
+
+
 def launch_bounds(d, threads, min_blocks=None):
     """(max threads per block, min blocks per SM) of a step kernel launched with ``threads`` threads, or None.
 
@@ -119,7 +134,8 @@ def layout(d, nb, block=0):
     pa, pb, dst, ng = entries(d, nb)
     pa, pb, dst = (Int32Array(int(v) for v in a) for a in (pa, pb, dst))
     bounds = (("step_thread", launch_bounds(d, THREAD_BLOCK)), ("step_block", launch_bounds(d, b)))
-    return (("D1", d + 1), ("NCELL", 3 * d), ("NBA", nb), ("NGRAM", nb * nb), ("NACC", (d + 1) * nb), ("B", b),
+    return (("TB", THREAD_BLOCK), ("TROW", thread_row(d, nb)), ("D1", d + 1), ("NCELL", 3 * d), ("NBA", nb),
+            ("NGRAM", nb * nb), ("NACC", (d + 1) * nb), ("B", b),
             ("W", nb + d + 1), ("TILE", b * (nb + d + 1)), ("PA", pa), ("PB", pb), ("DST", dst), ("NG", ng),
             ("NE", len(pa)), ("LAUNCH_BOUNDS", tuple((k, v) for k, v in bounds if v)))
 

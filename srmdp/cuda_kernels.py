@@ -11,7 +11,9 @@ Two launch shapes (chosen per case by :func:`srmdp.cuda.choose_mode`):
   order (path 0, 1, ..., M-1), whatever B or the grid.  Thread 0 runs the Cholesky, d threads solve
   the z components, pass 2 adds the driver terms in the same tiles and thread 0 solves y.
 
-Bound by the builder: D1 (d + 1), NCELL (3d), NBA (nb), NGRAM (nb^2), NACC ((d+1) nb) as array sizes;
+Bound by the builder: TB (threads per block of step_thread), TROW (doubles of shared memory per thread of
+step_thread: its cell data, G and acc, 3d + nb^2 + (d + 1) nb; 0 above d = 8: local arrays), D1 (d + 1),
+NCELL (3d), NBA (nb), NGRAM (nb^2), NACC ((d+1) nb) as array sizes;
 B (threads per block), W (tile width nb + d + 1), TILE (B W) and the owned entries PA, PB, DST, NG, NE
 (:func:`srmdp.cuda.entries`).
 """
@@ -26,7 +28,7 @@ from .scheme import NB, D, add_back_z, estimate_at, path_driver_term, path_respo
 from .strata import UNBOUNDED, cell_setup
 
 # --- bound by srmdp.build (defaults only make this module importable)
-D1 = NCELL = NBA = NGRAM = NACC = B = W = TILE = NG = NE = 1
+TB = TROW = D1 = NCELL = NBA = NGRAM = NACC = B = W = TILE = NG = NE = 1
 PA = PB = DST = None
 
 
@@ -46,7 +48,16 @@ def step_thread(coef, i, case, counters):
     k = int64(cuda.blockIdx.x) * cuda.blockDim.x + cuda.threadIdx.x
     if k >= case[0].strata:
         return
-    cell = cuda.local.array(NCELL, float64)
+    if TROW > 0:  # the stratum's cell data and normal equations in this thread's row of shared memory
+        rows = cuda.shared.array((TB, TROW), float64)
+        row = rows[cuda.threadIdx.x]
+        cell = row[:NCELL]
+        G = row[NCELL:NCELL + NGRAM]
+        acc = row[NCELL + NGRAM:]
+    else:
+        cell = cuda.local.array(NCELL, float64)
+        G = cuda.local.array(NGRAM, float64)
+        acc = cuda.local.array(NACC, float64)
     x = cuda.local.array(D1, float64)
     xp = cuda.local.array(D1, float64)
     dw = cuda.local.array(D1, float64)
@@ -57,8 +68,6 @@ def step_thread(coef, i, case, counters):
     phi = cuda.local.array(NBA, float64)
     ph = cuda.local.array(NBA, float64)
     tmp = cuda.local.array(NBA, float64)
-    G = cuda.local.array(NGRAM, float64)
-    acc = cuda.local.array(NACC, float64)
     cache = cuda.local.array(1, float64)  # unused: pass 2 replays
     dropped, ok = solve_stratum(coef, i, k, case, cell, x, xp, dw, inc, u, ph, z, zp, phi, tmp, G, acc, cache)
     if dropped > 0:

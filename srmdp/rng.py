@@ -19,6 +19,9 @@ import numpy as np
 from .jit import device, inline
 
 U64 = np.uint64
+# bound by srmdp.build: True in the GPU's kernels specialised on d (d <= 8), where registers decide the occupancy
+# (bench/gpu_NOTES.md); it selects forms of the same arithmetic that hold fewer values across loops
+LEAN = False
 
 # Counter layout (bits): c0 = path m | c1 = stratum k low 32 | c2 = stratum k high 16 + step i << 16
 # | c3 = run.  Key: k0 = seed low 32, k1 = seed high 31 bits + domain << 31.
@@ -93,9 +96,14 @@ def seed_state(seed, domain, run, step, stratum, path):
     """(s0, s1): the start of stream (seed, domain, run, step, stratum, path)."""
     s = U64(seed)
     kk = U64(stratum)
-    k0 = s & _MASK32
-    k1 = ((s >> _S32) & _MASK31) | (U64(domain) << _S31)
-    c0 = U64(path) & _MASK32
+    pp = U64(path)
+    # LEAN: path >> 32 is 0 (path < 2^PATH_BITS, checked by Case and the solver), but it makes the key depend
+    # on the path, so that the compiler does not hoist the 20 round keys out of a loop over paths (on the GPU:
+    # 40 registers held across it); the same bits either way
+    zero = (pp >> _S32) if LEAN else _ZERO
+    k0 = (s & _MASK32) | zero
+    k1 = ((s >> _S32) & _MASK31) | (U64(domain) << _S31) | zero
+    c0 = pp & _MASK32
     c1 = kk & _MASK32
     c2 = ((kk >> _S32) & _MASK16) | ((U64(step) & _MASK16) << _S16)
     c3 = U64(run) & _MASK32

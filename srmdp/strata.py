@@ -16,7 +16,7 @@ basis uses, so that its regression is well conditioned whatever the cell.
 import math
 
 from .jit import device, inline
-from .rng import uniform_s
+from .rng import LEAN, uniform_s
 
 OUTSIDE_MODES = {"unbounded": 0, "zero": 1, "clamp": 2}
 UNBOUNDED, ZERO, CLAMP = 0, 1, 2
@@ -71,6 +71,14 @@ def axis_cell(xl, ncell, half, h, mode):
 def locate(x, u, d, ncell, half, h, mode):
     """Stratum index of x (-1 outside the box in mode ZERO); fills local coordinates u."""
     k = 0
+    if LEAN:  # Horner over the axes: no power of #C held across the loop (registers on the GPU), same k
+        for l in range(d - 1, -1, -1):
+            c, t = axis_cell(x[l], ncell, half, h, mode)
+            if c < 0:
+                return -1
+            u[l] = t - c - 0.5
+            k = k * ncell + c
+        return k
     mult = 1
     for l in range(d):
         c, t = axis_cell(x[l], ncell, half, h, mode)
@@ -127,7 +135,8 @@ def locate_fast(x, u, d, ncell, half, h, inv_h, mode, need_u):
     eps = ncell * 9.094947017729282e-13  # 2^-40 >> the error of the product
     k = 0
     mult = 1
-    for l in range(d):
+    for q in range(d):
+        l = d - 1 - q if LEAN else q  # LEAN: Horner from the last axis (as locate), else powers of #C
         t = (x[l] + half) * inv_h
         if t >= eps and t < ncell - eps:
             c = int(t)
@@ -140,8 +149,11 @@ def locate_fast(x, u, d, ncell, half, h, inv_h, mode, need_u):
             c, t = axis_cell(x[l], ncell, half, h, mode)
             if c < 0:
                 return -1
-        k += c * mult
-        mult *= ncell
+        if LEAN:
+            k = k * ncell + c
+        else:
+            k += c * mult
+            mult *= ncell
     return k
 
 
