@@ -187,5 +187,5 @@ def test_ci_preset_through_the_slurm_executor(slurm_cluster, tmp_path):
     assert "sbatch" in log.lower() or "slurm" in log.lower()
     for table in ("LP0d4", "LP1d4"):
         text = (repo / "tables" / f"{table}.tex").read_text()
-        assert "ours (paper-fit)" in text and r"\pm" in text
+        assert "& paper-fit" in text and "data/summaries/ci/paper-fit/" in text and r"\pm" in text
     print(f"ci preset through SLURM: {time.time() - t0:.0f} s", file=sys.stderr)
