@@ -238,7 +238,7 @@ class Plan:
         elif steps == self.steps:
             cells = self.cells
         else:
-            a = 0.5 if self.basis == "LP0" else 0.25
+            a = 0.5 if BASES[self.basis].rules == "LP0" else 0.25  # the paper: #C ~ N^(1/2) (LP0), N^(1/4) (LP1)
             cells = max(1, round(self.cells * r**a))
             rules["cells"] = f"the given {self.cells} x (N/{self.steps})^{a} = {cells}"
         if self.paths is None:

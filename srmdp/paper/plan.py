@@ -501,7 +501,11 @@ def main(argv=None):
     """``srmdp plan [config/config.yaml [config/PRESET.yaml]]``: the estimated cost of every job of a preset."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if any(a.startswith("-") for a in argv):
-        print("usage: srmdp plan [config/config.yaml [config/PRESET.yaml]]", file=sys.stderr)
+        usage = "usage: srmdp plan [config/config.yaml [config/PRESET.yaml]]"
+        if set(argv) <= {"-h", "--help"}:
+            print(usage + "\n\nThe estimated cost (threads, memory, time) of every job of a preset.")
+            return 0
+        print(usage, file=sys.stderr)
         return 2
     paths = argv or ["config/config.yaml"]
     if paths[0] != "config/config.yaml" and Path("config/config.yaml").exists():
