@@ -15,17 +15,20 @@ published summaries by :mod:`srmdp.paper.tables`.
 from __future__ import annotations
 
 import math
+from collections import Counter
 
 import numpy as np
 
 from ..cases import REFERENCE_SOURCE, Case, formula, paper_case, paper_rows, paper_table_number, table_ids
 from ..indicators import INDICATORS
 from ..memory import GIB, coefficient_bytes
-from ..readings import matches, reading_of
+from ..readings import matches
 from ..results import machine_of
+from . import REPOSITORY
 from .index import best_timing, hw_short, index_results, load
 from .latex import jinja_env, tex_escape, write_text
 from .lsmdp import model_bytes as lsmdp_model_bytes
+from .record import device_words, gpu_timing, precision_words, storage_of, threads_of, timing_of, timing_words
 
 GPU_BYTES_PAPER = 6 * 10**9  # "6 GBytes of global memory" (GTX TITAN Black: 6 GB = 6.0e9 bytes... as sold)
 PAPER_THREADS = 64 * 256  # "64 thread blocks each with 256 threads"
@@ -129,6 +132,15 @@ def memory_exponents():
     return out
 
 
+def d19_memory(budget=GPU_BYTES_PAPER):
+    """Table 13's d = 19 row in float32 under Table 2's LP1 model (one QR matrix per thread of the paper's 64 x 256
+    in flight): coefficients, one matrix, the total with every thread holding one, and how many fit ``budget``."""
+    case = paper_case("LP1d15_19", row=5, precision="float32")
+    coef, qr = coefficient_bytes(case), qr_bytes(case)
+    return {"coef": coef, "qr": qr, "all": coef + qr * min(PAPER_THREADS, case.strata),
+            "fits": int((budget - coef) // qr) if budget > coef else 0, "threads": PAPER_THREADS}
+
+
 def max_dimension(bytes_of, budget, d_max=40):
     """Largest d with bytes_of(d) <= budget (bytes_of increasing in d), or None."""
     best = None
@@ -193,25 +205,83 @@ def measured_memory(timing_files):
     return rows
 
 
+GPU_USED_FIX = "7012ad7"  # the commit from which gpu_used_bytes counts the device arrays (before: cudaMemGetInfo)
+
+
+def _before_fix(commit) -> bool | None:
+    """Whether ``commit`` precedes :data:`GPU_USED_FIX` in this repository's history (None: git cannot tell)."""
+    import subprocess
+
+    commit = str(commit or "").removesuffix("-dirty")
+    if not commit:
+        return None
+    try:
+        proc = subprocess.run(["git", "merge-base", "--is-ancestor", commit, GPU_USED_FIX], capture_output=True,
+                              cwd=REPOSITORY, timeout=20)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return {0: True, 1: False}.get(proc.returncode)
+
+
+def gpu_reading_invalid(res) -> str | None:
+    """Why a result's ``gpu_used_bytes`` is not a memory figure, or None where it is one: a reading of zero or
+    less, or below the case's own coefficients (which live on the device), is impossible; a result written
+    before :data:`GPU_USED_FIX` holds a difference of cudaMemGetInfo readings, which other allocations move."""
+    used = res.get("gpu_used_bytes")
+    if used is None:
+        return "not recorded"
+    case = res.get("case") or {}
+    coef = coefficient_bytes(Case(**{k: case[k] for k in ("d", "dt", "basis", "cells", "paths", "precision")}))
+    if used <= 0:
+        return "impossible (zero or negative)"
+    if used < coef:
+        return "impossible (below the case's coefficients)"
+    if _before_fix((res.get("provenance") or {}).get("git_commit")) is not False:
+        return f"cudaMemGetInfo difference (written before {GPU_USED_FIX})"
+    return None
+
+
+def gpu_invalid_counts(gpu_files) -> str:
+    """``44 readings of 25 rows: 30 cudaMemGetInfo difference ...; 14 impossible ...``."""
+    results = [r for rs in index_results(list(gpu_files)).values() for r in rs
+               if r.get("device") == "gpu" and "gpu_used_bytes" in r]
+    why = Counter(gpu_reading_invalid(r) for r in results)
+    rows = {(r["case"]["table"], r["case"]["row"]) for r in results}
+    return (f"{len(results)} readings of {len(rows)} rows: "
+            + "; ".join(f"{n} {w}" for w, n in sorted(why.items(), key=lambda kv: str(kv[0])) if w is not None))
+
+
 def measured_gpu_memory(gpu_files):
-    """Per GPU result that measured its device memory (``gpu_used_bytes``: the device arrays the backend allocated
-    plus the step kernel's local memory, :meth:`srmdp.cuda.CudaBackend.memory_report`; results written before it
-    hold a cudaMemGetInfo difference instead) beside the model ``gpu_model_bytes`` (srmdp.memory.gpu_bytes)."""
+    """One line per (paper row, GPU model) of the results that recorded ``gpu_used_bytes`` (the device arrays the
+    backend allocated plus the step kernel's local memory, :meth:`srmdp.cuda.CudaBackend.memory_report`): the
+    model ``gpu_model_bytes`` (srmdp.memory.gpu_bytes), the largest valid reading, and the invalid readings
+    counted with their reason (:func:`gpu_reading_invalid`), never printed as memory."""
 
     order = {(r["table"], r["row"]): i for i, r in enumerate(paper_rows())}
-    rows = []
+    groups = {}
     results = index_results(list(gpu_files))
     for key in sorted(results, key=lambda k: order.get(k, len(order))):
         for res in results[key]:
-            used, model = res.get("gpu_used_bytes"), res.get("gpu_model_bytes")
-            if res.get("device") != "gpu" or not used or not model:
+            if res.get("device") != "gpu" or res.get("gpu_model_bytes") is None or "gpu_used_bytes" not in res:
                 continue
-            verdict = f"covers ({fmt_bytes(model - used)} spare)" if model >= used else \
-                f"under by {fmt_bytes(used - model)} ({100 * (used - model) / model:.0f}\\,\\%)"
-            rows.append({"table": key[0], "number": paper_table_number(key[0]), "row": key[1],
-                         "gpu": ((res.get("provenance") or {}).get("hardware") or {}).get("model", "?"),
-                         "precision": res["case"].get("precision"), "model": int(model), "used": int(used),
-                         "verdict": verdict, "source": res["_path"]})
+            gpu = ((res.get("provenance") or {}).get("hardware") or {}).get("model", "?")
+            groups.setdefault((key, gpu), []).append(res)
+    rows = []
+    for (key, gpu), found in groups.items():
+        model = max(int(r["gpu_model_bytes"]) for r in found)
+        why = Counter(gpu_reading_invalid(r) for r in found)
+        valid = [int(r["gpu_used_bytes"]) for r in found if gpu_reading_invalid(r) is None]
+        used = max(valid) if valid else None
+        if used is None:
+            verdict = "no valid reading"
+        elif model >= used:
+            verdict = f"covers ({fmt_bytes(model - used)} spare)"
+        else:
+            verdict = f"under by {fmt_bytes(used - model)} ({100 * (used - model) / model:.0f}\\,\\%)"
+        invalid = "; ".join(f"{n} {w}" for w, n in sorted(why.items(), key=lambda kv: str(kv[0])) if w is not None)
+        rows.append({"table": key[0], "number": paper_table_number(key[0]), "row": key[1], "gpu": gpu,
+                     "readings": len(found), "model": model, "used": used, "invalid": invalid or "--",
+                     "verdict": verdict, "source": " ".join(r["_path"] for r in found)})
     return rows
 
 
@@ -243,24 +313,23 @@ def text_claims(gpu_results=()):
                  f" all $N+1$ slices: ${full / GIB:.0f}$ GiB"),
         "verdict": "agrees for one time slice in GiB (118.75 truncated); storing whole paths is 6 times more",
     })
-    coef19 = coefficient_bytes(c19)
-    qr19 = qr_bytes(c19)
-    conc = int((GPU_BYTES_PAPER - coef19) // qr19) if GPU_BYTES_PAPER > coef19 else 0
+    m19 = d19_memory()
     gpu_note, gpu_src = "", []
     for res in gpu_results:
         case = res.get("case") or {}
         if case.get("table") == "LP1d15_19" and case.get("d") == 19 and res.get("memory_bytes"):
             model = ((res.get("provenance") or {}).get("hardware") or {}).get("model", "GPU")
-            gpu_note = (f"; our {model} run (float32, {res['case'].get('outside')}) allocated"
+            gpu_note = (f"; our {model} run (float32 storage, {res['case'].get('outside')}) allocated"
                         f" {res['memory_bytes'] / GIB:.2f} GiB by our memory model")
             gpu_src = [res["_path"]]
     claims.append({
         "where": r"\S5.2, Table 13", "claim": r"SRMDP runs $d=19$ in less than 6 GB",
-        "ours": (f"coefficients ${coef19 / GIB:.2f}$ GiB; one QR matrix ${qr19 / 2**10:.0f}$ KiB per stratum,"
-                 " so at most"
-                 f" {conc:,} strata at once in 6 GB ({PAPER_THREADS:,} threads would need"
-                 f" ${(coef19 + qr19 * PAPER_THREADS) / GIB:.2f}$ GiB){gpu_note}"),
-        "verdict": "plausible only if fewer strata than threads hold a matrix at once (not stated)",
+        "ours": (f"coefficients ${m19['coef'] / GIB:.2f}$ GiB; one QR matrix ${m19['qr'] / 2**10:.0f}$ KiB per stratum;"
+                 f" Table~2's model, one matrix per thread ({PAPER_THREADS:,} at once), needs"
+                 f" ${m19['all'] / GIB:.2f}$ GiB; 6 GB holds at most {m19['fits']:,} matrices at once{gpu_note}"),
+        "verdict": (f"agrees only if at most {m19['fits']:,} of the {PAPER_THREADS:,} threads hold a matrix at once"
+                    " (not stated); with all of them, as Table~2 assumes, it does not fit"
+                    if m19["all"] > GPU_BYTES_PAPER else "agrees with Table~2's model"),
         "sources": [REFERENCE_SOURCE, *gpu_src],
     })
     exps = memory_exponents()
@@ -287,9 +356,12 @@ def text_claims(gpu_results=()):
                     " for both bases;"
                     " 2 and 4 are the limits for $\\#C\\propto N^{1/2}$ and $N^{1/4}$"),
     })
+    for c in claims:
+        c.setdefault("group", "memory")
     claims += profiler_claims()
     for c in claims:
         c.setdefault("sources", [REFERENCE_SOURCE])
+        c.setdefault("group", "profiler")
     return claims
 
 
@@ -320,34 +392,39 @@ TEXT_SPEEDUPS = (("LP0d4", 18.90), ("LP0d6_0", 15.93), ("LP0d6_1", 14.85), ("LP0
                  ("LP1d6_1", 6.13), ("LP1d11", 5.63), (("LP1d12", "LP1d13", "LP1d14", "LP1d15_19"), 5.67))
 
 
-def _like_for_like(rows, like, times):
+PAPER_HARDWARE = "the paper: 24 threads of two 2013 Xeon E5-2620 v2 against a 2014 GTX TITAN Black, float32"
+
+
+def _like_for_like(rows, like, camp):
     """The largest all-core CPU / GPU time ratio over ``rows`` where the CPU job (rule likeforlike) ran in the
-    precision and reading of a GPU result: (text, sources) or None."""
+    storage precision and reading of a GPU campaign summary (:func:`srmdp.paper.record.gpu_timing`, the timing
+    Figure 1 uses): (text, sources) or None."""
 
     best = None
     for r in rows:
         for cpu in like.get((r["table"], r["row"]), []):
-            for gpu in times.get((r["table"], r["row"]), []):
-                same = (gpu.get("device") == "gpu" and reading_of(gpu) == reading_of(cpu)
-                        and (gpu.get("case") or {}).get("precision") == (cpu.get("case") or {}).get("precision"))
-                if same and gpu.get("seconds_per_run") and cpu.get("seconds_per_run"):
-                    ratio = cpu["seconds_per_run"] / gpu["seconds_per_run"]
-                    if best is None or ratio > best[0]:
-                        best = (ratio, r, cpu, gpu)
+            gpu = gpu_timing(camp.get((r["table"], r["row"]), []), cpu, storage_of(cpu))
+            if gpu is not None and cpu.get("seconds_per_run"):
+                ratio = cpu["seconds_per_run"] / timing_of(gpu)[0]
+                if best is None or ratio > best[0]:
+                    best = (ratio, r, cpu, gpu)
     if best is None:
         return None
     ratio, r, cpu, gpu = best
-    thr = ((cpu.get("provenance") or {}).get("hardware") or {}).get("threads", "?")
-    reading = cpu.get("reading") or {}
-    trunc = "no truncation" if reading.get("trunc_y") is None and reading.get("trunc_z") is None else "truncated"
-    return (rf"like for like {ratio:.1f} at $\Delta t={r['dt']:g}$ (CPU all {thr} threads vs GPU, both"
-            f" {cpu['case']['precision']}, outside={reading.get('outside')}, {trunc})", [cpu["_path"], gpu["_path"]])
+    lo = cpu["seconds_per_run"] / timing_of(gpu)[1]
+    same = (precision_words(cpu) if precision_words(cpu) == precision_words(gpu)
+            else f"CPU {precision_words(cpu)}, GPU {precision_words(gpu)}")
+    return (rf"like for like {ratio:.1f} ({lo:.1f} against the GPU's fastest run) at $\Delta t={r['dt']:g}$:"
+            f" {device_words(cpu)}, all {threads_of(cpu)} threads, {timing_words(cpu)}, against"
+            f" {device_words(gpu)}, {timing_words(gpu)}; same reading, both {same}; what differs: {threads_of(cpu)}"
+            " CPU cores against a whole GPU, and the hardware generation", [cpu["_path"], gpu["_path"]])
 
 
-def speedup_claims(times, like=None):
-    """The text's speed-ups against the paper's own tables and ours (times: {(table,row): [results]}; like:
-    the same for rule likeforlike's all-core CPU timings)."""
-    like = like or {}
+def speedup_claims(times, like=None, camp=None):
+    """The text's speed-ups against the paper's own tables and ours (times: {(table,row): [results]} of the
+    1-thread CPU timing jobs; like: the same for rule likeforlike's all-core CPU timings; camp: the GPU campaign's
+    summaries, the one GPU timing source)."""
+    like, camp = like or {}, camp or {}
     out = []
     for tables, quoted in TEXT_SPEEDUPS:
         tables = (tables,) if isinstance(tables, str) else tables
@@ -355,20 +432,18 @@ def speedup_claims(times, like=None):
         best = max(rows, key=lambda r: r["cpu_s"] / r["gpu_s"])
         ours, sources = [], []
         for r in rows:
-            mine = times.get((r["table"], r["row"]), [])
-            cpu, gpu = best_timing(mine, "cpu"), best_timing(mine, "gpu")
+            cpu = best_timing(times.get((r["table"], r["row"]), []), "cpu")
+            gpu = gpu_timing(camp.get((r["table"], r["row"]), []), cpu) if cpu else None
             if cpu and gpu:
-                ours.append((cpu["seconds_per_run"] / gpu["seconds_per_run"], r, cpu, gpu))
+                ours.append((cpu["seconds_per_run"] / timing_of(gpu)[0], r, cpu, gpu))
         text = "--"
         if ours:
             su, r, cpu, gpu = max(ours, key=lambda x: x[0])
-            thr = ((cpu.get("provenance") or {}).get("hardware") or {}).get("threads", "?")
             text = (rf"{su:.1f} at $\Delta t={r['dt']:g}$" + ("" if len(tables) == 1 else f", $d={r['d']}$")
-                    + f" (CPU {thr} thread, {(cpu.get('case') or {}).get('precision')};"
-                    f" GPU {((gpu.get('provenance') or {}).get('hardware') or {}).get('model', '?')},"
-                    f" {(gpu.get('case') or {}).get('precision')}): not like-for-like")
+                    + f" ({device_words(cpu)}, {threads_of(cpu)} thread, {precision_words(cpu)};"
+                    f" {device_words(gpu)}, {precision_words(gpu)}, {timing_words(gpu)}): not like-for-like")
             sources = [cpu["_path"], gpu["_path"]]
-        fair = _like_for_like(rows, like, times)
+        fair = _like_for_like(rows, like, camp)
         if fair is not None:
             text = fair[0] if text == "--" else f"{text}; {fair[0]}"
             sources += fair[1]
@@ -379,7 +454,7 @@ def speedup_claims(times, like=None):
             "ours": f"paper's table: {best['cpu_s'] / best['gpu_s']:.2f}; ours: {text}",
             "verdict": ("agrees with its table" if abs(best["cpu_s"] / best["gpu_s"] - quoted) < 0.01 + 1e-9
                         else f"its table gives {best['cpu_s'] / best['gpu_s']:.2f}")
-            + "; the paper's ratio is 24 CPU threads vs GPU, both float32",
+            + f"; {PAPER_HARDWARE}",
             "sources": [REFERENCE_SOURCE, *sources],
         })
     return out
@@ -391,7 +466,7 @@ MULTICORE_TEXT = "24 CPU threads run about 16 times faster than sequential code"
 PAPER_THREADS_CPU, PAPER_SPEEDUP_CPU = 24, 16.0
 
 
-def multicore_claim(files=()):
+def multicore_claim(files=(), camp=None):
     """The paper's multi-core speed-up beside ours: per row timed alone with 1 thread and with all the
     host's cores (rule ``multicore``, ``srmdp run --threads``), seconds per run (mean over the job's runs)."""
 
@@ -419,6 +494,11 @@ def multicore_claim(files=()):
                      f" {machine[0] or '?'} logical CPUs, {machine[1]}):"
                      f" {one['seconds_per_run']:.2f} s/run on 1 thread, {all_['seconds_per_run']:.2f} s on {many},"
                      f" speed-up {su:.2f} ({su / many:.2f} per thread)")
+        gpu = gpu_timing((camp or {}).get(key, []), all_)
+        if gpu is not None:  # the same row and reading on the GPU: the speed-up against all of this host's cores
+            parts[-1] += (f"; GPU ({device_words(gpu)}, {precision_words(gpu)}, {timing_words(gpu)})"
+                          f" {all_['seconds_per_run'] / timing_of(gpu)[0]:.1f} times faster than these {many}")
+            sources.append(gpu["_path"])
         sources += [one["_path"], all_["_path"]]
     paper_eff = PAPER_SPEEDUP_CPU / PAPER_THREADS_CPU
     not_measured = (f"the paper's {PAPER_THREADS_CPU} threads were not measured"
@@ -487,14 +567,16 @@ def render_paper_tables(timing_files, gpu_files, template_dir, out):
     for r in cost:
         r["sources"] = [v["_path"] for (t, _), v in sorted(ours.items()) if v and t == r["table"]]
     hw = "; ".join(sorted({hw_short(v) for v in ours.values() if v})) or "none timed"
+    gpu_mem = measured_gpu_memory(gpu_files)
     text = _env(template_dir).get_template("paper_tables_1_2.tex.j2").render(
         cost=cost, mem_exp=memory_exponents(), mem=memory_model(), ours_hw=hw,
-        measured=measured_memory(timing_files), compiled_seconds=COMPILED_SECONDS,
-        measured_gpu=measured_gpu_memory(gpu_files))
+        measured=measured_memory(timing_files), compiled_seconds=COMPILED_SECONDS, d19=d19_memory(),
+        measured_gpu=gpu_mem, gpu_fix=GPU_USED_FIX, gpu_valid=any(r["used"] is not None for r in gpu_mem),
+        gpu_invalid=gpu_invalid_counts(gpu_files))
     write_text(out, text)
 
 
-def all_claims(timing_files, gpu_files, multicore_files=(), likeforlike_files=()) -> list:
+def all_claims(timing_files, gpu_files, multicore_files=(), likeforlike_files=(), campaign_files=()) -> list:
     """Every numeric claim of the text, recomputed or measured (``multicore_files``: the 1-thread and all-core
     timings of rule multicore and those measured elsewhere; ``likeforlike_files``: rule likeforlike's)."""
     times = index_results(list(timing_files) + list(gpu_files))
@@ -503,8 +585,10 @@ def all_claims(timing_files, gpu_files, multicore_files=(), likeforlike_files=()
         res = load(p)
         res["_path"] = str(p)
         gpu.append(res)
-    return text_claims(gpu) + [d11_claim(times), multicore_claim(multicore_files)] + speedup_claims(
-        times, index_results(list(likeforlike_files)))
+    camp = index_results(list(campaign_files))
+    timed = [d11_claim(times), multicore_claim(multicore_files, camp)] + speedup_claims(
+        index_results(list(timing_files)), index_results(list(likeforlike_files)), camp)
+    return text_claims(gpu) + [dict(c, group="time") for c in timed]
 
 
 def claim_outcome(claim) -> str:
@@ -516,9 +600,10 @@ def claim_outcome(claim) -> str:
     return "held" if verdict.startswith(("agrees", "true")) else "not held"
 
 
-def render_claims(timing_files, gpu_files, template_dir, out, multicore_files=(), likeforlike_files=()):
+def render_claims(timing_files, gpu_files, template_dir, out, multicore_files=(), likeforlike_files=(),
+                  campaign_files=()):
     """tables/claims.tex: every numeric claim of the text (:func:`all_claims`)."""
-    claims = all_claims(timing_files, gpu_files, multicore_files, likeforlike_files)
+    claims = all_claims(timing_files, gpu_files, multicore_files, likeforlike_files, campaign_files)
     write_text(out, _env(template_dir).get_template("claims.tex.j2").render(claims=claims))
 
 

@@ -10,6 +10,7 @@ from ..indicators import INDICATORS
 from ..readings import matches
 from .index import best_timing, campaign_entries, case_label, device_short, index_results
 from .latex import INDICATOR_LN_TEX
+from .record import device_words, gpu_timing, precision_short, precision_words, storage_of, threads_of, timing_of
 
 
 # --- figures ----------------------------------------------------------------------------------------
@@ -43,21 +44,24 @@ def figure_speedup(plan, likeforlike, campaign, stem):
     plt = _pyplot()
     camp = index_results(campaign)
     like = index_results(likeforlike)
-    labels, paper_su, ours_su, cpus, gpus = [], [], [], set(), set()
+    labels, paper_su, ours_su, fast_su, cpus, gpus, precs = [], [], [], [], set(), set(), set()
     for r in paper_rows():
         key = (r["table"], r["row"])
         labels.append(case_label(r))
         paper_su.append(r["cpu_s"] / r["gpu_s"])
-        ratio = math.nan
+        ratio = fast = math.nan
         for cpu in like.get(key, []):
             name = next((x.name for x in plan.readings if matches(cpu, x)), None)
-            gpu = _gpu_entry(plan, camp, key, name, (cpu.get("case") or {}).get("precision")) if name else None
+            gpu = gpu_timing(camp.get(key, []), cpu, storage_of(cpu)) if name else None  # Table R6's timing too
             if gpu is not None and cpu.get("seconds_per_run"):
-                ratio = cpu["seconds_per_run"] / gpu["seconds"]
-                cpus.add(f"{device_short(cpu)}, {(cpu.get('provenance') or {}).get('hardware', {}).get('threads')}"
-                         f" threads, {name}")
-                gpus.add(gpu["model"])
+                ratio = cpu["seconds_per_run"] / timing_of(gpu)[0]
+                fast = cpu["seconds_per_run"] / timing_of(gpu)[1]
+                cpus.add(f"{device_words(cpu)[4:]}, {threads_of(cpu)} threads, {name}")
+                gpus.add(device_words(gpu)[4:])
+                precs.add(precision_words(cpu) if precision_words(cpu) == precision_words(gpu)
+                          else f"CPU {precision_words(cpu)}, GPU {precision_words(gpu)}")
         ours_su.append(ratio)
+        fast_su.append(fast)
     fig, ax = plt.subplots(figsize=(7.5, 3.4))
     x = list(range(len(labels)))
     ax.bar([i - 0.2 for i in x], paper_su, width=0.4, color="#8da0cb",
@@ -65,7 +69,9 @@ def figure_speedup(plan, likeforlike, campaign, stem):
     have = [i for i, v in enumerate(ours_su) if math.isfinite(v)]
     if have:
         ax.bar([i + 0.2 for i in have], [ours_su[i] for i in have], width=0.4, color="#fc8d62",
-               label=f"ours like for like: CPU {'; '.join(sorted(cpus))} vs {', '.join(sorted(gpus))}, float32")
+               yerr=[[0.0] * len(have), [fast_su[i] - ours_su[i] for i in have]], error_kw={"lw": 0.8},
+               label=f"ours like for like: CPU {'; '.join(sorted(cpus))} vs {', '.join(sorted(gpus))},"
+                     f" {'; '.join(sorted(precs))} (bar: mean GPU run; whisker: fastest)")
     ax.axhline(1.0, color="k", lw=0.6)
     ax.set_yscale("log")
     top = max([*paper_su, *[v for v in ours_su if math.isfinite(v)]])
@@ -98,7 +104,8 @@ def figure_time_vs_steps(plan, timings, campaign, stem):
                 (cpu.get("path_steps_per_run") or steps, cpu["seconds_per_run"], r["basis"]))
         gpu = _gpu_entry(plan, camp, key, plan.timing_reading)
         if gpu is not None:
-            series.setdefault((f"ours GPU {gpu['model']}, f32", "C3", True), []).append(
+            src = next(x for x in camp[key] if x["_path"] == gpu["sources"][0])
+            series.setdefault((f"ours GPU {gpu['model']}, {precision_short(src)}", "C3", True), []).append(
                 (steps, gpu["seconds"], r["basis"]))
     for (label, color, filled), pts in series.items():
         for basis in ("LP0", "LP1"):
@@ -137,7 +144,7 @@ def figure_convergence(plan, summaries, stem, campaign=(), indicators=INDICATORS
         for n, reading in enumerate(plan.readings):
             if getattr(reading, "z_cv", False) and ind != "mse_z_av":
                 continue
-            cpu_pts, gpu_pts = [], []
+            cpu_pts, gpu_pts, gpu_label = [], [], "GPU"
             for r in rows:
                 res = next((x for x in sums.get((table, r["row"]), []) if matches(x, reading)), None)
                 if res is not None and res.get(ind) is not None:
@@ -147,7 +154,9 @@ def figure_convergence(plan, summaries, stem, campaign=(), indicators=INDICATORS
                 if cands:
                     best = max(cands, key=lambda e: e["runs"])
                     gpu_pts.append((r["dt"], best[ind], best.get(ind + "_se") or 0.0))
-            for pts, dev, mk, ls in ((cpu_pts, "CPU f64", "s", "--"), (gpu_pts, "GPU H100 f32", "x", ":")):
+                    src = next(x for x in camp[(table, r["row"])] if x["_path"] == best["sources"][0])
+                    gpu_label = f"{device_words(src)} {precision_short(src)}"
+            for pts, dev, mk, ls in ((cpu_pts, "CPU f64", "s", "--"), (gpu_pts, gpu_label, "x", ":")):
                 if pts:
                     x, y, e = zip(*pts, strict=True)
                     ax.errorbar(x, y, yerr=e, marker=mk, ls=ls, ms=4, lw=1, capsize=2, color=f"C{n}",

@@ -55,6 +55,11 @@ def fmt_sigma(z) -> str:
     return f"$\\mathbf{{{text}}}\\,\\sigma$" if abs(z) > 3 else f"${text}\\,\\sigma$"
 
 
+def fmt_delta(x) -> str:
+    """A difference ours - paper: ``$+0.012$``."""
+    return "--" if x is None else f"${x:+.3f}$"
+
+
 def fmt_z(z) -> str:
     if z is None:
         return "--"
@@ -88,8 +93,8 @@ def jinja_env(template_dir):
         keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
     )
-    env.filters.update(pm=fmt_pm, value=fmt_value, seconds=fmt_seconds, paper_seconds=fmt_paper_seconds, z=fmt_z,
-                       sigma=fmt_sigma, tex=tex_escape)
+    env.filters.update(pm=fmt_pm, value=fmt_value, delta=fmt_delta, seconds=fmt_seconds,
+                       paper_seconds=fmt_paper_seconds, z=fmt_z, sigma=fmt_sigma, tex=tex_escape)
     return env
 
 

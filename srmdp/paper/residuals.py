@@ -26,6 +26,7 @@ from ..readings import matches
 from .index import index_results, load
 from .latex import INDICATOR_TEX, jinja_env, tex_escape, write_text
 
+IN_SAMPLE_DT = 0.2  # paper-fit was chosen on the Delta t = 0.2 cells (srmdp.paper.tables.FIT_DT)
 SPLITS = (("1000x1", "$10^3{\\times}1$"), ("1000x1000", "$10^3{\\times}10^3$"))
 
 
@@ -86,6 +87,7 @@ def residuals_model(plan, summaries, variant_files, campaign=()):
                 continue
             zs = hypotheses_z(res, paper[key], key, variants)
             cell = {"table": tex_escape(label), "d": paper["d"], "dt": f"{paper['dt']:g}",
+                    "in_sample": math.isclose(paper["dt"], IN_SAMPLE_DT),
                     "indicator": INDICATOR_TEX[key], "diff": res[key] - paper[key], "z0": z0,
                     "z": [zs[c] for c in columns],
                     "sources": [res["_path"]] + [v["_path"] for v in variants.values() if v is not None]}

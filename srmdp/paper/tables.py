@@ -7,8 +7,9 @@ import math
 from ..cases import paper_rows, paper_table_number, table_ids
 from ..indicators import INDICATORS
 from ..readings import matches
-from .index import best_timing, campaign_entries, device_short, hardware_label, index_results
+from .index import best_timing, campaign_entries, hardware_label, index_results
 from .latex import INDICATOR_TEX, jinja_env, tex_escape, write_text
+from .record import device_words, merge_twins, precision_short, storage_of
 
 FIT_READING, FIT_DT = "paper-fit", 0.2  # the reading identified on the paper's Delta t = 0.2 cells: in-sample there
 
@@ -57,35 +58,47 @@ def table_model(plan, table, summaries, timings, gpu_files, campaign=()):
                 entry.update({k: res.get(k) for k in INDICATORS})
                 entry.update({k + "_se": res.get(k + "_se") for k in INDICATORS})
                 entry["runs"] = res["runs"]
-                entry["model"] = device_short(res)
-                entry["precision"] = (res.get("case") or {}).get("precision") or "float64"
+                entry["model"] = device_words(res)
+                entry["precision"] = storage_of(res)
+                entry["precision_short"] = precision_short(res)
                 entry["test_points"] = res["test_points"]
             ours.append(entry)
         cpu = best_timing(times.get(key, []), "cpu")
         if cpu is not None:
             sources.append(cpu["_path"])
             hardware.setdefault(hardware_label(cpu), len(hardware) + 1)
-        camp_entries = campaign_entries(plan, camp.get(key, []))
+        merged = merge_twins(camp.get(key, []))
+        by_path = {x["_path"]: x for x in merged}
+        camp_entries = campaign_entries(plan, merged)
         lines = []  # per reading: the preset's CPU line, then the campaign lines (GPU, CPU), each once
         for o in ours:
             fit = o["name"] == plan.timing_reading
             in_sample = o["name"] == FIT_READING and math.isclose(r["dt"], FIT_DT)
             mine = []
             if o["run"]:
-                mine.append(dict(o, device=f"CPU {o['model']}, {_short_precision(o['precision'])}",
+                mine.append(dict(o, device=f"{o['model']}, {o['precision_short']}",
                                  cpu_s=cpu["seconds_per_run"] if cpu and fit else None, gpu_s=None,
                                  sources=o["sources"] + ([cpu["_path"]] if cpu and fit else [])))
             for e in camp_entries:
                 if e["name"] != o["name"]:
                     continue
                 gpu_dev = e["device"] != "cpu"
-                dev = f"{e['device'].upper()} {e['model']}, {_short_precision(e['precision'])}"
+                res = by_path[e["sources"][0]]
+                if res.get("_twin"):  # one line for the CPU and GPU results of the same runs (record.merge_twins)
+                    dev = f"CPU = {device_words(res)}, {precision_short(res)}"
+                    e = dict(e, sources=e["sources"] + [res["_twin"]])
+                else:
+                    dev = f"{device_words(res)}, {precision_short(res)}"
                 mine.append(dict(e, run=True, device=dev, cpu_s=None if gpu_dev else e["seconds"],
                                  gpu_s=e["seconds"] if gpu_dev else None))
             if not mine:
                 mine.append({"name": o["name"], "run": False, "device": "", "model": "", "sources": []})
             for j, line in enumerate(mine):
                 line.update(first=j == 0, in_sample=in_sample and line["run"])
+                for k in INDICATORS:  # ours - paper, and in units of our standard error
+                    v, se = line.get(k), line.get(k + "_se")
+                    line[k + "_d"] = None if v is None else v - r[k]
+                    line[k + "_z"] = (v - r[k]) / se if v is not None and se else None
             lines += mine
         rows.append({
             "row": r["row"], "d": r["d"], "dt": f"{r['dt']:g}", "cells": r["cells"], "K": r["K"], "M": r["M"],
@@ -135,10 +148,12 @@ def agreement_model(plan, summaries, campaign=()):
             if res is not None:
                 sources.append(res["_path"])
         rows.append({"table": tex_escape(s.table), "row": s.row, "d": paper["d"], "dt": f"{paper['dt']:g}",
-                     "z": cells, "dmax": dmax, "sources": sources})
+                     "z": cells, "dmax": dmax, "sources": sources, "in_sample": math.isclose(paper["dt"], FIT_DT)})
     camp = index_results(campaign)
     for paper in paper_rows():  # the pooled data/gpu/ chunks: one line per row and kind (device set, precision)
-        entries = campaign_entries(plan, camp.get((paper["table"], paper["row"]), []))
+        merged = merge_twins(camp.get((paper["table"], paper["row"]), []))
+        twin = {x["_path"]: x for x in merged if x.get("_twin")}
+        entries = campaign_entries(plan, merged)
         for kind in sorted({e["kind"] for e in entries}, key=str):
             mine = [e for e in entries if e["kind"] == kind]
             cells, sources, dmax = [], [], []
@@ -154,10 +169,13 @@ def agreement_model(plan, summaries, campaign=()):
                 if e is not None:
                     sources += e["sources"]
             dev = f"{kind[0].upper()} {_short_precision(kind[1])}"
+            if any(src in twin for src in sources):
+                dev = f"CPU = GPU {_short_precision(kind[1])}"
+                sources += [twin[src]["_twin"] for src in sources if src in twin]
             runs = "/".join(str(x["runs"]) for x in mine)
             rows.append({"table": tex_escape(f"{paper['table']} {dev} R={runs}"), "row": paper["row"],
                          "d": paper["d"], "dt": f"{paper['dt']:g}", "z": cells, "dmax": dmax,
-                         "sources": sources})
+                         "sources": sources, "in_sample": math.isclose(paper["dt"], FIT_DT)})
     return {"rows": rows, "preset": tex_escape(plan.preset),
             "readings": [{"name": tex_escape(x.name), "describe": x.describe()} for x in plan.paper_readings],
             "indicators": [INDICATOR_TEX[k] for k in INDICATORS]}

@@ -77,6 +77,7 @@ rule claims_tables:
         lsmdp=PLAN.lsmdp_files(),
         multicore=PLAN.multicore_files(),
         likeforlike=PLAN.likeforlike_files(),
+        campaign=PLAN.gpu_summaries(),
         reference="srmdp/data/paper_cases.csv",
         templates=[
             "workflow/templates/paper_tables_1_2.tex.j2",

@@ -15,7 +15,7 @@ templates = Path(inp.templates[0]).parent
 def render_all():
     claims.render_paper_tables(list(inp.timings), list(inp.gpu), templates, out.tables12)
     claims.render_claims(list(inp.timings), list(inp.gpu), templates, out.claims, list(inp.multicore),
-                         list(inp.likeforlike))
+                         list(inp.likeforlike), list(inp.campaign))
     claims.render_lsmdp(Plan(snakemake.config), list(inp.lsmdp), list(inp.summaries), list(inp.timings),
                         templates, out.lsmdp)
 

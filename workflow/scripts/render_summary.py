@@ -23,5 +23,6 @@ run_logged(
         "gpu_files": list(inp.gpu),
         "multicore_files": list(inp.multicore),
         "likeforlike_files": list(inp.likeforlike),
+        "campaign_files": list(inp.campaign),
     },
 )

@@ -1,0 +1,150 @@
+"""What a result file says about itself, read in one place: its precisions, its device, its timing, its run indices.
+
+* storage precision: the case's ``precision`` (the coefficients' dtype);
+* arithmetic precision: the reading's ``arithmetic`` field (a result written before the field existed computed in
+  float64: :func:`arithmetic_of`);
+* the device in a few words (:func:`device_words`): a summary written before the provenance recorded the host's
+  logical CPUs (``cpus``) is named by the threads it used, never with a "?";
+* the GPU timing of a row (:func:`timing_of`): seconds per run, the mean over its runs, with the fastest run;
+* run identity (:func:`run_key`): seed, test points and the run indices of its chunks, so that a CPU and a GPU
+  line computed from the same random streams are recognised as one.
+"""
+
+from __future__ import annotations
+
+import re
+
+RUNS_IN_NAME = re.compile(r"runs(\d+)-(\d+)")
+
+
+def storage_of(res) -> str:
+    """The coefficients' precision (the case's ``precision``; float64 when absent)."""
+    return (res.get("case") or {}).get("precision") or "float64"
+
+
+def arithmetic_of(res) -> str:
+    """The path arithmetic's precision: the reading's ``arithmetic`` field, float64 for results written before it."""
+    return (res.get("reading") or {}).get("arithmetic", "float64")
+
+
+SHORT = {"float32": "f32", "float64": "f64"}
+
+
+def precision_short(res) -> str:
+    """``f64`` where storage and arithmetic agree, else ``f32 st./f64 ar.``."""
+    st, ar = storage_of(res), arithmetic_of(res)
+    if st == ar:
+        return SHORT.get(st, st)
+    return f"{SHORT.get(st, st)} st./{SHORT.get(ar, ar)} ar."
+
+
+def precision_words(res) -> str:
+    """``float64`` or ``float32 storage, float64 arithmetic``."""
+    st, ar = storage_of(res), arithmetic_of(res)
+    return st if st == ar else f"{st} storage, {ar} arithmetic"
+
+
+def _hardware(res) -> dict:
+    return (res.get("provenance") or {}).get("hardware") or {}
+
+
+def threads_of(res):
+    return _hardware(res).get("threads")
+
+
+def device_words(res) -> str:
+    """``GPU H100``, ``CPU EPYC 2c`` (family and logical CPUs of the host) or, where the result predates the
+    record of the host's CPUs, ``CPU EPYC 1 thr`` (the threads it used)."""
+    prov = res.get("provenance") or {}
+    model = str(_hardware(res).get("model") or "?")
+    if res.get("device") == "gpu" or "+" in str(res.get("device")):
+        return "GPU " + next((w for w in model.split() if any(ch.isdigit() for ch in w)), model)
+    family = next((w for w in ("EPYC", "Xeon", "Ryzen", "Core") if w in model), model.split()[0])
+    if prov.get("cpus"):
+        return f"CPU {family} {prov['cpus']}c"
+    thr = threads_of(res)
+    return f"CPU {family} {thr} thr" if thr else f"CPU {family}"
+
+
+def run_indices(res) -> tuple:
+    """The run indices a result covers: from its chunks' names (``runs0002-0010``) or 0 .. runs-1."""
+    found = []
+    for name in res.get("chunks") or []:
+        m = RUNS_IN_NAME.search(str(name))
+        if m:
+            found += range(int(m.group(1)), int(m.group(2)) + 1)
+    if found:
+        return tuple(sorted(set(found)))
+    start = int(res.get("run_start") or 0)
+    return tuple(range(start, start + int(res.get("runs") or 0)))
+
+
+def run_key(res) -> tuple:
+    """Results with the same key used the same random streams: seed, test points, run indices."""
+    return (res.get("seed"), res.get("test_points"), run_indices(res))
+
+
+def timing_of(res):
+    """(seconds per run: the mean over the runs, the fastest run's) or None."""
+    mean = res.get("seconds_per_run") or res.get("seconds")
+    if not mean:
+        return None
+    return float(mean), float(res.get("seconds_per_run_min") or mean)
+
+
+CPU_EQ_GPU_TOL = 1e-6  # a CPU and a GPU value of the same runs within this of each other are one line
+INDICATOR_KEYS = ("mse_y_max", "mse_y_av", "mse_z_av")
+
+
+def _reading(res) -> tuple:
+    r = res.get("reading") or {}
+    return tuple(r.get(k) for k in ("outside", "trunc_y", "trunc_z", "z_cv", "martingale_cv"))
+
+
+def twins(a, b) -> bool:
+    """A CPU and a GPU result of the same row, reading and random streams whose indicators agree to 1e-6."""
+    if {str(a.get("device")), str(b.get("device"))} != {"cpu", "gpu"}:
+        return False
+    if (a.get("case") or {}).get("row") != (b.get("case") or {}).get("row") or _reading(a) != _reading(b):
+        return False
+    if run_key(a) != run_key(b):
+        return False
+    return all(a.get(k) is not None and b.get(k) is not None and abs(a[k] - b[k]) <= CPU_EQ_GPU_TOL
+               for k in INDICATOR_KEYS)
+
+
+def merge_twins(results) -> list:
+    """The results of one paper row, each thing once: of CPU/GPU twins (:func:`twins`) the GPU result is kept,
+    with ``_twin`` naming the CPU result's file and ``_device`` = ``CPU = GPU``."""
+    results = list(results)
+    out, dropped = [], set()
+    for i, a in enumerate(results):
+        if i in dropped:
+            continue
+        for j in range(i + 1, len(results)):
+            if j not in dropped and twins(a, results[j]):
+                gpu, cpu = (a, results[j]) if a.get("device") == "gpu" else (results[j], a)
+                a = dict(gpu, _twin=cpu.get("_path"), _device="CPU = GPU", _twin_precision=precision_short(cpu))
+                dropped.add(j)
+                break
+        out.append(a)
+    return out
+
+
+def gpu_timing(results, like=None, storage=None):
+    """The one GPU timing of a paper row: among ``results`` (campaign summaries of that row) on the GPU, under the
+    reading of ``like`` (a result) and in precision ``storage``, the one with the most runs; None if none.
+    Table R6 and Figure 1 both read it."""
+    cands = [r for r in results if r.get("device") == "gpu" and timing_of(r)
+             and (like is None or _reading(r) == _reading(like))
+             and (storage is None or storage_of(r) == storage)]
+    return max(cands, key=lambda r: (int(r.get("runs") or 0), -timing_of(r)[0])) if cands else None
+
+
+def timing_words(res) -> str:
+    """``0.0754 s/run (fastest 0.0743, 11 runs)``."""
+    mean, fastest = timing_of(res)
+    runs = int(res.get("runs") or 1)
+    if runs < 2:
+        return f"{mean:.3g} s/run (1 run)"
+    return f"{mean:.3g} s/run (fastest {fastest:.3g}, {runs} runs)"
