@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+from ..readings import reading_of, same_reading  # the package's one reading matcher
+
 RUNS_IN_NAME = re.compile(r"runs(\d+)-(\d+)")
 
 
@@ -96,16 +98,16 @@ CPU_EQ_GPU_TOL = 1e-6  # a CPU and a GPU value of the same runs within this of e
 INDICATOR_KEYS = ("mse_y_max", "mse_y_av", "mse_z_av")
 
 
-def _reading(res) -> tuple:
-    r = res.get("reading") or {}
-    return tuple(r.get(k) for k in ("outside", "trunc_y", "trunc_z", "z_cv", "martingale_cv"))
+def same_reading_as(a, b) -> bool:
+    """Whether two results were run under the same reading (the package's matcher)."""
+    return same_reading(reading_of(a), reading_of(b))
 
 
 def twins(a, b) -> bool:
     """A CPU and a GPU result of the same row, reading and random streams whose indicators agree to 1e-6."""
     if {str(a.get("device")), str(b.get("device"))} != {"cpu", "gpu"}:
         return False
-    if (a.get("case") or {}).get("row") != (b.get("case") or {}).get("row") or _reading(a) != _reading(b):
+    if (a.get("case") or {}).get("row") != (b.get("case") or {}).get("row") or not same_reading_as(a, b):
         return False
     if run_key(a) != run_key(b):
         return False
@@ -133,10 +135,10 @@ def merge_twins(results) -> list:
 
 def gpu_timing(results, like=None, storage=None):
     """The one GPU timing of a paper row: among ``results`` (campaign summaries of that row) on the GPU, under the
-    reading of ``like`` (a result) and in precision ``storage``, the one with the most runs; None if none.
+    reading and arithmetic of ``like`` (a result) and in storage precision ``storage``, the one with the most runs; None if none.
     Table R6 and Figure 1 both read it."""
     cands = [r for r in results if r.get("device") == "gpu" and timing_of(r)
-             and (like is None or _reading(r) == _reading(like))
+             and (like is None or (same_reading_as(r, like) and arithmetic_of(r) == arithmetic_of(like)))
              and (storage is None or storage_of(r) == storage)]
     return max(cands, key=lambda r: (int(r.get("runs") or 0), -timing_of(r)[0])) if cands else None
 

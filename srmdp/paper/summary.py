@@ -219,6 +219,8 @@ def summary_model(plan, summaries, campaign=(), variant_files=(), claim_inputs=N
         "residuals": _residuals_sentence(res_model),
         "limitations": _limitations(plan, fit, not_run, two_runs, allc),
         "regenerate": _regenerate(plan),
+        "cpuprecision": _precisions(c for c in allc if c.device == "CPU"),
+        "gpuprecision": _precisions(c for c in allc if c.device != "CPU"),
     }
     for t in table_ids():
         sentences[f"table-{t}"] = _table_sentence(t, allc)
@@ -317,6 +319,12 @@ def _limitations(plan, fit, not_run, two_runs, allc) -> str:
             "\n\\item \\emph{Hardware.} Our CPUs (2 and 16 logical CPUs) and GPU (H100) are not the paper's (24"
             " threads of two Xeon E5-2620 v2, GTX TITAN Black): times and speed-ups compare generations as well as"
             " schemes.")
+
+
+def _precisions(cs) -> str:
+    """The storage/arithmetic pairs of some cells in words: ``float32 storage, float64 arithmetic``."""
+    pairs = sorted({(c.storage, c.arithmetic) for c in cs})
+    return _join((st if st == ar else f"{st} storage, {ar} arithmetic") for st, ar in pairs)
 
 
 def _row_words(r) -> str:
