@@ -118,3 +118,14 @@ def figure_inputs(wildcards):
         "campaign": PLAN.gpu_summaries(),
         "likeforlike": PLAN.likeforlike_files(),
     }
+
+
+# The last line of a job without TeX: the PDF skipped and the packages that build it (paper.smk, onsuccess).
+def pdf_skipped_note():
+    from srmdp.paper.latex import TEX_HINT
+
+    if want_pdf():
+        return None
+    if str(config.get("paper_pdf", "auto")).lower() == "false":
+        return "srmdp: paper/main.pdf skipped (paper_pdf: false)"
+    return f"srmdp: paper/main.pdf skipped: {TEX_HINT}"

@@ -35,3 +35,9 @@ rule latex:
 rule paper:
     input:
         "paper/main.pdf",
+
+
+# Without TeX the default job skips the PDF (paper_pdf: auto): its last line says so (common.smk).
+onsuccess:
+    if pdf_skipped_note():
+        print(pdf_skipped_note())
