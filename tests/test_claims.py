@@ -164,12 +164,19 @@ def test_gpu_speedup_like_for_like_pairs_same_precision_and_reading(tmp_path):
     gpu = res(tmp_path / "gpu.json", "gpu", 0.05)
     cpu_1 = _timing(tmp_path / "t" / "cpu.json", "LP0d4", 2, seconds=4.0)  # the not-like-for-like timing job
     like = res(tmp_path / "like" / "LP0d4_r2.json", "cpu", 2.0)
-    times = index_results([gpu, cpu_1])
-    line = next(c for c in claims.speedup_claims(times, index_results([like])) if "LP0d4" in c["claim"])
-    assert "like for like 40.0 at $\\Delta t=0.1$ (CPU all 2 threads vs GPU, both float32" in line["ours"]
+    times, camp = index_results([cpu_1]), index_results([gpu])  # the GPU side: the campaign summaries only
+    line = next(c for c in claims.speedup_claims(times, index_results([like]), camp) if "LP0d4" in c["claim"])
+    assert "like for like 40.0 (40.0 against the GPU's fastest run) at $\\Delta t=0.1$" in line["ours"]
+    assert "both float32 storage, float64 arithmetic; what differs: 2 CPU cores" in line["ours"]
     assert line["sources"][-2:] == [like, gpu]
     other = res(tmp_path / "like2" / "LP0d4_r2.json", "cpu", 2.0, precision="float64")  # not the GPU's precision
-    line = next(c for c in claims.speedup_claims(times, index_results([other])) if "LP0d4" in c["claim"])
+    line = next(c for c in claims.speedup_claims(times, index_results([other]), camp) if "LP0d4" in c["claim"])
+    assert "like for like" not in line["ours"]
+    f32 = json.loads(Path(gpu).read_text())  # a GPU result computing in float32 is not like a float64-arithmetic CPU
+    f32["reading"]["arithmetic"] = "float32"
+    Path(gpu).write_text(json.dumps(f32))
+    line = next(c for c in claims.speedup_claims(times, index_results([like]), index_results([gpu]))
+                if "LP0d4" in c["claim"])
     assert "like for like" not in line["ours"]
 
 
@@ -192,10 +199,16 @@ def test_the_likeforlike_jobs_of_the_default_preset():
 
 
 def test_gpu_memory_lines_come_from_results_that_measured_it(tmp_path):
+    import subprocess
+
     mib = 2**20
+    root = Path(__file__).resolve().parent.parent
+    head = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=root).stdout.strip()
+    if not head:
+        pytest.skip("not a git checkout: the commit of a reading cannot be placed")
     measured = json.loads(Path(_timing(tmp_path / "g.json", "LP0d4", 2)).read_text())
     measured.update(device="gpu", gpu_model_bytes=40 * mib, gpu_used_bytes=42 * mib,
-                    provenance={"hardware": {"device": "gpu", "model": "Test GPU"}})
+                    provenance={"hardware": {"device": "gpu", "model": "Test GPU"}, "git_commit": head})
     (tmp_path / "g.json").write_text(json.dumps(measured))
     old = _timing(tmp_path / "old.json", "LP1d4", 1)  # a GPU result written before gpu_used_bytes existed
     rows = claims.measured_gpu_memory([str(tmp_path / "g.json"), old])
@@ -207,6 +220,30 @@ def test_gpu_memory_lines_come_from_results_that_measured_it(tmp_path):
     assert line.endswith(f"% source: {tmp_path / 'g.json'}")
     claims.render_paper_tables([], [old], TEMPLATES, out)
     assert "no GPU result under" in out.read_text()
+
+
+def test_gpu_memory_readings_known_invalid_are_never_printed_as_memory(tmp_path):
+    """Issue 25: a negative or zero reading, one below the case's own coefficients, and one written before the
+    gpu_used_bytes fix (commit 15455c8, the campaign's) are counted with their reason, never printed as bytes."""
+    mib = 2**20
+    paths = []
+    for name, used, commit in (("neg", -220 * mib, "15455c8"), ("zero", 0, "15455c8"), ("low", 1024, "15455c8"),
+                               ("old", 42 * mib, "15455c8a4da0ee0b1927da176cfacaba43ee24c7")):
+        res = json.loads(Path(_timing(tmp_path / f"{name}.json", "LP0d4", 2)).read_text())
+        res.update(device="gpu", gpu_model_bytes=40 * mib, gpu_used_bytes=used,
+                   provenance={"hardware": {"device": "gpu", "model": "Test GPU"}, "git_commit": commit})
+        (tmp_path / f"{name}.json").write_text(json.dumps(res))
+        paths.append(str(tmp_path / f"{name}.json"))
+    reasons = [claims.gpu_reading_invalid(json.loads(Path(p).read_text())) for p in paths]
+    assert reasons[:3] == ["impossible (zero or negative)"] * 2 + ["impossible (below the case's coefficients)"]
+    assert reasons[3] is not None  # before the fix (or, in a checkout without that history, not verifiable)
+    rows = claims.measured_gpu_memory(paths)
+    assert len(rows) == 1 and rows[0]["used"] is None and rows[0]["readings"] == 4  # one line per (row, GPU)
+    out = tmp_path / "t12.tex"
+    claims.render_paper_tables([], paths, TEMPLATES, out)
+    text = out.read_text()
+    assert "None of them is a memory figure: 4 readings of 1 rows" in text
+    assert "-220" not in text and "covers" not in text.split("GPU:")[1]
 
 
 def test_multicore_timings_of_another_machine_pair_within_that_machine(tmp_path):

@@ -236,8 +236,11 @@ def gpu_reading_invalid(res) -> str | None:
         return "impossible (zero or negative)"
     if used < coef:
         return "impossible (below the case's coefficients)"
-    if _before_fix((res.get("provenance") or {}).get("git_commit")) is not False:
+    before = _before_fix((res.get("provenance") or {}).get("git_commit"))
+    if before:
         return f"cudaMemGetInfo difference (written before {GPU_USED_FIX})"
+    if before is None:
+        return "method unknown (its commit is not in this repository's history)"
     return None
 
 

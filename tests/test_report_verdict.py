@@ -1,0 +1,98 @@
+"""The report's verdict page (issue 25): precisions read from the records, CPU = GPU lines counted once, the sign
+test, the rows not run with their cost, and the generated sentences (no list of cells in the prose)."""
+
+import math
+import re
+from pathlib import Path
+
+import pytest
+
+from srmdp.paper.record import (arithmetic_of, device_words, gpu_timing, merge_twins, precision_short, run_indices,
+                                storage_of)
+from srmdp.paper.verdict import binomial_p
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _res(device, value, runs=(0, 1), precision="float32", arithmetic=None, seconds=1.0, runs_n=None):
+    reading = {"outside": "zero", "trunc_y": 1.0, "trunc_z": 1.0}
+    if arithmetic:
+        reading["arithmetic"] = arithmetic
+    return {"device": device, "case": {"table": "LP0d4", "row": 2, "precision": precision}, "reading": reading,
+            "seed": 0, "test_points": 1000, "runs": runs_n or len(runs), "seconds_per_run": seconds,
+            "chunks": [f"x.runs{runs[0]:04d}-{runs[-1]:04d}.json"], "_path": f"{device}-{value}-{runs}.json",
+            "mse_y_max": value, "mse_y_av": value, "mse_z_av": value,
+            "provenance": {"cpus": 2, "hardware": {"model": "AMD EPYC" if device == "cpu" else "NVIDIA H100 80GB",
+                                                   "threads": 1}}}
+
+
+def test_precisions_come_from_the_record():
+    old = _res("gpu", -1.0)  # written before the reading recorded its arithmetic: float64
+    assert (storage_of(old), arithmetic_of(old), precision_short(old)) == ("float32", "float64", "f32 st./f64 ar.")
+    new = _res("gpu", -1.0, arithmetic="float32")
+    assert precision_short(new) == "f32"
+    assert precision_short(_res("cpu", -1.0, precision="float64")) == "f64"
+
+
+def test_device_words_never_print_an_unknown_core_count():
+    res = _res("cpu", -1.0)
+    assert device_words(res) == "CPU EPYC 2c"
+    del res["provenance"]["cpus"]  # a summary written before the provenance recorded the host's CPUs
+    assert device_words(res) == "CPU EPYC 1 thr"
+    assert device_words(_res("gpu", -1.0)) == "GPU H100"
+
+
+def test_cpu_and_gpu_lines_of_the_same_runs_are_one_line():
+    cpu, gpu = _res("cpu", -3.0, precision="float64"), _res("gpu", -3.0 + 5e-7)
+    merged = merge_twins([cpu, gpu])
+    assert len(merged) == 1 and merged[0]["_twin"] == cpu["_path"] and merged[0]["_device"] == "CPU = GPU"
+    assert len(merge_twins([cpu, _res("gpu", -3.0 + 2e-6)])) == 2  # values differ beyond 1e-6
+    assert len(merge_twins([cpu, _res("gpu", -3.0, runs=(2, 3))])) == 2  # other runs
+    assert run_indices(_res("gpu", 0.0, runs=(2, 10))) == tuple(range(2, 11))
+
+
+def test_one_gpu_timing_per_row_the_summary_with_most_runs():
+    like = _res("cpu", 0.0)
+    few, many = _res("gpu", 0.0, seconds=0.02), _res("gpu", 0.0, runs=(0, 10), seconds=0.05, runs_n=11)
+    assert gpu_timing([few, many], like, "float32") is many
+    assert gpu_timing([few, many], like, "float64") is None
+    assert gpu_timing([_res("gpu", 0.0, arithmetic="float32")], like, "float32") is None  # not like for like
+
+
+def test_the_sign_test_is_the_two_sided_binomial():
+    assert binomial_p(11, 11) == pytest.approx(2 / 2**11)
+    assert binomial_p(0, 3) == pytest.approx(0.25) and binomial_p(2, 4) == 1.0
+    # the exact tail against the definition, n = 13
+    n, k = 13, 10
+    tail = sum(math.comb(n, j) for j in range(k, n + 1)) / 2**n
+    assert binomial_p(k, n) == pytest.approx(2 * tail)
+
+
+needs_data = pytest.mark.skipif(not (ROOT / "data" / "summaries" / "default" / "gpu").is_dir(),
+                                reason="committed summaries absent")
+
+
+@needs_data
+def test_the_verdict_page_states_findings_not_cells():
+    """§1 of the committed summary: 5-8 sentences, no list of cells (no 'z=' in the prose), the rows not run
+    with a cost from the cost model, the high-d sign finding with its sign test."""
+    from srmdp.paper.plan import Plan, load_configs
+    from srmdp.paper.summary import summary_model
+
+    plan = Plan(load_configs([ROOT / "config" / "config.yaml"]))
+    claim_inputs = {"timing_files": plan.timings(), "gpu_files": plan.gpu_files(),
+                    "multicore_files": plan.multicore_files(), "likeforlike_files": plan.likeforlike_files(),
+                    "campaign_files": plan.gpu_summaries()}
+    m = summary_model(plan, plan.summaries(), plan.gpu_summaries(), plan.residual_files(), claim_inputs)
+    main = (ROOT / "paper" / "main.tex").read_text()
+    verdict = main[main.index("\\section{Verdict}"):main.index("\\srmdpScorecard")]
+    keys = re.findall(r"\\srmdpSay\{([^}]+)\}", verdict)
+    assert 5 <= len(keys) <= 8
+    prose = " ".join(m["sentences"][k] for k in keys)
+    assert "z=" not in prose and "$z$" not in prose
+    assert len(m["not_run"]) == 5 and all(r["total"] > 0 for r in m["not_run"])
+    assert {(r["table"], r["row"]) for r in m["not_run"]} == {("LP0d4", 4), ("LP0d6_0", 4), ("LP0d11", 3),
+                                                             ("LP1d6_1", 4), ("LP1d15_19", 5)}
+    assert re.search(r"in 11 of 11 rows \(sign test \$p=0\.00098\$", m["sentences"]["signs"])
+    assert "float32 throughout" not in main.replace("(the paper computed in float32 throughout)", "")
+    assert "\\srmdpSay{agreement}" not in main[main.index("\\section{Agreement"):]  # §6 does not repeat §1
