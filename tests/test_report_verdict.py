@@ -7,8 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from srmdp.paper.record import (arithmetic_of, device_words, gpu_timing, merge_twins, precision_short, run_indices,
-                                storage_of)
+from srmdp.paper.record import (
+    arithmetic_of,
+    device_words,
+    gpu_timing,
+    merge_twins,
+    precision_short,
+    run_indices,
+    storage_of,
+)
 from srmdp.paper.verdict import binomial_p
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -135,8 +135,8 @@ def merge_twins(results) -> list:
 
 def gpu_timing(results, like=None, storage=None):
     """The one GPU timing of a paper row: among ``results`` (campaign summaries of that row) on the GPU, under the
-    reading and arithmetic of ``like`` (a result) and in storage precision ``storage``, the one with the most runs; None if none.
-    Table R6 and Figure 1 both read it."""
+    reading and arithmetic of ``like`` (a result) and in storage precision ``storage``, the one with the most runs;
+    None if none.  Table R6 and Figure 1 both read it."""
     cands = [r for r in results if r.get("device") == "gpu" and timing_of(r)
              and (like is None or (same_reading_as(r, like) and arithmetic_of(r) == arithmetic_of(like)))
              and (storage is None or storage_of(r) == storage)]
