@@ -187,7 +187,7 @@ def test_table_is_booktabs_latex_with_every_row(ci_run, table):
 
 @pytest.mark.slow
 def test_every_number_traces_back_to_a_results_file(ci_run):
-    """Columns: d, dt, #C, K, M, source, device, R x P, the three indicators, CPU s, GPU s."""
+    """Columns: d, dt, #C, K, M, source, device, R x P, each indicator with its Delta and z, CPU s, GPU s."""
     from srmdp.paper.latex import fmt_pm, fmt_seconds
 
     repo, _ = ci_run
@@ -196,18 +196,18 @@ def test_every_number_traces_back_to_a_results_file(ci_run):
     for table in TABLE_IDS:
         lines = table_lines((repo / "tables" / f"{table}.tex").read_text())
         for row, comment in filter(gpu_line, lines):  # the data/gpu/ lines: one aggregate summary each
-            (src,) = comment.removeprefix("source:").split()
+            src = comment.removeprefix("source:").split()[0]  # a "CPU = GPU" line also names the CPU twin
             summary = json.loads((repo / src).read_text())
             assert summary["case"]["table"] == table and src.startswith("data/summaries/ci/gpu/")
             c = cells(row)
             assert c[7] == f"{summary['runs']}${{\\times}}${summary['test_points']}"
-            for j, key in ((8, "mse_y_max"), (9, "mse_y_av"), (10, "mse_z_av")):
+            for j, key in ((8, "mse_y_max"), (11, "mse_y_av"), (14, "mse_z_av")):  # value, then its Delta and z
                 assert c[j] == fmt_pm(summary[key], summary[key + "_se"]), (table, key)
         for k, ((prow_line, prow_comment), readings) in enumerate(row_groups(lines)):
             prow = paper[table][k]
             c = cells(prow_line)
             assert prow_comment == "source: srmdp/data/paper_cases.csv"
-            for j, key in ((8, "mse_y_max"), (9, "mse_y_av"), (10, "mse_z_av")):
+            for j, key in ((8, "mse_y_max"), (11, "mse_y_av"), (14, "mse_z_av")):
                 assert c[j] == f"${float(prow[key]):.3f}$"
             for row, comment in (x for rl in readings.values() for x in rl if not gpu_line(x)):
                 if "not run" in row:
@@ -217,7 +217,7 @@ def test_every_number_traces_back_to_a_results_file(ci_run):
                 assert summary["case"]["table"] == table and summary["case"]["row"] == k + 1
                 c = cells(row)
                 assert c[7] == f"{summary['runs']}${{\\times}}${summary['test_points']}"
-                for j, key in ((8, "mse_y_max"), (9, "mse_y_av"), (10, "mse_z_av")):
+                for j, key in ((8, "mse_y_max"), (11, "mse_y_av"), (14, "mse_z_av")):
                     assert c[j] == pm(summary[key], summary[key + "_se"]), (table, key)
                     checked += 1
                 # every number of the row is accounted for: runs x points, indicators, times
@@ -225,6 +225,8 @@ def test_every_number_traces_back_to_a_results_file(ci_run):
                 allowed = {f"{summary['runs']}", f"{summary['test_points']}"}
                 for key in ("mse_y_max", "mse_y_av", "mse_z_av"):
                     allowed |= {f"{summary[key]:.3f}", f"{summary[key + '_se']:.3f}"}
+                    diff = summary[key] - float(prow[key])  # the Delta and z columns (issue 25)
+                    allowed |= {f"{diff:.3f}", f"{diff / summary[key + '_se']:.1f}"}
                 for extra in sources[1:]:
                     allowed.add(fmt_seconds(json.loads((repo / extra).read_text())["seconds_per_run"]))
                 assert set(numbers) <= allowed, (table, set(numbers) - allowed)

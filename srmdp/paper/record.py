@@ -126,7 +126,8 @@ def merge_twins(results) -> list:
         for j in range(i + 1, len(results)):
             if j not in dropped and twins(a, results[j]):
                 gpu, cpu = (a, results[j]) if a.get("device") == "gpu" else (results[j], a)
-                a = dict(gpu, _twin=cpu.get("_path"), _device="CPU = GPU", _twin_precision=precision_short(cpu))
+                a = dict(gpu, _twin=cpu.get("_path"), _device="CPU = GPU", _twin_precision=precision_short(cpu),
+                         _twin_words=precision_words(cpu))
                 dropped.add(j)
                 break
         out.append(a)

@@ -60,6 +60,7 @@ class Cell:
     also: str = ""  # the other result's path of a "CPU = GPU" cell
     storage: str = "float64"
     arithmetic: str = "float64"
+    also_precision: str = ""  # the other result's precisions of a "CPU = GPU" cell, in words
 
     @property
     def key(self) -> tuple:
@@ -125,7 +126,7 @@ def cells(plan, summaries, campaign=()) -> list:
                                 _source(res, is_camp), int(res["runs"]), k, float(res[k]), res.get(k + "_se"),
                                 float(paper[k]), res["_path"], run_key(res),
                                 res.get("_device") or str(res.get("device") or "?").upper(), res.get("_twin") or "",
-                                storage_of(res), arithmetic_of(res)))
+                                storage_of(res), arithmetic_of(res), res.get("_twin_words") or ""))
     return out
 
 
@@ -211,7 +212,8 @@ def summary_model(plan, summaries, campaign=(), variant_files=(), claim_inputs=N
         "theory": _theory_sentence(theory, allc) if theory else "",
         "signs": _sign_sentence(high, res_model),
         "devices": _devices_sentence(allc),
-        "speed": _speed_sentence(beats, claims, len(index_results(list(timing_files)))),
+        "speed": _speed_sentence(beats, claims, len(index_results(list(timing_files))),
+                                 _precisions(c for c in allc if c.device != "CPU")),
         "claims": (f"Of the {len(claims)} numeric claims of the text (Table~\\ref{{tab:claims}}), {outcomes['held']}"
                    f" hold, {outcomes['not held']} hold only with a qualification or not at all and"
                    f" {outcomes['not checked']} could not be checked."),
@@ -257,9 +259,9 @@ def _scope_sentence(fit, not_run, camp) -> str:
     if not not_run:
         return text + "."
     worst = max(not_run, key=lambda r: r["speedup"])
-    return (text + f"; the {_pl(len(not_run), 'row')} not run, the largest of their tables (among them the"
-            f" paper's speed-up of {worst['speedup']:.2f}), would take about {cost / 3600:.1f} h on the H100 for"
-            f" {COST_RUNS} runs each by our cost model (Table~\\ref{{tab:notrun}}).")
+    return (text + f"; the {_pl(len(not_run), 'row')} not run, the most expensive of their tables (among them"
+            f" the row of the paper's largest speed-up, {worst['speedup']:.2f}), would take about {cost / 3600:.1f} h"
+            f" on the H100 for {COST_RUNS} runs each by our cost model (Table~\\ref{{tab:notrun}}).")
 
 
 def _agreement_sentence(r) -> str:
@@ -287,7 +289,7 @@ def _sign_sentence(high, m) -> str:
             f" {_pl(len(m['rows']), 'lower-dimensional row')}).")
 
 
-def _speed_sentence(beats, claims, n_timed) -> str:
+def _speed_sentence(beats, claims, n_timed, like_words) -> str:
     parts = []
     if beats:
         paper, ours, theirs, res = max(beats, key=lambda b: b[2])  # the longest of the paper's times we beat
@@ -297,7 +299,7 @@ def _speed_sentence(beats, claims, n_timed) -> str:
     fair = [c for c in claims if c.get("group") == "time" and "like for like" in c.get("ours", "")]
     if fair:
         parts.append(f"the GPU speed-ups are compared like for like in {_pl(len(fair), 'claim')} of"
-                     " Table~\\ref{tab:claims} (same reading, float32 storage and float64 arithmetic on both)")
+                     f" Table~\\ref{{tab:claims}} (same reading and precisions on both sides: {like_words})")
     return ("; ".join(parts) + ".") if parts else ""
 
 
@@ -383,8 +385,10 @@ def _devices_sentence(allc) -> str:
     if not twins:
         return "No row was run on both devices with the same runs."
     rows = len({(c.table, c.row) for c in twins})
-    return (f"On the {_pl(rows, 'row')} run on both devices from the same random streams, the CPU (float64) and"
-            f" the GPU (float32 storage, float64 arithmetic) agree to within {CPU_EQ_GPU_TOL:g} in every indicator:"
+    cpu = _join(sorted({c.also_precision for c in twins}))
+    return (f"On the {_pl(rows, 'row')} run on both devices from the same random streams, the CPU ({cpu}) and"
+            f" the GPU ({_precisions(c for c in twins)}) agree to within $10^{{{round(math.log10(CPU_EQ_GPU_TOL))}}}$"
+            " in every indicator:"
             f" their {len(twins)} cells are counted once, as ``CPU = GPU''.")
 
 
