@@ -499,7 +499,7 @@ def multicore_claim(files=(), camp=None):
                      f" speed-up {su:.2f} ({su / many:.2f} per thread)")
         gpu = gpu_timing((camp or {}).get(key, []), all_)
         if gpu is not None:  # the same row and reading on the GPU: the speed-up against all of this host's cores
-            parts[-1] += (f"; GPU ({device_words(gpu)}, {precision_words(gpu)}, {timing_words(gpu)})"
+            parts[-1] += (f"; {device_words(gpu)} ({precision_words(gpu)}, {timing_words(gpu)})"
                           f" {all_['seconds_per_run'] / timing_of(gpu)[0]:.1f} times faster than these {many}")
             sources.append(gpu["_path"])
         sources += [one["_path"], all_["_path"]]

@@ -12,8 +12,9 @@ paper's value, the z-score under each hypothesis, i.e. (value under the hypothes
 * one column per variant of config ``residuals.variants`` (float32 coefficients, truncation levels,
   another seed): the rerun's value and standard error.
 
-A hypothesis *explains* a cell when its |z| <= threshold; it *breaks* a cell of the same rows that was
-within the threshold and is not under it.  Both are counted per hypothesis, and the root mean square of its
+A hypothesis is *not rejected* for a cell (the field keeps its old name, ``explained``) when its |z| <= threshold;
+that is no explanation where it gets there only by widening the spread.  It *breaks* a cell of the same rows
+that was within the threshold and is not under it.  Both are counted per hypothesis, and the root mean square of its
 z over all cells with data is given: about 1 if the hypothesis accounts for the differences and their spread,
 well below 1 if it "explains" by a spread too wide to test anything.
 """

@@ -221,6 +221,7 @@ def summary_model(plan, summaries, campaign=(), variant_files=(), claim_inputs=N
         "residuals": _residuals_sentence(res_model),
         "limitations": _limitations(plan, fit, not_run, two_runs, allc),
         "regenerate": _regenerate(plan),
+        "arithmetic": _arithmetic_sentence(allc),
         "cpuprecision": _precisions(c for c in allc if c.device == "CPU"),
         "gpuprecision": _precisions(c for c in allc if c.device != "CPU"),
     }
@@ -321,6 +322,17 @@ def _limitations(plan, fit, not_run, two_runs, allc) -> str:
             "\n\\item \\emph{Hardware.} Our CPUs (2 and 16 logical CPUs) and GPU (H100) are not the paper's (24"
             " threads of two Xeon E5-2620 v2, GTX TITAN Black): times and speed-ups compare generations as well as"
             " schemes.")
+
+
+def _arithmetic_sentence(allc) -> str:
+    """What the results record of their path arithmetic (the reading's ``arithmetic``)."""
+    arith = Counter(c.arithmetic for c in allc)
+    if set(arith) == {"float64"}:
+        return (f"All {len(allc)} cells of ours, on either device, record float64 \\emph{{path arithmetic}} (the GPU"
+                f" lines: {_precisions(c for c in allc if c.device != 'CPU')}), so float32 arithmetic is not measured"
+                " here; its effect is bounded instead:")
+    return ("Of our cells, " + _join(f"{n} record {a} \\emph{{path arithmetic}}" for a, n in sorted(arith.items()))
+            + "; for the others its effect is bounded:")
 
 
 def _precisions(cs) -> str:
