@@ -79,6 +79,7 @@ needs_data = pytest.mark.skipif(not (ROOT / "data" / "summaries" / "default" / "
                                 reason="committed summaries absent")
 
 
+@pytest.mark.slow  # the whole summary model, claims included (~5 s)
 @needs_data
 def test_the_verdict_page_states_findings_not_cells():
     """§1 of the committed summary: 5-8 sentences, no list of cells (no 'z=' in the prose), the rows not run
