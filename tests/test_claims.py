@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from srmdp.cases import Case, paper_case, paper_rows
+from srmdp.cases import Case
 from srmdp.memory import coefficient_bytes
 from srmdp.paper import claims
+from srmdp.paper.rows import paper_case, paper_rows
 
 
 def test_footnote_case_is_the_papers_product():

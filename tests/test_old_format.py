@@ -13,7 +13,8 @@ import pytest
 
 from srmdp import chunks
 from srmdp.aggregate import aggregate
-from srmdp.results import machine_of, seal
+from srmdp.paper.index import machine_of
+from srmdp.results import seal
 
 ROOT = Path(__file__).resolve().parent.parent
 OLD = ROOT / "data" / "gpu" / "LP0d11_r1_float32.json"

@@ -15,7 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from srmdp.indicators import indicators, z_limit
+from srmdp.indicators import indicators
+from srmdp.paper.student import z_limit
 
 ROOT = Path(__file__).resolve().parent.parent
 PUB = ROOT / "data" / "summaries" / "default"

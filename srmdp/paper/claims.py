@@ -18,14 +18,15 @@ import math
 
 import numpy as np
 
-from ..cases import REFERENCE_SOURCE, Case, formula, paper_case, paper_rows, paper_table_number, table_ids
+from ..cases import Case
 from ..indicators import INDICATORS
 from ..memory import GIB, coefficient_bytes
-from ..readings import matches, reading_of
-from ..results import machine_of
-from .index import best_timing, hw_short, index_results, load
+from ..readings import matches, reading_of, same_reading
+from ..rules import formula
+from .index import best_timing, hw_short, index_results, load, machine_of
 from .latex import jinja_env, tex_escape, write_text
 from .lsmdp import model_bytes as lsmdp_model_bytes
+from .rows import REFERENCE_SOURCE, paper_case, paper_rows, paper_table_number, table_ids
 
 GPU_BYTES_PAPER = 6 * 10**9  # "6 GBytes of global memory" (GTX TITAN Black: 6 GB = 6.0e9 bytes... as sold)
 PAPER_THREADS = 64 * 256  # "64 thread blocks each with 256 threads"
@@ -328,7 +329,7 @@ def _like_for_like(rows, like, times):
     for r in rows:
         for cpu in like.get((r["table"], r["row"]), []):
             for gpu in times.get((r["table"], r["row"]), []):
-                same = (gpu.get("device") == "gpu" and reading_of(gpu) == reading_of(cpu)
+                same = (gpu.get("device") == "gpu" and same_reading(reading_of(gpu), reading_of(cpu))
                         and (gpu.get("case") or {}).get("precision") == (cpu.get("case") or {}).get("precision"))
                 if same and gpu.get("seconds_per_run") and cpu.get("seconds_per_run"):
                     ratio = cpu["seconds_per_run"] / gpu["seconds_per_run"]

@@ -20,11 +20,12 @@ well below 1 if it "explains" by a spread too wide to test anything.
 
 import math
 
-from ..cases import paper_rows
 from ..indicators import INDICATORS
 from ..readings import matches
 from .index import index_results, load
 from .latex import INDICATOR_TEX, jinja_env, tex_escape, write_text
+from .rows import paper_rows
+from .splits import paper_splits
 
 SPLITS = (("1000x1", "$10^3{\\times}1$"), ("1000x1000", "$10^3{\\times}10^3$"))
 
@@ -47,7 +48,7 @@ def hypotheses_z(res, paper, key, variants):
     ours, se = res.get(key), res.get(key + "_se")
     out = {"literal": _z(res.get("literal_" + short), paper, res.get("literal_" + short + "_se"))}
     for name, _ in SPLITS:
-        sp = (res.get("splits") or {}).get(name)
+        sp = paper_splits(res).get(name)
         out[name] = None if sp is None or ours is None or not se else _z(
             ours + sp[short + "_shift"], paper, math.hypot(se, sp[short + "_sd"]))
     for name, vres in variants.items():

@@ -7,7 +7,7 @@ import sys
 from snakemake.utils import validate
 
 # The workflow and its jobs use the installed package (pip install -e .: this checkout's srmdp).
-from srmdp.cases import table_ids
+from srmdp.paper.rows import table_ids
 from srmdp.paper.plan import Plan
 
 validate(config, "../schemas/config.schema.yaml")
