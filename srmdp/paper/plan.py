@@ -527,3 +527,22 @@ def is_result_file(path) -> bool:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def paper_code(*modules: str) -> list[str]:
+    """The files of the srmdp.paper modules a render job runs: each of ``modules`` (``tables``, ``summary``, ...)
+    and the srmdp.paper modules it imports, transitively (relative imports, read from the source), as paths
+    relative to the checkout.  The render rules list them as inputs, so that editing one renders again."""
+    import ast
+
+    here = Path(__file__).resolve().parent
+    seen, todo = set(), list(modules)
+    while todo:
+        name = todo.pop()
+        if name in seen or not (here / f"{name}.py").is_file():
+            continue
+        seen.add(name)
+        for node in ast.walk(ast.parse((here / f"{name}.py").read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:  # from .x import ... / from . import x
+                todo += [node.module] if node.module else [a.name for a in node.names]
+    return [f"srmdp/paper/{name}.py" for name in sorted(seen)]
