@@ -8,7 +8,7 @@ paper's value, the z-score under each hypothesis, i.e. (value under the hypothes
 * ``10^3 x 1``, ``10^3 x 10^3``: the paper's value taken as the pooled indicator over 10^3 runs with one
   test point each (R_{i,m}, m the run) or with 10^3 each: ours shifted by that split's bias (of the max
   and the ln) and compared with the combined spread sqrt(se^2 + sd^2), sd being the paper's own Monte-Carlo
-  error under that split, both estimated from our per-run moments (:func:`srmdp.indicators.split`);
+  error under that split, both estimated from our per-run moments (:func:`srmdp.paper.splits.split`);
 * one column per variant of config ``residuals.variants`` (float32 coefficients, truncation levels,
   another seed): the rerun's value and standard error.
 
