@@ -68,9 +68,9 @@ def main(argv=None):
 
     from dataclasses import replace
 
-    from srmdp.cases import find_row, paper_case
     from srmdp.cuda import CudaBackend
     from srmdp.exceptions import ConfigError
+    from srmdp.paper.rows import find_row, paper_case
     from srmdp.problems import load_problem
     from srmdp.results import write_json_atomic
     from srmdp.solver import run_case

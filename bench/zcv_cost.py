@@ -15,8 +15,9 @@ import sys
 
 import numpy as np
 
-from srmdp.cases import Case, paper_case
+from srmdp.cases import Case
 from srmdp.cpu import CpuBackend
+from srmdp.paper.rows import paper_case
 from srmdp.problems import load_problem
 from srmdp.solver import run_case
 

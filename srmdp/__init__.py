@@ -3,10 +3,9 @@ Gobet, López-Salas, Turkedjiev and Vázquez (SISC 2016), on CPU (Numba) and GPU
 
 __version__ = "0.1.0"
 
-from .cases import Case, paper_case, paper_rows  # noqa: E402
+from .cases import Case  # noqa: E402
 from .exceptions import ConfigError, NumericalError  # noqa: E402
 from .solution import Solution, load, solve  # noqa: E402
 from .solver import run_case  # noqa: E402
 
-__all__ = ["Case", "ConfigError", "NumericalError", "Solution", "load", "paper_case", "paper_rows", "run_case",
-           "solve", "__version__"]
+__all__ = ["Case", "ConfigError", "NumericalError", "Solution", "load", "run_case", "solve", "__version__"]

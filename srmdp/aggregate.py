@@ -212,7 +212,7 @@ def aggregate(paths, expect_runs=None, run_start=0, pool_devices=False) -> dict:
         if all(m is not None for m in moments):
             ey2, ez2 = (np.concatenate([m[j] for m in moments]) for j in (0, 1))
             out["per_run"].update(ey2=ey2.tolist(), ez2=ez2.tolist())
-        out.update(indicators(ey, ez, ey2, ez2, ref["test_points"]))
+        out.update(indicators(ey, ez))
     if all(v is not None for v in u0):  # u(0, x0): mean and standard error over the runs
         u0 = np.concatenate(u0)
         out["per_run"]["u0"] = u0.tolist()

@@ -1,15 +1,10 @@
-"""Cases: the numerical parameters of one SRMDP run, and the paper's 35 rows as data.
+"""Cases: the numerical parameters of one SRMDP run.
 
-The paper's rows (table id, d, dt, #C, K, M, the #C and M formulas, its three MSE values and CPU/GPU
-seconds) live only in the package data ``srmdp/data/paper_cases.csv`` (:data:`REFERENCE_SOURCE`); they
-are read here for case parameters and, in the workflow, for comparison, never copied into a result.
+The paper's 35 rows are the paper's layer's (:mod:`srmdp.paper.rows`, which maps each to a :class:`Case`).
 """
 
-import csv
 import math
 from dataclasses import asdict, dataclass, field, fields
-from functools import cache
-from importlib import resources
 
 import numpy as np
 
@@ -36,10 +31,17 @@ RECORD = np.dtype([
 Z_CV_DEFAULT_FOR_USER_PROBLEMS = True
 
 PRECISIONS = ("float64", "float32")
-MATURITY = 1.0
-# The paper's 35 rows ship with the package (read through importlib.resources, never from the repository);
-# REFERENCE_SOURCE is how tables and claims name that file in their "% source:" lines.
-REFERENCE_SOURCE = "srmdp/data/paper_cases.csv"
+
+
+def truncation_for_case(v):
+    """A truncation bound as :class:`Case` and the kernels hold it: "no truncation", None in JSON and in the API,
+    is inf here; a bound is unchanged.  :func:`truncation_for_json` is the inverse."""
+    return math.inf if v is None else v
+
+
+def truncation_for_json(v):
+    """A truncation bound as JSON and the API write it: inf ("no truncation") is None; a bound is unchanged."""
+    return None if v is not None and math.isinf(v) else v
 
 
 def is_int(v) -> bool:
@@ -115,7 +117,7 @@ class Case:
     def as_dict(self) -> dict:
         out = asdict(self)
         for key in ("trunc_y", "trunc_z"):
-            out[key] = None if math.isinf(out[key]) else out[key]
+            out[key] = truncation_for_json(out[key])
         out.update(steps=self.steps, strata=self.strata, n_basis=self.n_basis)
         if not self.z_cv:  # absent when off: the identity of the paper's cases is unchanged
             del out["z_cv"]
@@ -129,8 +131,7 @@ class Case:
         names = {f.name for f in fields(cls)}
         kw = {k: v for k, v in data.items() if k in names}
         for key in ("trunc_y", "trunc_z"):
-            if kw.get(key) is None:
-                kw[key] = math.inf
+            kw[key] = truncation_for_case(kw.get(key))
         return cls(**kw)
 
     # --- validation ---------------------------------------------------------------------------
@@ -232,111 +233,3 @@ def check_seed_run(seed, run, runs=1):
 def plain(v):
     """A NumPy scalar as the Python number it holds (for messages); anything else unchanged."""
     return v.item() if isinstance(v, np.generic) else v
-
-
-# --- the paper's rows -----------------------------------------------------------------------------
-def formula(expr: str, n: int, d: int) -> int:
-    """Value of one of the paper's #C / M formulas (``floor(4*sqrt(N))``, ``(d+1)*N**2``) at N and d."""
-    value = eval(expr, {"__builtins__": {}}, {"floor": math.floor, "sqrt": math.sqrt, "N": n, "d": d})
-    return int(value)
-
-
-@cache
-def paper_rows():
-    """All rows of the reference file, with a per-table row number (1-based) and basis."""
-    rows = []
-    counts = {}
-    with resources.files("srmdp").joinpath("data", "paper_cases.csv").open(newline="") as fh:
-        for raw in csv.DictReader(fh):
-            table = raw["table"]
-            counts[table] = counts.get(table, 0) + 1
-            row = {
-                "table": table,
-                "row": counts[table],
-                "basis": table[:3],
-                "d": int(raw["d"]),
-                "dt": float(raw["dt"]),
-                "cells": int(raw["cells"]),
-                "K": int(raw["K"]),
-                "M": int(raw["M"]),
-                "cells_formula": raw["cells_formula"],
-                "paths_formula": raw["paths_formula"],
-                "steps": int(round(MATURITY / float(raw["dt"]))),  # N = T / dt, the paper's T = 1
-            }
-            for key in ("mse_y_max", "mse_y_av", "mse_z_av", "cpu_s", "gpu_s"):
-                row[key] = float(raw[key])
-            rows.append(row)
-    return tuple(rows)
-
-
-def check_reference(rows=None):
-    """#C^d = K and the formulas reproduce #C and M on every row; returns the list of problems."""
-    problems = []
-    for r in rows or paper_rows():
-        n = r["steps"]
-        if r["cells"] ** r["d"] != r["K"]:
-            problems.append(f"{r['table']} row {r['row']}: #C^d != K")
-        if formula(r["cells_formula"], n, r["d"]) != r["cells"]:
-            problems.append(f"{r['table']} row {r['row']}: #C formula gives another value")
-        if formula(r["paths_formula"], n, r["d"]) != r["M"]:
-            problems.append(f"{r['table']} row {r['row']}: M formula gives another value")
-    return problems
-
-
-def table_ids():
-    return sorted({r["table"] for r in paper_rows()}, key=lambda t: [r["table"] for r in paper_rows()].index(t))
-
-
-# The paper labels its result tables table:LP0d4 ... table:LP1d15_19 (Tables 3-13, in the order of
-# srmdp/data/paper_cases.csv); Tables 1 and 2 are its cost and memory comparisons.  Short names that the
-# paper does not use but earlier versions of this repository did are accepted as aliases.
-TABLE_ALIASES = {"LP1d6": "LP1d6_1"}
-FIRST_RESULT_TABLE = 3  # the paper's Table 3 is LP0d4
-
-
-def canonical_table(table: str) -> str:
-    """The paper's label of a table id or alias (``LP1d6`` -> ``LP1d6_1``); other names unchanged."""
-    return TABLE_ALIASES.get(table, table) if isinstance(table, str) else table
-
-
-def paper_table_number(table: str) -> int:
-    """The number the paper gives a result table (LP0d4 -> 3 ... LP1d15_19 -> 13)."""
-    ids = table_ids()
-    table = canonical_table(table)
-    if table not in ids:
-        raise ConfigError(f"invalid table={table!r}: allowed values are {', '.join(ids)}")
-    return FIRST_RESULT_TABLE + ids.index(table)
-
-
-def find_row(table: str, dt=None, row=None, d=None):
-    """The paper row of ``table`` selected by its row number, or by dt (and d) when unambiguous."""
-    table = canonical_table(table)
-    rows = [r for r in paper_rows() if r["table"] == table]
-    if not rows:
-        raise ConfigError(f"invalid table={table!r}: allowed values are {', '.join(table_ids())}")
-    if row is not None:
-        sel = [r for r in rows if r["row"] == row]
-    else:
-        sel = [r for r in rows if (dt is None or math.isclose(r["dt"], dt)) and (d is None or r["d"] == d)]
-    if not sel and row is None and dt is not None and d is None:
-        allowed = ", ".join(f"{v:g}" for v in sorted({r["dt"] for r in rows}, reverse=True))
-        raise ConfigError(f"invalid dt={dt!r} for table {table}: allowed values are {allowed}")
-    if not sel and row is not None:
-        raise ConfigError(f"invalid row={row!r} for table {table}: allowed values are 1..{len(rows)}")
-    if len(sel) == 1 and row is not None and (dt is not None and not math.isclose(sel[0]["dt"], dt)
-                                              or d is not None and sel[0]["d"] != d):
-        r = sel[0]
-        given = " ".join(f"{k}={v!r}" for k, v in (("d", d), ("dt", dt)) if v is not None)
-        raise ConfigError(f"invalid row={row!r} for table {table}: it has d={r['d']} dt={r['dt']:g}, not {given};"
-                          " give --dt or --row alone")
-    if len(sel) != 1:
-        choices = "; ".join(f"row {r['row']}: d={r['d']} dt={r['dt']:g} #C={r['cells']} M={r['M']}" for r in rows)
-        what = "matches no row" if not sel else "is ambiguous"
-        raise ConfigError(f"invalid row selection for table {table} ({what}): give --row among {choices}")
-    return sel[0]
-
-
-def paper_case(table: str, dt=None, row=None, d=None, **options) -> Case:
-    r = find_row(table, dt=dt, row=row, d=d)
-    return Case(d=r["d"], dt=r["dt"], basis=r["basis"], cells=r["cells"], paths=r["M"],
-                table=r["table"], row=r["row"], **options)

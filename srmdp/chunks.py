@@ -99,21 +99,6 @@ class Group:
         return [(a.path, b.path) for i, a in enumerate(cs) for b in cs[i + 1:]
                 if b.run_start < a.stop and a.run_start < b.stop]
 
-    def free_range(self, n: int) -> tuple[int, int]:
-        """(start, count): the lowest run index not used by any chunk, and up to n runs from it that are free."""
-        return free_range(self.used(), n)
-
-
-def free_range(used, n: int) -> tuple[int, int]:
-    """(start, count): the lowest run index not in ``used``, and up to n consecutive free runs from it."""
-    start = 0
-    while start in used:
-        start += 1
-    count = 0
-    while count < n and start + count not in used:
-        count += 1
-    return start, count
-
 
 def _light_load(path):
     """A result dict, or None when the file is not a result of a case (JSON read, no checksum check)."""
@@ -181,10 +166,3 @@ def index(paths, verify=False) -> dict:
 def aggregate_flags(group: Group) -> str:
     """Extra ``srmdp aggregate`` options for a group (CPU and GPU chunks of one group are pooled)."""
     return "--pool-devices" if len(group.devices) > 1 else ""
-
-
-def chunk_name(case, reading: str, device: str, seed: int, run_start: int, runs: int, test_points: int = 1000) -> str:
-    """File name of a campaign chunk: row, reading, precision, device, seed and run range."""
-    tp = "" if test_points == 1000 else f".tp{test_points}"
-    return (f"{case.label}.{reading}.{case.precision}.{device}.seed{seed}{tp}"
-            f".runs{run_start:04d}-{run_start + runs - 1:04d}.json")

@@ -1,7 +1,8 @@
-"""Command line: ``srmdp run``, ``srmdp aggregate``, ``srmdp cases``; ``srmdp solve``, ``srmdp eval``
+"""Command line: ``srmdp run``, ``srmdp aggregate``; ``srmdp solve``, ``srmdp eval``
 (:mod:`srmdp.cli_solution`); and the subcommands other packages register as entry points of the group
-``srmdp.commands`` (the paper's reproduction: ``srmdp campaign``, ``srmdp lsmdp``, ``srmdp beyond``,
-``srmdp plan``).
+``srmdp.commands`` (the paper's reproduction: ``srmdp cases``, ``srmdp campaign``, ``srmdp lsmdp``,
+``srmdp beyond``, ``srmdp plan``).  ``srmdp run --table`` takes its case from the entry point of the group
+``srmdp.tables`` (the paper's rows, :mod:`srmdp.paper.rows`).
 
 Every input error is one line on stderr (``srmdp: error: ...``) and exit status 2, before any
 compute (no result file is written); numerical failures exit with status 3, a result that cannot be
@@ -13,7 +14,7 @@ from importlib.metadata import entry_points
 
 from .aggregate import aggregate
 from .bases import BASES
-from .cases import Case, canonical_table, check_reference, paper_case, paper_rows
+from .cases import Case
 from .cli_options import Parser, add_device_options, add_reading_options, exit_status, number
 from .cli_solution import add_parsers
 from .cli_solution import main as solution_main
@@ -24,9 +25,12 @@ from .solver import NumericalError, check_threads, run_case, summary_line
 # Subcommands of other packages (the paper's reproduction, srmdp.paper, registers campaign, lsmdp, beyond and
 # plan): the entry points of this group, each main(argv) -> exit status.  The library never imports them.
 COMMANDS_GROUP = "srmdp.commands"
+# The paper's rows for `srmdp run --table T [--dt DT | --row R]`: the entry point named "paper" of this group,
+# a function (table, dt=, row=, **case options) -> Case (srmdp.paper.rows.paper_case).
+TABLES_GROUP = "srmdp.tables"
 
 
-BUILTIN = ("run", "aggregate", "cases", "solve", "eval", "-h", "--help")
+BUILTIN = ("run", "aggregate", "solve", "eval", "-h", "--help")
 
 
 def build_parser():
@@ -65,8 +69,6 @@ def build_parser():
                    help="pool CPU and GPU chunks of the same case, seed, test points and random streams")
     a.add_argument("--out", required=True)
 
-    c = sub.add_parser("cases", help="list the paper's cases")
-    c.add_argument("--table")
     add_parsers(sub, number)
     return p
 
@@ -82,7 +84,7 @@ def case_from_args(args) -> Case:
         if args.problem != "gobet2016":
             raise ConfigError(f"invalid arguments: --table selects a row of the paper, whose problem is gobet2016,"
                               f" not {args.problem}")
-        return paper_case(args.table, dt=args.dt, row=args.row, **options)
+        return paper_table_case()(args.table, dt=args.dt, row=args.row, **options)
     if args.row is not None:
         raise ConfigError(f"invalid row={args.row}: --row selects a row of --table, give --table too")
     missing = [k for k, v in dict(free, dt=args.dt).items() if v is None]
@@ -91,6 +93,15 @@ def case_from_args(args) -> Case:
                           " --d --dt --basis --cells --paths")
     return Case(d=args.d, dt=args.dt, basis=args.basis, cells=args.cells, paths=args.paths, problem=args.problem,
                 **options)
+
+
+def paper_table_case():
+    """The function that maps a paper row to its case (entry point ``paper`` of :data:`TABLES_GROUP`)."""
+    ep = next((ep for ep in entry_points(group=TABLES_GROUP) if ep.name == "paper"), None)
+    if ep is None:
+        raise ConfigError("invalid arguments: --table needs the paper's rows (srmdp.paper), which this installation"
+                          " does not register")
+    return ep.load()
 
 
 def plugin_commands() -> dict:
@@ -119,20 +130,6 @@ def main(argv=None):
 
 
 def _command(args) -> int:
-    if args.command == "cases":
-        bad = check_reference()
-        args.table = canonical_table(args.table)
-        if args.table and args.table not in {r["table"] for r in paper_rows()}:
-            raise ConfigError(f"invalid table={args.table!r}: allowed values are"
-                              f" {', '.join(sorted({r['table'] for r in paper_rows()}))}")
-        for r in paper_rows():
-            if args.table and r["table"] != args.table:
-                continue
-            print(f"{r['table']:<10} row {r['row']}  d={r['d']:<3} dt={r['dt']:<5g} #C={r['cells']:<3}"
-                  f" K={r['K']:<8} M={r['M']}")
-        for line in bad:
-            print(f"srmdp: warning: {line}", file=sys.stderr)
-        return 0
     if args.command in ("solve", "eval"):
         return solution_main(args)
     if args.command == "aggregate":

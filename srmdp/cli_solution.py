@@ -11,13 +11,13 @@ Points: CSV (comma-separated, one point a line, an optional header line, ``#`` c
 
 import argparse
 import io
-import math
 import sys
 from pathlib import Path
 
 import numpy as np
 
 from .bases import BASES
+from .cases import truncation_for_json
 from .cli_options import add_device_options, add_reading_options
 from .exceptions import ConfigError
 
@@ -134,8 +134,8 @@ def main(args):
         check_writable(args.out)
         try:
             sol = solve(args.problem, d=args.d, dt=args.dt, basis=args.basis, cells=args.cells, paths=args.paths,
-                        outside=args.outside, trunc_y=None if math.isinf(args.trunc_y) else args.trunc_y,
-                        trunc_z=None if math.isinf(args.trunc_z) else args.trunc_z, half_width=args.half_width,
+                        outside=args.outside, trunc_y=truncation_for_json(args.trunc_y),
+                        trunc_z=truncation_for_json(args.trunc_z), half_width=args.half_width,
                         precision=args.precision,
                         device=args.device, seed=args.seed, runs=args.runs, z_cv=args.z_cv, threads=args.threads,
                         test_points=args.test_points, keep=args.keep, progress=args.progress, strata=args.strata,

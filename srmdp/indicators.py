@@ -10,9 +10,9 @@ and e_Z[r, i] (Euclidean norm) over P test points R ~ nu drawn independently of 
 * literal (``literal_*``): the paper's per-run formula with its P test points, ln(max_i e[r, i])
   etc., averaged over runs; its standard error is the runs' standard deviation / sqrt(R).
 The expectation of the pooled value does not depend on how R x P is split; its variance does, and so
-does the bias of the max and of the ln: :func:`split` estimates both for another split (the paper's
-10^3 runs with one test point each, or with 10^3 each) from the per-run second moments e2[r, i] =
-mean_p |error|^4 (issue 10 item 5).
+does the bias of the max and of the ln: the paper's layer estimates both for the paper's splits
+(:mod:`srmdp.paper.splits`) from the per-run second moments e2[r, i] = mean_p |error|^4 that a result
+records (``per_run``).
 """
 
 import math
@@ -29,16 +29,8 @@ def _se(values):
     return float(values.std(ddof=1) / math.sqrt(values.size))
 
 
-# the splits of the paper's evaluations that its text allows (section 5): 10^3 runs, each with one test
-# point per time step (R_{i,m}, m = run), or each with 10^3 test points
-PAPER_SPLITS = ((1000, 1), (1000, 1000))
-
-
-def indicators(ey, ez, ey2=None, ez2=None, test_points=None):
-    """Summary dict from per-run arrays ey, ez of shape (R, N).
-
-    With the second moments ey2, ez2 (same shape) and the number of test points P per run, also the
-    ``splits``: per split in :data:`PAPER_SPLITS`, :func:`split`'s shift and spread of each indicator."""
+def indicators(ey, ez):
+    """Summary dict from per-run arrays ey, ez of shape (R, N)."""
     ey = np.atleast_2d(np.asarray(ey, dtype=float))
     ez = np.atleast_2d(np.asarray(ez, dtype=float))
     ybar = ey.mean(axis=0)
@@ -67,80 +59,4 @@ def indicators(ey, ez, ey2=None, ez2=None, test_points=None):
         "per_step_y": ybar.tolist(),
         "per_step_z": zbar.tolist(),
     }
-    if ey2 is not None and test_points is not None and test_points > 1 and ey.shape[0] > 1:
-        out["splits"] = {f"{r}x{p}": split(ey, ez, ey2, ez2, test_points, r, p) for r, p in PAPER_SPLITS}
     return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in out.items()}
-
-
-def _split_cov(e, e2, points_ours, points):
-    """Covariance of the per-step pooled means S_i of one run with ``points`` test points (see split)."""
-    within = np.maximum(np.asarray(e2) - e * e, 0.0).mean(axis=0) * points_ours / (points_ours - 1)  # W_i
-    cov = np.cov(e, rowvar=False).reshape(e.shape[1], e.shape[1])  # C_ij = Cov_r(e[r,i], e[r,j])
-    between = np.maximum(np.diag(cov) - within / points_ours, 0.0)  # V_i = Var_r(m_i)
-    cov[np.diag_indices_from(cov)] = between + within / points
-    return cov
-
-
-def split(ey, ez, ey2, ez2, points_ours, runs, points, draws=20000, seed=0) -> dict:
-    """Shift and spread of the three pooled indicators had the evaluations been split as runs x points.
-
-    Per time step i, the pooled mean S_i of the squared errors over ``runs`` x ``points`` evaluations has
-    mean mu_i, variance (V_i + W_i / points) / runs and covariance C_ij / runs (i != j), with
-    W_i = mean_r (e2[r,i] - e[r,i]^2) P/(P-1) the variance between test points within a run,
-    V_i = Var_r(e[r,i]) - W_i / P that of the runs' conditional means, C_ij = Cov_r(e[r,i], e[r,j]),
-    all estimated from our R runs x P points (P = ``points_ours``).  With S ~ N(mu, .) (central limit;
-    mu = our per-step means) the same ``draws`` give E and sd of ln max_i S_i, ln mean_i S_i under that
-    split and under ours; ``*_shift`` = E(that split) - E(ours) (the bias of the max and the ln differ,
-    not mu), ``*_sd`` = the spread of a value obtained with that split (its own Monte-Carlo error).
-    """
-    ey, ez = np.atleast_2d(ey), np.atleast_2d(ez)
-    r_ours = ey.shape[0]
-    rng = np.random.default_rng(seed)
-    out = {"runs": runs, "points": points}
-    for name, e, e2, stat in (("y_max", ey, ey2, np.max), ("y_av", ey, ey2, np.mean), ("z_av", ez, ez2, np.mean)):
-        mu = e.mean(axis=0)
-        z = rng.standard_normal((draws, mu.size))  # the same normals for both splits
-        vals = []
-        for r, p in ((runs, points), (r_ours, points_ours)):
-            cov = _split_cov(e, e2, points_ours, p) / r
-            w, v = np.linalg.eigh(cov)
-            s = np.maximum(mu + z @ (v * np.sqrt(np.maximum(w, 0.0))).T, 1e-3 * mu)
-            vals.append(np.log(stat(s, axis=1)))
-        out[f"{name}_shift"] = float(vals[0].mean() - vals[1].mean())
-        out[f"{name}_sd"] = float(vals[0].std())
-    return out
-
-
-# --- how far from a value a mean of few runs may fall ---------------------------------------------------
-def t_quantile(p: float, df: int) -> float:
-    """The p-quantile (p in (0.5, 1)) of Student's t with ``df`` degrees of freedom, to about 1e-9.
-
-    Computed without SciPy: with t = sqrt(df) tan(theta) the t density becomes proportional to
-    cos^(df-1)(theta) on [0, pi/2); its integral (Simpson's rule) is inverted by bisection."""
-    if not 0.5 < p < 1 or df < 1:
-        raise ValueError(f"t_quantile needs 0.5 < p < 1 and df >= 1, got p={p!r}, df={df!r}")
-
-    def integral(x):  # of cos^(df-1) from 0 to x (Simpson, 2000 intervals)
-        xs = np.linspace(0.0, x, 2001)
-        ys = np.cos(xs) ** (df - 1)
-        return float((xs[1] - xs[0]) / 3 * (ys[0] + ys[-1] + 4 * ys[1:-1:2].sum() + 2 * ys[2:-1:2].sum()))
-
-    half = integral(math.pi / 2)  # P(0 < t) = 1/2
-    lo, hi = 0.0, math.pi / 2
-    for _ in range(60):
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if integral(mid) / half < 2 * p - 1 else (lo, mid)
-    return math.sqrt(df) * math.tan(0.5 * (lo + hi))
-
-
-NORMAL_3SIGMA = 0.9986501019683699  # Phi(3): |z| <= 3 holds with probability 0.9973 for a normal z
-
-
-def z_limit(runs: int, sigmas: float = 3.0) -> float:
-    """How many standard errors a mean of ``runs`` runs may lie from the truth with the same two-sided
-    probability as ``sigmas`` for a normal variable (0.9973 for 3): the t-quantile with runs - 1 degrees of
-    freedom (the standard error itself is estimated from the runs).  inf for fewer than 2 runs."""
-    if runs < 2:
-        return math.inf
-    p = NORMAL_3SIGMA if sigmas == 3.0 else 0.5 * (1 + math.erf(sigmas / math.sqrt(2)))
-    return t_quantile(p, runs - 1)

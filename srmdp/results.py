@@ -23,17 +23,6 @@ def streams_of(res: dict) -> str:
     return str(res.get("streams") or hw.get("streams") or DEFAULT_STREAMS)
 
 
-def machine_of(res: dict) -> str:
-    """The machine a result was measured on, as one key: host name, logical CPUs and CPU or GPU model.
-
-    The host name alone does not tell machines apart (virtual machines are often all called ``vm``): a
-    16-core Xeon host and a 2-core EPYC one with the same name get different keys."""
-    prov = res.get("provenance") or {}
-    hw = prov.get("hardware") or {}
-    model = str(hw.get("model") or "?").split("@")[0].strip()
-    return f"{prov.get('host') or '?'}/{prov.get('cpus') or '?'} CPUs/{model}"
-
-
 def cpu_model() -> str:
     try:
         with open("/proc/cpuinfo") as fh:

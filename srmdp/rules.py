@@ -2,9 +2,9 @@
 
 The paper (§5.2) takes K = #C^d of order N^{d/2} with LP0 and N^{d/4} with LP1, and M of order N^2
 per stratum (Theorem 4.5: the statistical error is of order N nb / M), N = T / Δt.  Its tables fix
-the constants; the formulas are read from ``srmdp/data/paper_cases.csv`` (columns ``cells_formula`` and
-``paths_formula``, the only place the paper's values live), from the table whose dimension range
-contains d:
+the constants; the formulas are those of the first row of the paper's table whose dimension range contains
+d (:data:`TABLES`; tests/test_api.py checks them against ``srmdp/data/paper_cases.csv``, columns
+``cells_formula`` and ``paths_formula``, read by :mod:`srmdp.paper.rows`):
 
 =====  ==========  =========================  ===============================
 basis  d           table (its formulas)       #C, M
@@ -30,16 +30,23 @@ import math
 from dataclasses import dataclass
 
 from .bases import BASES
-from .cases import formula, paper_rows
 
 DEFAULT_STEPS = 5
-# basis -> ((largest d, paper table whose first row's formulas apply), ...)
+# basis -> ((largest d, the paper's table, its first row's #C formula, its M formula), ...)
 # (a basis beyond the paper follows the tables of the paper's basis it names in Basis.rules)
 TABLES = {
-    "LP0": ((4, "LP0d4"), (6, "LP0d6_1"), (math.inf, "LP0d11")),
-    "LP1": ((4, "LP1d4"), (10, "LP1d6_1"), (math.inf, "LP1d11")),
+    "LP0": ((4, "LP0d4", "floor(4*sqrt(N))", "N**2"), (6, "LP0d6_1", "floor(2*sqrt(N))", "N**2"),
+            (math.inf, "LP0d11", "floor(sqrt(N))", "N**2")),
+    "LP1": ((4, "LP1d4", "floor(3*sqrt(d*sqrt(N))-5)", "(d+1)*N**2"),
+            (10, "LP1d6_1", "floor(1.5*sqrt(d*sqrt(N))-3)", "(d+1)*N**2"), (math.inf, "LP1d11", "2", "2000")),
 }
 SMALLEST_D = 4  # the paper's smallest dimension; the #C formula is evaluated at max(d, 4)
+
+
+def formula(expr: str, n: int, d: int) -> int:
+    """Value of one of the paper's #C / M formulas (``floor(4*sqrt(N))``, ``(d+1)*N**2``) at N and d."""
+    value = eval(expr, {"__builtins__": {}}, {"floor": math.floor, "sqrt": math.sqrt, "N": n, "d": d})
+    return int(value)
 
 
 @dataclass(frozen=True)
@@ -58,9 +65,7 @@ class Rule:
 def paper_rule(basis: str, d: int, steps: int) -> Rule:
     """#C and M for ``basis`` in dimension ``d`` with N = ``steps`` time steps (see the module docstring)."""
     b = BASES[basis]
-    table = next(t for top, t in TABLES[b.rules] if d <= top)
-    row = next(r for r in paper_rows() if r["table"] == table)
-    cf, pf = row["cells_formula"], row["paths_formula"]
+    table, cf, pf = next((t, cf, pf) for top, t, cf, pf in TABLES[b.rules] if d <= top)
     cells = max(1, formula(cf, steps, max(int(d), SMALLEST_D)))
     nb = b.size(d)
     # the paper's M = (d+1) N^2 is nb N^2 for LP1: M grows with the basis dimension (error term N nb / M)

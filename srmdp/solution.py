@@ -44,7 +44,7 @@ import numpy as np
 from . import memory
 from .adapt import adapted_spec, split_spec, xi_of
 from .bases import BASES
-from .cases import Z_CV_DEFAULT_FOR_USER_PROBLEMS, Case, is_int, plain
+from .cases import Z_CV_DEFAULT_FOR_USER_PROBLEMS, Case, is_int, plain, truncation_for_case
 from .exceptions import ConfigError
 from .problems import DEFAULT as DEFAULT_PROBLEM
 from .problems import REGISTRY, Problem, load_problem
@@ -79,11 +79,9 @@ def saved_spec(problem: Problem) -> str:
 
 # --- solve ----------------------------------------------------------------------------------------
 def _inf(v, name):
-    if v is None:
-        return math.inf
-    if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+    if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating))):
         raise ConfigError(f"invalid {name}={v!r}: a truncation bound must be a number > 0 (None for none)")
-    return float(v)
+    return float(truncation_for_case(v))
 
 
 STRATA = ("box", "adapted")

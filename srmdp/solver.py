@@ -209,7 +209,7 @@ def run_case(case: Case, runs: int = 1, run_start: int = 0, test_points: int = 1
         "provenance": provenance(seed, backend.hardware()),
     }
     if problem.has_exact:
-        out.update(indicators(ey, ez, ey2, ez2, test_points))
+        out.update(indicators(ey, ez))
     return out
 
 

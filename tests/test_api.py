@@ -21,9 +21,10 @@ from conftest import HEAT_PROBLEM
 
 import srmdp
 import srmdp.solver
-from srmdp.cases import Case, paper_rows
+from srmdp.cases import Case
 from srmdp.cli import main
 from srmdp.exceptions import ConfigError
+from srmdp.paper.rows import paper_rows
 from srmdp.problems import gobet2016
 from srmdp.results import seal
 from srmdp.rules import paper_rule

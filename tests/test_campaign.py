@@ -25,16 +25,17 @@ import yaml
 
 from srmdp import chunks
 from srmdp.aggregate import ChunkError, aggregate, load_chunk
-from srmdp.cases import Case, paper_case, paper_rows
+from srmdp.cases import Case
 from srmdp.exceptions import ConfigError
 from srmdp.indicators import indicators
 from srmdp.paper import campaign as cp
+from srmdp.paper.rows import paper_case, paper_rows
 from srmdp.results import identity_hash, write_json_atomic
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = ROOT / "tests" / "data" / "campaign_tiny.csv"
-PAPER_FIT = cp.Reading("paper-fit", "zero", 1.0, 1.0)
-THEORY = cp.Reading("theory", "unbounded", None, None)
+PAPER_FIT = cp.PresetReading("paper-fit", "zero", 1.0, 1.0)
+THEORY = cp.PresetReading("theory", "unbounded", None, None)
 H100 = "NVIDIA H100 80GB HBM3"
 
 
@@ -66,7 +67,7 @@ def fake_result(case, run_start, runs, *, seed=0, test_points=1000, device="gpu"
 
 def write_chunk(folder, case, run_start, runs, reading="r", **kw):
     res = fake_result(case, run_start, runs, **kw)
-    name = chunks.chunk_name(case, reading, res["device"], res["seed"], run_start, runs, res["test_points"])
+    name = cp.chunk_name(case, reading, res["device"], res["seed"], run_start, runs, res["test_points"])
     path = Path(folder) / name
     write_json_atomic(path, res)
     return path
@@ -464,7 +465,7 @@ def test_plan_groups_data_gpu_chunks_per_row_reading_and_precision(tmp_path):
     odd = Case(d=2, dt=0.5, basis="LP0", cells=2, paths=4, table="tinyLP0", row=1, outside="zero", trunc_y=1.0,
                trunc_z=1.0, precision="float32")
     write_chunk(gpu / "campaign", odd, 0, 2, reading="paper-fit")  # not a paper row: not in the tables
-    write_chunk(gpu, pcase("LP0d4", 1, cp.Reading("clamp", "clamp", None, None)), 0, 2)  # no such reading
+    write_chunk(gpu, pcase("LP0d4", 1, cp.PresetReading("clamp", "clamp", None, None)), 0, 2)  # no such reading
     plan = _plan(tmp_path, gpu)
     groups = plan.gpu_groups()
     assert [(g.reading, g.key, g.group.split("-")[0], g.runs) for g in groups] == [

@@ -28,9 +28,10 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import srmdp.solver
-from srmdp.cases import TABLE_ALIASES, Case, table_ids
+from srmdp.cases import Case
 from srmdp.cli import main
 from srmdp.exceptions import ConfigError
+from srmdp.paper.rows import TABLE_ALIASES, table_ids
 
 ROOT = Path(__file__).resolve().parent.parent
 MAX_THREADS = numba.config.NUMBA_NUM_THREADS

@@ -17,8 +17,9 @@ import yaml
 from numba import njit
 
 from srmdp.aggregate import aggregate
-from srmdp.cases import Case, check_seed_run, paper_rows
+from srmdp.cases import Case, check_seed_run
 from srmdp.exceptions import ConfigError
+from srmdp.paper.rows import paper_rows
 from srmdp.results import write_json_atomic
 from srmdp.rng import DOMAIN_PATHS, DOMAIN_TEST, PATH_BITS, RUN_BITS, SEED_BITS, STEP_BITS, STRATUM_BITS
 from srmdp.solver import run_case, validate_run

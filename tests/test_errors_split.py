@@ -1,4 +1,4 @@
-"""srmdp.indicators.split: the shift and spread of the indicators under another split of runs x test points.
+"""srmdp.paper.splits.split: the shift and spread of the indicators under another split of runs x test points.
 
 A synthetic model with a known law stands in for the solver: run r has conditional mean errors
 m[r, i] = mu_i (1 + 0.1 g_r + 0.05 h_ri) (g, h standard normal: correlated across time steps through g),
@@ -10,7 +10,7 @@ simulation of that split gives the truth.
 
 import numpy as np
 
-from srmdp.indicators import indicators, split
+from srmdp.paper.splits import paper_splits, split
 
 MU = 0.02 * np.array([1.0, 1.04, 1.02, 0.98, 1.0])  # close steps: the max's bias matters
 
@@ -59,10 +59,15 @@ def test_split_predicts_the_paper_split_of_a_known_model():
     assert shift[0] > 4 * se[0] and pred["y_max_shift"] > 4 * se[0]
 
 
-def test_indicators_carry_the_paper_splits_only_with_moments():
+def test_paper_splits_need_the_moments_and_read_the_stored_ones_first():
     rng = np.random.default_rng(3)
     ey, ey2 = _runs(rng, 8, 20)
-    assert "splits" not in indicators(ey, ey)
-    out = indicators(ey, ey, ey2, ey2, test_points=20)
-    assert set(out["splits"]) == {"1000x1", "1000x1000"}
-    assert out["splits"]["1000x1"]["y_av_sd"] > out["splits"]["1000x1000"]["y_av_sd"] > 0
+    per_run = {"ey": ey.tolist(), "ez": ey.tolist()}
+    assert paper_splits({"per_run": per_run, "test_points": 20}) == {}  # no second moments
+    res = {"per_run": dict(per_run, ey2=ey2.tolist(), ez2=ey2.tolist()), "test_points": 20}
+    out = paper_splits(res)
+    assert set(out) == {"1000x1", "1000x1000"}
+    assert out["1000x1"]["y_av_sd"] > out["1000x1000"]["y_av_sd"] > 0
+    assert out["1000x1"] == split(ey, ey, ey2, ey2, 20, 1000, 1)  # the same draws (seed 0)
+    assert paper_splits({**res, "splits": {"1000x1": "stored"}}) == {"1000x1": "stored"}  # older summaries
+    assert paper_splits({**res, "test_points": 1}) == {}

@@ -75,12 +75,7 @@ def test_the_sign_test_is_the_two_sided_binomial():
     assert binomial_p(k, n) == pytest.approx(2 * tail)
 
 
-needs_data = pytest.mark.skipif(not (ROOT / "data" / "summaries" / "default" / "gpu").is_dir(),
-                                reason="committed summaries absent")
-
-
 @pytest.mark.slow  # the whole summary model, claims included (~5 s)
-@needs_data
 def test_the_verdict_page_states_findings_not_cells():
     """§1 of the committed summary: 5-8 sentences, no list of cells (no 'z=' in the prose), the rows not run
     with a cost from the cost model, the high-d sign finding with its sign test."""

@@ -28,8 +28,8 @@ import math
 
 import pytest
 
-from srmdp import Case, paper_case, run_case
-from srmdp.cases import find_row
+from srmdp import Case, run_case
+from srmdp.paper.rows import find_row, paper_case
 
 RUNS = 16
 POINTS = 1000

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from srmdp.cases import paper_rows
 from srmdp.indicators import INDICATORS
 from srmdp.paper.plan import Plan, load_configs
 from srmdp.paper.residuals import render_residuals, residuals_model
+from srmdp.paper.rows import paper_rows
 
 ROOT = Path(__file__).resolve().parents[1]
 PAPER = next(r for r in paper_rows() if (r["table"], r["row"]) == ("LP0d4", 1))

@@ -41,8 +41,13 @@ def test_a_test_local_basis_runs_and_spans_lp1(toy):
         assert mine.result[k] == pytest.approx(lp1.result[k], rel=1e-10)
 
 
-def test_a_test_local_basis_gets_the_default_rules(toy):
-    """#C and M from the rules of the paper's basis it names (LP1), M scaled by its size nb = d + 1."""
+def test_a_test_local_basis_gets_the_rules_of_the_basis_it_names(monkeypatch):
+    """#C from the rules of the paper's basis it names (LP1 or LP0), M = the paper's (d+1) N^2 scaled to its size
+    nb (the statistical error term N nb / M): here nb = 2d + 1 = 13 at d = 6, N = 10."""
     from srmdp.rules import paper_rule
 
-    assert paper_rule(toy, 6, 10) == paper_rule("LP1", 6, 10)
+    for paper in ("LP1", "LP0"):
+        monkeypatch.setitem(BASES, "TOY2", Basis("TOY2", toy_phi, 2, True, rules=paper))
+        toy2, ref = paper_rule("TOY2", 6, 10), paper_rule(paper, 6, 10)
+        assert toy2.cells == ref.cells and toy2.table == ref.table
+        assert toy2.paths == (13 * 100 if paper == "LP1" else ref.paths)  # LP1: (d+1) N^2 -> nb N^2; LP0: N^2

@@ -4,7 +4,8 @@ LSMDP baseline, the tables, figures and the report.
 
 It imports the library; the library never imports it.  It runs in a checkout of the repository (its
 ``config/`` and ``workflow/templates/``), from the Snakemake workflow or the ``srmdp`` subcommands it
-registers (``campaign``, ``lsmdp``, ``beyond``, ``plan``).
+registers (:mod:`srmdp.paper.commands`: ``cases``, ``campaign``, ``lsmdp``, ``beyond``, ``plan``), which say in
+one line when they need the checkout or the ``[paper]`` extra.
 """
 
 from pathlib import Path

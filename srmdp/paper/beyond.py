@@ -27,7 +27,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..cases import Case
+from ..cases import Case, truncation_for_case
 from ..cli_options import Parser, exit_status
 from ..memory import required_bytes
 from ..problems import load_problem
@@ -69,8 +69,8 @@ class SuiteCase:
 
     def case(self) -> Case:
         return Case(d=self.d, dt=self.dt, basis=self.basis, cells=self.cells, paths=self.paths, problem=self.problem,
-                    trunc_y=math.inf if self.trunc_y is None else self.trunc_y,
-                    trunc_z=math.inf if self.trunc_z is None else self.trunc_z, z_cv=self.z_cv)
+                    trunc_y=truncation_for_case(self.trunc_y), trunc_z=truncation_for_case(self.trunc_z),
+                    z_cv=self.z_cv)
 
     def cli(self) -> str:
         out = (f"--problem {self.problem} --d {self.d} --dt {self.dt:g} --basis {self.basis} --cells {self.cells}"

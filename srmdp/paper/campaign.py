@@ -51,15 +51,16 @@ from pathlib import Path
 
 from .. import chunks as chunkmod
 from ..aggregate import ChunkError, load_chunk
-from ..cases import PRECISIONS, Case, ConfigError, check_seed_run, find_row, is_int, paper_case, paper_rows
+from ..cases import PRECISIONS, Case, ConfigError, check_seed_run, is_int
 from ..cli_options import Parser, exit_status
 from ..gpu import gpu_unavailable_reason
 from ..indicators import indicators
-from ..readings import Reading, reading_from_config  # a config's readings (z_cv, rows: see there)
 from ..results import DEFAULT_STREAMS, check_writable, content_hash, cpu_model, identity_hash, write_json_atomic
 from ..solver import check_threads, run_case
 from . import REPOSITORY
 from .cost import THROUGHPUT_FILE, CostModel, load_throughput
+from .preset_reading import PresetReading, readings_from_config  # a config's readings (z_cv, rows: see there)
+from .rows import find_row, paper_case, paper_rows
 
 DEFAULT_CONFIG = REPOSITORY / "config" / "config.yaml"
 DEFAULT_DATA = "data/gpu"
@@ -73,6 +74,25 @@ class CutOff(BaseException):
     """The budget's end: the chunk in flight is abandoned (a BaseException: no ``except Exception`` eats it)."""
 
 
+# --- chunk files and run ranges -----------------------------------------------------------------------
+def chunk_name(case, reading: str, device: str, seed: int, run_start: int, runs: int, test_points: int = 1000) -> str:
+    """File name of a campaign chunk: row, reading, precision, device, seed and run range."""
+    tp = "" if test_points == 1000 else f".tp{test_points}"
+    return (f"{case.label}.{reading}.{case.precision}.{device}.seed{seed}{tp}"
+            f".runs{run_start:04d}-{run_start + runs - 1:04d}.json")
+
+
+def free_range(used, n: int) -> tuple[int, int]:
+    """(start, count): the lowest run index not in ``used``, and up to n consecutive free runs from it."""
+    start = 0
+    while start in used:
+        start += 1
+    count = 0
+    while count < n and start + count not in used:
+        count += 1
+    return start, count
+
+
 # --- readings and cases ---------------------------------------------------------------------------------
 def load_readings(config_path) -> list:
     import yaml
@@ -81,9 +101,10 @@ def load_readings(config_path) -> list:
         data = yaml.safe_load(Path(config_path).read_text()) or {}
     except (OSError, yaml.YAMLError) as exc:
         raise ConfigError(f"invalid config={str(config_path)!r}: cannot read it ({type(exc).__name__})") from None
-    out = []
-    for r in data.get("readings") or []:
-        out.append(reading_from_config(r))
+    try:
+        out = readings_from_config(data.get("readings") or [], f"invalid config={str(config_path)!r}")
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
     if not out:
         raise ConfigError(f"invalid config={str(config_path)!r}: it defines no readings")
     return out
@@ -115,7 +136,7 @@ class Row:
     def label(self) -> str:
         return f"{self.table}_r{self.row}"
 
-    def case(self, reading: Reading, precision: str) -> Case:
+    def case(self, reading: PresetReading, precision: str) -> Case:
         return Case(**self.spec, precision=precision, **reading.options())
 
 
@@ -190,7 +211,7 @@ def case_list(path) -> list:
 class Slot:
     """One (row, reading) of the campaign: its case and the group of chunks it adds to."""
     row: Row
-    reading: Reading
+    reading: PresetReading
     case: Case
     case_hash: str
     streams: str = DEFAULT_STREAMS
@@ -266,7 +287,7 @@ class Planner:
         slot.se = max(ses) if ses else None
 
     def free_range(self, slot, n) -> tuple[int, int]:
-        return chunkmod.free_range(self.used(slot), n)
+        return free_range(self.used(slot), n)
 
     # --- sizing ------------------------------------------------------------------------------------
     def fit(self, slot, want, left) -> tuple[int, float]:
@@ -419,7 +440,7 @@ def run_campaign(args, out=print, runner=None) -> int:
             if plan is None:
                 break
             s = plan.slot
-            name = chunkmod.chunk_name(s.case, s.reading.name, args.device, args.seed, plan.run_start, plan.runs,
+            name = chunk_name(s.case, s.reading.name, args.device, args.seed, plan.run_start, plan.runs,
                                        args.test_points)
             head = (f"chunk {len(done) + 1}: {s.row.label:<13} {s.reading.name:<9} {args.precision} runs"
                     f" {plan.run_start}-{plan.run_start + plan.runs - 1} ({plan.stage})")

@@ -19,16 +19,17 @@ from collections import Counter
 
 import numpy as np
 
-from ..cases import REFERENCE_SOURCE, Case, formula, paper_case, paper_rows, paper_table_number, table_ids
+from ..cases import Case
 from ..indicators import INDICATORS
 from ..memory import GIB, coefficient_bytes
 from ..readings import matches
-from ..results import machine_of
+from ..rules import formula
 from . import REPOSITORY
-from .index import best_timing, hw_short, index_results, load
+from .index import best_timing, hw_short, index_results, load, machine_of
 from .latex import jinja_env, tex_escape, write_text
 from .lsmdp import model_bytes as lsmdp_model_bytes
 from .record import device_words, gpu_timing, precision_words, storage_of, threads_of, timing_of, timing_words
+from .rows import REFERENCE_SOURCE, paper_case, paper_rows, paper_table_number, table_ids
 
 GPU_BYTES_PAPER = 6 * 10**9  # "6 GBytes of global memory" (GTX TITAN Black: 6 GB = 6.0e9 bytes... as sold)
 PAPER_THREADS = 64 * 256  # "64 thread blocks each with 256 threads"

@@ -5,12 +5,12 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from ..cases import paper_case, paper_rows, table_ids
 from ..indicators import INDICATORS
 from ..readings import matches
 from .index import best_timing, campaign_entries, case_label, device_short, index_results
 from .latex import INDICATOR_LN_TEX
 from .record import device_words, gpu_timing, precision_short, precision_words, storage_of, threads_of, timing_of
+from .rows import paper_case, paper_rows, table_ids
 
 
 # --- figures ----------------------------------------------------------------------------------------

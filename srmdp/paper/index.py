@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from ..cases import canonical_table, paper_rows
 from ..indicators import INDICATORS
 from ..readings import matches
 from ..results import read_json
+from .rows import canonical_table, paper_rows
 
 # --- reading results ----------------------------------------------------------------------------
 load = read_json  # a result file's JSON
@@ -63,6 +63,17 @@ def index_results(paths):
         if case.get("table"):  # files written before the rename say LP1d6 for the paper's LP1d6_1
             out[(canonical_table(case["table"]), int(case["row"]))].append(res)
     return out
+
+
+def machine_of(res: dict) -> str:
+    """The machine a result was measured on, as one key: host name, logical CPUs and CPU or GPU model.
+
+    The host name alone does not tell machines apart (virtual machines are often all called ``vm``): a
+    16-core Xeon host and a 2-core EPYC one with the same name get different keys."""
+    prov = res.get("provenance") or {}
+    hw = prov.get("hardware") or {}
+    model = str(hw.get("model") or "?").split("@")[0].strip()
+    return f"{prov.get('host') or '?'}/{prov.get('cpus') or '?'} CPUs/{model}"
 
 
 def best_timing(results, device):

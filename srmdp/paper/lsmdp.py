@@ -30,13 +30,14 @@ import tracemalloc
 
 import numpy as np
 
-from ..cases import paper_case
+from ..cases import truncation_for_json
 from ..cli_options import Parser, exit_status
 from ..indicators import indicators
 from ..memory import required_bytes
 from ..problems.gobet2016 import solution as paper_solution
 from ..results import check_writable, peak_rss_bytes, write_json_atomic
 from ..solver import run_case
+from .rows import paper_case
 
 
 def _sigmoid(s):
@@ -267,8 +268,8 @@ def _run(a) -> int:
     check_writable(a.out)
     case = paper_case(a.table, row=a.row, outside=a.outside, trunc_y=a.trunc_y, trunc_z=a.trunc_z)
     res = run(case, a.runs, seed=a.seed, test_points=a.test_points)
-    res["reading"] = {"outside": a.outside, "trunc_y": None if math.isinf(a.trunc_y) else a.trunc_y,
-                      "trunc_z": None if math.isinf(a.trunc_z) else a.trunc_z}
+    res["reading"] = {"outside": a.outside, "trunc_y": truncation_for_json(a.trunc_y),
+                      "trunc_z": truncation_for_json(a.trunc_z)}
     res["device"] = "cpu"
     res["srmdp_peak_traced_bytes"] = srmdp_traced_peak(case, a.test_points, a.seed)
     res["srmdp_model_bytes"] = required_bytes(case, a.test_points, workers=1)

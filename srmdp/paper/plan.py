@@ -17,12 +17,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .. import chunks
-from ..cases import canonical_table, paper_case, paper_rows, table_ids
 from ..memory import required_bytes
-from ..readings import Reading, reading_from_config, reading_name
+from ..readings import reading_key, reading_name, same_reading
 from ..results import read_json
 from .cost import estimate_seconds
 from .lsmdp import model_bytes as lsmdp_model_bytes
+from .preset_reading import PresetReading, readings_from_config
+from .rows import canonical_table, paper_case, paper_rows, table_ids
 
 
 @dataclass(frozen=True)
@@ -110,7 +111,7 @@ class Plan:
         timing = config.get("timing", {})
         self.timing_runs = int(timing.get("runs", 3))
         self.timing_threads = int(timing.get("threads", 0))
-        self.readings = [reading_from_config(r) for r in config["readings"]]
+        self.readings = readings_from_config(config["readings"])
         names = [r.name for r in self.readings]
         dup = sorted({n for n in names if names.count(n) > 1})
         if dup:
@@ -193,7 +194,7 @@ class Plan:
         self.likeforlike_runs = int(like.get("runs", 1))
 
     # --- names and paths ---------------------------------------------------------------------
-    def reading(self, name: str) -> Reading:
+    def reading(self, name: str) -> PresetReading:
         return next(r for r in self.readings if r.name == name)
 
     @property
@@ -206,10 +207,10 @@ class Plan:
         """The readings with the Z control variate (beyond the paper): tables/zcv.tex and the Z panel."""
         return [r for r in self.readings if r.z_cv]
 
-    def base_reading(self, reading: Reading) -> Reading | None:
+    def base_reading(self, reading: PresetReading) -> PresetReading | None:
         """The reading that differs from ``reading`` only by the Z control variate (off), if any."""
-        return next((r for r in self.paper_readings if (r.outside, r.trunc_y, r.trunc_z)
-                     == (reading.outside, reading.trunc_y, reading.trunc_z)), None)
+        off = reading_key(replace(reading, z_cv=False, martingale_cv=False))
+        return next((r for r in self.paper_readings if same_reading(reading_key(r), off)), None)
 
     def case(self, key: str, reading: str | None = None):
         sel = self.by_key[key]
@@ -526,3 +527,22 @@ def is_result_file(path) -> bool:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def paper_code(*modules: str) -> list[str]:
+    """The files of the srmdp.paper modules a render job runs: each of ``modules`` (``tables``, ``summary``, ...)
+    and the srmdp.paper modules it imports, transitively (relative imports, read from the source), as paths
+    relative to the checkout.  The render rules list them as inputs, so that editing one renders again."""
+    import ast
+
+    here = Path(__file__).resolve().parent
+    seen, todo = set(), list(modules)
+    while todo:
+        name = todo.pop()
+        if name in seen or not (here / f"{name}.py").is_file():
+            continue
+        seen.add(name)
+        for node in ast.walk(ast.parse((here / f"{name}.py").read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:  # from .x import ... / from . import x
+                todo += [node.module] if node.module else [a.name for a in node.names]
+    return [f"srmdp/paper/{name}.py" for name in sorted(seen)]

@@ -8,7 +8,7 @@ paper's value, the z-score under each hypothesis, i.e. (value under the hypothes
 * ``10^3 x 1``, ``10^3 x 10^3``: the paper's value taken as the pooled indicator over 10^3 runs with one
   test point each (R_{i,m}, m the run) or with 10^3 each: ours shifted by that split's bias (of the max
   and the ln) and compared with the combined spread sqrt(se^2 + sd^2), sd being the paper's own Monte-Carlo
-  error under that split, both estimated from our per-run moments (:func:`srmdp.indicators.split`);
+  error under that split, both estimated from our per-run moments (:func:`srmdp.paper.splits.split`);
 * one column per variant of config ``residuals.variants`` (float32 coefficients, truncation levels,
   another seed): the rerun's value and standard error.
 
@@ -21,11 +21,12 @@ well below 1 if it "explains" by a spread too wide to test anything.
 
 import math
 
-from ..cases import paper_rows
 from ..indicators import INDICATORS
 from ..readings import matches
 from .index import index_results, load
 from .latex import INDICATOR_TEX, jinja_env, tex_escape, write_text
+from .rows import paper_rows
+from .splits import paper_splits
 
 IN_SAMPLE_DT = 0.2  # paper-fit was chosen on the Delta t = 0.2 cells (srmdp.paper.tables.FIT_DT)
 SPLITS = (("1000x1", "$10^3{\\times}1$"), ("1000x1000", "$10^3{\\times}10^3$"))
@@ -49,7 +50,7 @@ def hypotheses_z(res, paper, key, variants):
     ours, se = res.get(key), res.get(key + "_se")
     out = {"literal": _z(res.get("literal_" + short), paper, res.get("literal_" + short + "_se"))}
     for name, _ in SPLITS:
-        sp = (res.get("splits") or {}).get(name)
+        sp = paper_splits(res).get(name)
         out[name] = None if sp is None or ours is None or not se else _z(
             ours + sp[short + "_shift"], paper, math.hypot(se, sp[short + "_sd"]))
     for name, vres in variants.items():

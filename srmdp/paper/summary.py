@@ -6,7 +6,7 @@ hand-written statements in ``paper/main.tex`` and the tests all read it, so a se
 the tables it summarises.
 
 Few runs: a standard error estimated from R runs is itself uncertain, so a cell is judged against the
-two-sided 3-sigma probability of Student's t with R - 1 degrees of freedom (:func:`srmdp.indicators.z_limit`:
+two-sided 3-sigma probability of Student's t with R - 1 degrees of freedom (:func:`srmdp.paper.student.z_limit`:
 235.8 s.e. for 2 runs, 19.2 for 3, 9.2 for 4, 3.08 for 100): *within* |z| <= 3, *inconclusive* 3 < |z| <=
 that limit (too few runs to call it a difference), *beyond* past it.  Cells of the reading fitted to the
 paper (``paper-fit``, identified on the Delta t = 0.2 rows) at Delta t = 0.2 are *in-sample*.
@@ -18,8 +18,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 
-from ..cases import paper_rows, paper_table_number, table_ids
-from ..indicators import INDICATORS, z_limit
+from ..indicators import INDICATORS
 from ..readings import matches
 from .claims import all_claims, claim_outcome
 from .index import campaign_entries, index_results
@@ -35,6 +34,8 @@ from .record import (
     threads_of,
 )
 from .residuals import residuals_model
+from .rows import paper_rows, paper_table_number, table_ids
+from .student import z_limit
 from .tables import FIT_DT, FIT_READING  # the reading fitted to the paper, and where (in-sample cells)
 from .verdict import COST_RUNS, GPU_MODEL, HIGH_D, claim_scorecard, pooled_sign, rows_not_run, scorecard, sign_tests
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import math
 
-from ..cases import paper_rows, paper_table_number, table_ids
 from ..indicators import INDICATORS
 from ..readings import matches
 from .index import best_timing, campaign_entries, hardware_label, index_results
 from .latex import INDICATOR_TEX, jinja_env, tex_escape, write_text
 from .record import device_words, merge_twins, precision_short, storage_of
+from .rows import paper_rows, paper_table_number, table_ids
 
 FIT_READING, FIT_DT = "paper-fit", 0.2  # the reading identified on the paper's Delta t = 0.2 cells: in-sample there
 

@@ -95,6 +95,7 @@ rule beyond_table:
         references=BEYOND.reference_files(),
         published="config/beyond_published.csv",
         template="workflow/templates/beyond.tex.j2",
+        code=paper_code("beyond", "plan"),
     output:
         "tables/beyond.tex",
     log:

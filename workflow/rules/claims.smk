@@ -84,6 +84,7 @@ rule claims_tables:
             "workflow/templates/claims.tex.j2",
             "workflow/templates/lsmdp.tex.j2",
         ],
+        code=paper_code("claims", "plan"),
     output:
         tables12="tables/paper_tables_1_2.tex",
         claims="tables/claims.tex",

@@ -10,6 +10,7 @@ rule figure:
     input:
         unpack(figure_inputs),
         reference="srmdp/data/paper_cases.csv",
+        code=paper_code("figures", "plan"),
     output:
         pdf="figures/{fig}.pdf",
         png=report(

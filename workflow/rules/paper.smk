@@ -18,6 +18,7 @@ rule latex:
         zcv="tables/zcv.tex",
         beyond="tables/beyond.tex",
         figures=[f"figures/{f}.pdf" for f in FIGURES],
+        code=paper_code("latex", "plan"),
     output:
         "paper/main.pdf",
     log:

@@ -51,6 +51,7 @@ rule residuals_table:
         variants=PLAN.residual_files(),
         reference="srmdp/data/paper_cases.csv",
         template="workflow/templates/residuals.tex.j2",
+        code=paper_code("residuals", "plan"),
     output:
         "tables/residuals.tex",
     log:

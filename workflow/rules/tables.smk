@@ -16,6 +16,7 @@ rule table:
         gpu=PLAN.gpu_files(),
         reference="srmdp/data/paper_cases.csv",
         template="workflow/templates/table.tex.j2",
+        code=paper_code("tables", "plan"),
     output:
         "tables/{table}.tex",
     log:
@@ -36,6 +37,7 @@ rule agreement:
         campaign=PLAN.gpu_summaries(),
         reference="srmdp/data/paper_cases.csv",
         template="workflow/templates/agreement.tex.j2",
+        code=paper_code("tables", "plan"),
     output:
         "tables/agreement.tex",
     log:
@@ -53,6 +55,7 @@ rule agreement:
 rule preset_tex:
     input:
         template="workflow/templates/preset.tex.j2",
+        code=paper_code("tables", "plan"),
     output:
         "tables/preset.tex",
     log:
@@ -104,6 +107,7 @@ rule summary:
         likeforlike=PLAN.likeforlike_files(),
         reference="srmdp/data/paper_cases.csv",
         template="workflow/templates/summary.tex.j2",
+        code=paper_code("summary", "plan"),
     output:
         "tables/summary.tex",
     log:

@@ -10,6 +10,7 @@ rule zcv_table:
         summaries=PLAN.zcv_summaries(),
         reference="srmdp/data/paper_cases.csv",
         template="workflow/templates/zcv.tex.j2",
+        code=paper_code("tables", "plan"),
     output:
         "tables/zcv.tex",
     log:

@@ -1,0 +1,94 @@
+"""The named readings of a preset (config ``readings``): parsed from the config, described in LaTeX.
+
+The library's :mod:`srmdp.readings` matches a result to one of them (:func:`srmdp.readings.same_reading`, the
+one matcher); :func:`readings_from_config` refuses two readings with equal parameters, which would both claim
+the same results.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..cases import truncation_for_case
+from ..readings import reading_key, reading_name
+
+
+@dataclass(frozen=True)
+class PresetReading:
+    """One named reading of a preset (config ``readings``): how the scheme is run (outside the box, truncation,
+    Z control variate).
+
+    ``z_cv``: the Z control variate (``srmdp run --z-cv``, beyond the paper); such a reading is left out of
+    the paper's tables and agreement and shown in ``tables/zcv.tex``.  ``rows``: the row keys
+    (``LP1d4_r2``, ...) the reading runs, ``None`` for every row of the preset.
+    """
+
+    name: str
+    outside: str
+    trunc_y: float | None
+    trunc_z: float | None
+    z_cv: bool = False
+    rows: tuple | None = None
+    martingale_cv: bool = False  # with z_cv: the martingale control variates too (srmdp run --martingale-cv)
+
+    def options(self) -> dict:
+        return {
+            "outside": self.outside,
+            "trunc_y": float(truncation_for_case(self.trunc_y)),
+            "trunc_z": float(truncation_for_case(self.trunc_z)),
+            "z_cv": bool(self.z_cv or self.martingale_cv),
+            "martingale_cv": bool(self.martingale_cv),
+        }
+
+    def cli(self) -> str:
+        out = f"--outside {self.outside}"
+        if self.trunc_y is not None:
+            out += f" --trunc-y {self.trunc_y:g}"
+        if self.trunc_z is not None:
+            out += f" --trunc-z {self.trunc_z:g}"
+        if self.z_cv:
+            out += " --z-cv"
+        if self.martingale_cv:
+            out += " --martingale-cv"
+        return out
+
+    def describe(self) -> str:
+        trunc = "no truncation"
+        if self.trunc_y is not None or self.trunc_z is not None:
+            trunc = f"truncation $|y|\\le{_g(self.trunc_y)}$, $|z_j|\\le{_g(self.trunc_z)}$"
+        out = f"outside={self.outside}, {trunc}"
+        if self.z_cv:
+            out += ", $Z$ control variate $y^M_{i+1}(x_i)$"
+            out += " and the martingale control variates" if self.martingale_cv else ""
+            out += " (beyond the paper"
+            out += f"; {len(self.rows)} rows)" if self.rows is not None else ")"
+        return out
+
+    def runs_row(self, key: str) -> bool:
+        """Whether this reading runs the paper row ``key`` (``LP1d4_r2``)."""
+        return self.rows is None or key in self.rows
+
+
+def reading_from_config(r: dict) -> PresetReading:
+    """A :class:`PresetReading` from one entry of a config's ``readings`` list."""
+    rows = r.get("rows")
+    mart = bool(r.get("martingale_cv", False))
+    return PresetReading(r["name"], r["outside"], r.get("trunc_y"), r.get("trunc_z"),
+                         bool(r.get("z_cv", False)) or mart, None if rows is None else tuple(rows), mart)
+
+
+def _g(x):
+    return "\\infty" if x is None else f"{x:g}"
+
+
+def readings_from_config(entries, where: str = "config readings") -> list[PresetReading]:
+    """The readings of a config's ``readings`` list; ValueError (one line) if two have equal parameters."""
+    out = []
+    for entry in entries:
+        r = reading_from_config(entry)
+        twin = reading_name(reading_key(r), out)
+        if twin is not None:
+            raise ValueError(f"{where}: readings {twin!r} and {r.name!r} have equal parameters"
+                             f" ({r.cli()}); each result would belong to both, keep one")
+        out.append(r)
+    return out

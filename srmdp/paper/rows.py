@@ -1,0 +1,124 @@
+"""The paper's 35 rows: read from the package data ``srmdp/data/paper_cases.csv`` and mapped to cases.
+
+The paper's rows (table id, d, dt, #C, K, M, the #C and M formulas, its three MSE values and CPU/GPU
+seconds) live only in that file (:data:`REFERENCE_SOURCE`); they are read here, and only here, for case
+parameters and, in the workflow, for comparison, never copied into a result.  ``srmdp run --table`` and
+``srmdp cases`` reach them through the entry points of :mod:`srmdp.paper.commands` (the library never
+imports this package).
+"""
+
+import csv
+import math
+from functools import cache
+from importlib import resources
+
+from ..cases import Case
+from ..exceptions import ConfigError
+from ..rules import formula
+
+MATURITY = 1.0  # the paper's T
+# The paper's 35 rows ship with the package (read through importlib.resources, never from the repository);
+# REFERENCE_SOURCE is how tables and claims name that file in their "% source:" lines.
+REFERENCE_SOURCE = "srmdp/data/paper_cases.csv"
+
+
+@cache
+def paper_rows():
+    """All rows of the reference file, with a per-table row number (1-based) and basis."""
+    rows = []
+    counts = {}
+    with resources.files("srmdp").joinpath("data", "paper_cases.csv").open(newline="") as fh:
+        for raw in csv.DictReader(fh):
+            table = raw["table"]
+            counts[table] = counts.get(table, 0) + 1
+            row = {
+                "table": table,
+                "row": counts[table],
+                "basis": table[:3],
+                "d": int(raw["d"]),
+                "dt": float(raw["dt"]),
+                "cells": int(raw["cells"]),
+                "K": int(raw["K"]),
+                "M": int(raw["M"]),
+                "cells_formula": raw["cells_formula"],
+                "paths_formula": raw["paths_formula"],
+                "steps": int(round(MATURITY / float(raw["dt"]))),  # N = T / dt, the paper's T = 1
+            }
+            for key in ("mse_y_max", "mse_y_av", "mse_z_av", "cpu_s", "gpu_s"):
+                row[key] = float(raw[key])
+            rows.append(row)
+    return tuple(rows)
+
+
+def check_reference(rows=None):
+    """#C^d = K and the formulas reproduce #C and M on every row; returns the list of problems."""
+    problems = []
+    for r in rows or paper_rows():
+        n = r["steps"]
+        if r["cells"] ** r["d"] != r["K"]:
+            problems.append(f"{r['table']} row {r['row']}: #C^d != K")
+        if formula(r["cells_formula"], n, r["d"]) != r["cells"]:
+            problems.append(f"{r['table']} row {r['row']}: #C formula gives another value")
+        if formula(r["paths_formula"], n, r["d"]) != r["M"]:
+            problems.append(f"{r['table']} row {r['row']}: M formula gives another value")
+    return problems
+
+
+def table_ids():
+    return sorted({r["table"] for r in paper_rows()}, key=lambda t: [r["table"] for r in paper_rows()].index(t))
+
+
+# The paper labels its result tables table:LP0d4 ... table:LP1d15_19 (Tables 3-13, in the order of
+# srmdp/data/paper_cases.csv); Tables 1 and 2 are its cost and memory comparisons.  Short names that the
+# paper does not use but earlier versions of this repository did are accepted as aliases.
+TABLE_ALIASES = {"LP1d6": "LP1d6_1"}
+FIRST_RESULT_TABLE = 3  # the paper's Table 3 is LP0d4
+
+
+def canonical_table(table: str) -> str:
+    """The paper's label of a table id or alias (``LP1d6`` -> ``LP1d6_1``); other names unchanged."""
+    return TABLE_ALIASES.get(table, table) if isinstance(table, str) else table
+
+
+def paper_table_number(table: str) -> int:
+    """The number the paper gives a result table (LP0d4 -> 3 ... LP1d15_19 -> 13)."""
+    ids = table_ids()
+    table = canonical_table(table)
+    if table not in ids:
+        raise ConfigError(f"invalid table={table!r}: allowed values are {', '.join(ids)}")
+    return FIRST_RESULT_TABLE + ids.index(table)
+
+
+def find_row(table: str, dt=None, row=None, d=None):
+    """The paper row of ``table`` selected by its row number, or by dt (and d) when unambiguous."""
+    table = canonical_table(table)
+    rows = [r for r in paper_rows() if r["table"] == table]
+    if not rows:
+        raise ConfigError(f"invalid table={table!r}: allowed values are {', '.join(table_ids())}")
+    if row is not None:
+        sel = [r for r in rows if r["row"] == row]
+    else:
+        sel = [r for r in rows if (dt is None or math.isclose(r["dt"], dt)) and (d is None or r["d"] == d)]
+    if not sel and row is None and dt is not None and d is None:
+        allowed = ", ".join(f"{v:g}" for v in sorted({r["dt"] for r in rows}, reverse=True))
+        raise ConfigError(f"invalid dt={dt!r} for table {table}: allowed values are {allowed}")
+    if not sel and row is not None:
+        raise ConfigError(f"invalid row={row!r} for table {table}: allowed values are 1..{len(rows)}")
+    if len(sel) == 1 and row is not None and (dt is not None and not math.isclose(sel[0]["dt"], dt)
+                                              or d is not None and sel[0]["d"] != d):
+        r = sel[0]
+        given = " ".join(f"{k}={v!r}" for k, v in (("d", d), ("dt", dt)) if v is not None)
+        raise ConfigError(f"invalid row={row!r} for table {table}: it has d={r['d']} dt={r['dt']:g}, not {given};"
+                          " give --dt or --row alone")
+    if len(sel) != 1:
+        choices = "; ".join(f"row {r['row']}: d={r['d']} dt={r['dt']:g} #C={r['cells']} M={r['M']}" for r in rows)
+        what = "matches no row" if not sel else "is ambiguous"
+        raise ConfigError(f"invalid row selection for table {table} ({what}): give --row among {choices}")
+    return sel[0]
+
+
+def paper_case(table: str, dt=None, row=None, d=None, **options) -> Case:
+    r = find_row(table, dt=dt, row=row, d=d)
+    return Case(d=r["d"], dt=r["dt"], basis=r["basis"], cells=r["cells"], paths=r["M"],
+                table=r["table"], row=r["row"], **options)
+

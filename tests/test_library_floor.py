@@ -1,0 +1,124 @@
+"""The library floor (srmdp/, srmdp.paper excepted) holds no paper: no paper rows, table numbers, LaTeX or config
+parsing, and it never imports srmdp.paper or the [paper] extra; the paper's commands are honest outside a
+checkout (one line, exit status 2)."""
+
+import ast
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import srmdp.paper.commands as commands
+from srmdp.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+LIBRARY = sorted(p for p in (ROOT / "srmdp").rglob("*.py") if "paper" not in p.relative_to(ROOT / "srmdp").parts)
+# what the paper's layer holds (srmdp.paper.rows, .preset_reading, .splits, .student, .index, .campaign)
+PAPER_NAMES = {"paper_rows", "paper_case", "find_row", "check_reference", "TABLE_ALIASES", "FIRST_RESULT_TABLE",
+               "paper_table_number", "canonical_table", "table_ids", "REFERENCE_SOURCE", "PAPER_SPLITS", "split",
+               "paper_splits", "z_limit", "t_quantile", "machine_of", "free_range", "chunk_name", "Reading",
+               "PresetReading", "reading_from_config", "readings_from_config"}
+# the [paper] extra; scipy only at module level: a problem's reference solution may import it where it is called
+# (srmdp/problems/bs_diff_rates.py), and numba imports it by itself where it is installed
+PAPER_EXTRA_MODULES = {"snakemake", "yaml", "jsonschema", "jinja2", "matplotlib"}
+# LaTeX markup in a string: a command (\le, \infty, \textbf, \begin, \midrule, ...) or $math$
+LATEX = re.compile(r"\\(le|ge|infty|mathrm|text\w*|frac|begin|end|hline|toprule|midrule|bottomrule|renewcommand)\b"
+                   r"|\$[^$\n]+\$")
+
+
+def _tree(path):
+    return ast.parse(path.read_text(), filename=str(path))
+
+
+def _imports(path, top_level=False):
+    """Absolute names of the modules a library module imports (relative imports resolved); with ``top_level``,
+    only those its import runs (module level)."""
+    package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
+    tree = _tree(path)
+    for node in (tree.body if top_level else ast.walk(tree)):
+        if isinstance(node, ast.Import):
+            yield from (a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package.rsplit(".", node.level - 1)[0] if node.level else ""
+            mod = ".".join(x for x in (base, node.module) if x)
+            yield mod
+            yield from (f"{mod}.{a.name}" for a in node.names)
+
+
+def _strings(tree):
+    """String constants that are not docstrings."""
+    docs = {id(n.body[0].value) for n in ast.walk(tree)
+            if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            and ast.get_docstring(n, clean=False) is not None}
+    return [n for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+            and id(n) not in docs]
+
+
+def test_the_library_covers_its_modules():
+    names = {p.relative_to(ROOT).as_posix() for p in LIBRARY}
+    assert {"srmdp/cases.py", "srmdp/readings.py", "srmdp/indicators.py", "srmdp/cli.py"} <= names
+    assert not any(n.startswith("srmdp/paper/") for n in names)
+
+
+@pytest.mark.parametrize("path", LIBRARY, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_library_module_holds_no_paper(path):
+    imported = set(_imports(path))
+    assert not {m for m in imported if m == "srmdp.paper" or m.startswith("srmdp.paper.")}, path
+    assert not {m.split(".")[0] for m in imported} & PAPER_EXTRA_MODULES, path
+    assert "scipy" not in {m.split(".")[0] for m in _imports(path, top_level=True)}, path
+    tree = _tree(path)
+    defined = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    defined |= {t.id for n in ast.walk(tree) if isinstance(n, ast.Assign) for t in n.targets
+                if isinstance(t, ast.Name)}
+    assert not defined & PAPER_NAMES, (path, defined & PAPER_NAMES)
+    for node in _strings(tree):  # no LaTeX, no paper file, no workflow config
+        assert not LATEX.search(node.value), (path, node.lineno, node.value)
+        assert "paper_cases" not in node.value and "config.yaml" not in node.value, (path, node.lineno)
+
+
+def test_importing_the_library_loads_neither_the_paper_nor_its_extra():
+    """Every library module imported in a fresh interpreter adds no srmdp.paper and no [paper]-extra module to
+    those its own dependencies load (numba itself imports PyYAML and SciPy where they are installed)."""
+    mods = [".".join(p.relative_to(ROOT).with_suffix("").parts) for p in LIBRARY]
+    mods = [m.removesuffix(".__init__") for m in mods if not m.endswith("__main__")]
+    extra = sorted(PAPER_EXTRA_MODULES | {"scipy"})
+    code = ("import importlib, json, sys\n"
+            "import numpy, numba, numba.cuda, tqdm\n"
+            "before = set(sys.modules)\n"
+            f"for m in {mods!r}:\n    importlib.import_module(m)\n"
+            "print(json.dumps(sorted(m for m in set(sys.modules) - before if m.startswith('srmdp.paper')"
+            f" or m.split('.')[0] in {extra!r})))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert json.loads(out.stdout) == []
+
+
+def test_srmdp_exports_no_paper():
+    import srmdp
+
+    assert not set(srmdp.__all__) & PAPER_NAMES and not hasattr(srmdp, "paper_case")
+
+
+def _one_line_exit_2(capsys, argv, *keywords):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert "this command needs the repository checkout: " in err and all(k in err for k in keywords), err
+
+
+@pytest.mark.parametrize("command", ["plan", "campaign", "beyond"])
+def test_checkout_commands_outside_a_checkout_say_so_in_one_line(command, tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(commands, "REPOSITORY", tmp_path)  # a folder without Snakefile and config/
+    _one_line_exit_2(capsys, [command], "Snakefile", "config/config.yaml", ".[paper]")
+
+
+def test_checkout_commands_without_the_paper_extra_say_so_in_one_line(monkeypatch, capsys):
+    monkeypatch.setattr(commands, "PAPER_EXTRA", (*commands.PAPER_EXTRA, "no_such_module_srmdp"))
+    _one_line_exit_2(capsys, ["plan"], "no_such_module_srmdp", ".[paper]")
+
+
+def test_checkout_commands_run_in_the_checkout(capsys):
+    assert commands.checkout_problem() is None
+    assert main(["plan", "--help"]) == 0 and "usage: srmdp plan" in capsys.readouterr().out
