@@ -105,7 +105,7 @@ def main(argv=None):
             entry = {
                 "label": case.label, "table": table, "row": paper["row"], "d": case.d, "dt": case.dt,
                 "basis": case.basis, "K": case.strata, "M": case.paths, "precision": args.precision,
-                "mode": backend.mode, "block": backend.lay["B"] if backend.mode == "block" else None,
+                "mode": backend.mode, "block": backend.lay["BLOCK_THREADS"] if backend.mode == "block" else None,
                 "path_steps": res["path_steps_per_run"], "seconds": secs, "path_steps_per_s": ps,
                 "compile_s": res["compile_seconds"], "paper_gpu_s": paper["gpu_s"],
                 "speedup_vs_paper_gpu": paper["gpu_s"] / secs, "mse_y_max": res["mse_y_max"],
