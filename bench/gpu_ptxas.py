@@ -106,28 +106,44 @@ _INSN = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)([^
 
 
 def sass_counts(sass):
-    """Instruction counts of a kernel's SASS: total, FP64, and those of its innermost backward branch's body
-    (the loop with the most instructions between a branch target and the BRA back to it: the path loop over
-    j > i of :func:`srmdp.scheme.continue_path`, its ziggurat's call excluded)."""
-    lines = []
+    """Instruction counts of a kernel's SASS: total and FP64, and those of the path loop.
+
+    Loops are the spans [label, backward BRA to it].  The path loop (over j > i, :func:`srmdp.scheme.continue_path`)
+    is the largest loop nested in another one (the loop over paths); its ``hot`` count leaves out the loops nested
+    in it (the ziggurat's rare branches, ``normal_slow``, a ``while`` loop inlined there)."""
+    lines, labels, pending = [], {}, []
     for text in sass.splitlines():
+        lab = re.match(r"^\s*(\.L_x_\d+):", text)
+        if lab:
+            pending.append(lab.group(1))
+            continue
         m = _INSN.search(text)
         if m:
             addr = int(re.search(r"/\*([0-9a-f]{4,})\*/", text).group(1), 16)
-            lines.append((addr, m.group(1), m.group(2)))
-    fp64 = [op for _, op, args in lines if _FP64.match(op + args.replace(" ", "")) or _FP64.match(op)]
+            for name in pending:
+                labels[name] = addr
+            pending = []
+            lines.append((addr, m.group(1), m.group(2).replace(" ", "")))
+
+    def fp64(op, args):
+        return bool(_FP64.match(op) or _FP64.match(op + args))
+
     loops = []
     for addr, op, args in lines:
-        t = re.search(r"`\(\.L_x_\d+\)|0x([0-9a-f]+)", args)
-        if op.startswith("BRA") and t and t.group(1):
-            target = int(t.group(1), 16)
-            if target < addr:
-                body = [x for x in lines if target <= x[0] <= addr]
-                loops.append(body)
-    inner = max(loops, key=len) if loops else []
-    inner64 = [op for _, op, args in inner if _FP64.match(op)]
-    return {"sass": len(lines), "sass_fp64": len(fp64), "loop_sass": len(inner), "loop_fp64": len(inner64),
-            "loop_fp64_ops": sorted(set(inner64))}
+        t = re.search(r"\((\.L_x_\d+)\)", args)
+        if op.startswith("BRA") and t and labels.get(t.group(1), addr + 1) <= addr:
+            loops.append((labels[t.group(1)], addr))
+    nested = [a for a in loops if any(b != a and b[0] <= a[0] and a[1] <= b[1] for b in loops)]
+    out = {"sass": len(lines), "sass_fp64": sum(fp64(op, a) for _, op, a in lines)}
+    if not nested:
+        return dict(out, loop_sass=0, loop_fp64=0, hot_sass=0, hot_fp64=0, hot_fp64_ops=[])
+    lo, hi = max(nested, key=lambda a: a[1] - a[0])
+    inner = [b for b in loops if b != (lo, hi) and lo <= b[0] and b[1] <= hi]
+    body = [x for x in lines if lo <= x[0] <= hi]
+    hot = [x for x in body if not any(b[0] <= x[0] <= b[1] for b in inner)]
+    return dict(out, loop_sass=len(body), loop_fp64=sum(fp64(op, a) for _, op, a in body), hot_sass=len(hot),
+                hot_fp64=sum(fp64(op, a) for _, op, a in hot),
+                hot_fp64_ops=sorted({op for _, op, a in hot if fp64(op, a)}))
 
 
 def ptxas_report(ptx, ptxas, arch="sm_90", sass=False):
@@ -212,8 +228,9 @@ def check(ds, bases, precisions=("float64", "float32"), kernels=("step", "test")
                        why="; ".join(why), occupancy=occ, blocks_per_sm=blocks, limiter=limiter, **rep)
             rows.append(row)
             if verbose:
-                extra = (f" sass={rep['sass']} fp64={rep['sass_fp64']} loop={rep['loop_sass']}"
-                         f" loop_fp64={rep['loop_fp64']}{rep['loop_fp64_ops'] or ''}") if sass else ""
+                extra = (f" sass={rep['sass']} fp64={rep['sass_fp64']} path-loop={rep['loop_sass']}/fp64"
+                         f" {rep['loop_fp64']} hot={rep['hot_sass']}/fp64 {rep['hot_fp64']}"
+                         f"{rep['hot_fp64_ops'] or ''}") if sass else ""
                 print(f"d={d:2d} {basis} {mode:6s} {prec:7s} a={arith[-2:]} {name:5s} B={block:3d}"
                       f" spec={int(specialised)}"
                       f" regs={rep['registers']:3d} stack={rep['stack']:5d} spill={rep['spill_stores']}/"
