@@ -57,6 +57,7 @@ from numba import njit
 # around the arrays of the inlined hot-path functions
 inline = njit(error_model="numpy", inline="always", _nrt=False, cache=True)
 device = njit(error_model="numpy", _nrt=False, cache=True)
+rare = device
 kernel = njit(parallel=True, cache=True)
 '''
 _CUDA = '''import math
@@ -64,17 +65,23 @@ import numpy as np
 from numba import cuda
 inline = cuda.jit(device=True, forceinline=True)
 device = inline
+from srmdp.cuda import keep_as_call
 LAUNCH_BOUNDS = {}  # kernel name -> (max threads per block, min blocks per SM): the register cap of ptxas
 
 
 def kernel(fn):
     return cuda.jit(fn, cache=True, launch_bounds=LAUNCH_BOUNDS.get(fn.__name__))
+
+
+def rare(fn):  # a call, never inlined, under a register cap (launch bounds): its temporaries spill, not the loop's
+    return cuda.jit(keep_as_call(fn), device=True) if LAUNCH_BOUNDS else inline(fn)
 '''
 _CUDASIM = '''import math
 import numpy as np
 from numba import cuda
 inline = cuda.jit(device=True)
 device = inline
+rare = inline
 kernel = cuda.jit
 '''
 HEADERS = {"cpu": _CPU, "cuda": _CUDA, "cudasim": _CUDASIM}

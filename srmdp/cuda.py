@@ -63,6 +63,29 @@ def _no_contraction():
 if STRICT_FP and not SIMULATOR:
     _no_contraction()
 
+_CALLS = set()  # (module, qualname) of the device functions compiled as calls (srmdp.jit.rare)
+
+
+def keep_as_call(fn):
+    """Mark the Python function ``fn`` to be compiled as a ``noinline`` device function: a call, so that the
+    temporaries of a rare branch (the ziggurat's wedges and tail, float64 exp/log) need not fit in the registers of
+    the path loop around it (bench/gpu_NOTES.md).  Installs, once, the hook in numba-cuda's function declaration."""
+    from numba.cuda.core import funcdesc
+
+    if not getattr(funcdesc.FunctionDescriptor.declare_function, "_srmdp", False):
+        inner = funcdesc.FunctionDescriptor.declare_function
+
+        def declare_function(self, module):
+            f = inner(self, module)
+            if (self.modname, self.qualname) in _CALLS and not self.inline:
+                f.attributes.add("noinline")
+            return f
+
+        declare_function._srmdp = True
+        funcdesc.FunctionDescriptor.declare_function = declare_function
+    _CALLS.add((fn.__module__, fn.__qualname__))
+    return fn
+
 
 def block_size(d, nb):
     """Threads (= paths per shared-memory tile) of the block kernel for sizes (d, nb)."""

@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from .jit import device, inline
+from .jit import inline, rare
 
 U64 = np.uint64
 # --- bound by srmdp.build in each generated module (these defaults only make the kernel modules importable)
@@ -144,7 +144,7 @@ def uniform_s(s0, s1):
     return (float(np.int64(r >> _S11)) + 1.0) * _TWO_M53, s0, s1
 
 
-@device
+@rare
 def normal_slow(u, idx, s0, s1):
     """The rare branches of the ziggurat (draw (u, idx) was not in the rectangle): (x, s0, s1)."""
     while True:
@@ -170,6 +170,13 @@ def normal_slow(u, idx, s0, s1):
             return u * ZIG_X[idx], s0, s1
 
 
+@rare
+def normal_slow_rounded(n, idx, s0, s1):
+    """:func:`normal_slow` of u = n 2^-52, rounded to REAL (float32 arithmetic: no float64 op on the call's side)."""
+    v, s0, s1 = normal_slow(float(n) * _TWO_M52, idx, s0, s1)
+    return REAL(v), s0, s1
+
+
 @inline
 def normal_s(s0, s1):
     """Standard normal, Doornik's ZIGNOR ziggurat (128 layers): (x, s0, s1).
@@ -183,8 +190,7 @@ def normal_s(s0, s1):
         idx = int(r & _LOW7)
         if abs(n) < ZIG_LIMIT[idx]:
             return REAL(n) * ZIG_X_F32_SCALED[idx], s0, s1
-        v, s0, s1 = normal_slow(float(n) * _TWO_M52, idx, s0, s1)
-        return REAL(v), s0, s1
+        return normal_slow_rounded(n, idx, s0, s1)
     u = float(np.int64(r >> _S11)) * _TWO_M52 - 1.0  # r >> 11 < 2^53: exact signed conversion
     idx = int(r & _LOW7)
     if abs(u) < ZIG_RATIO[idx]:
