@@ -8,7 +8,8 @@
 #   3. Nsight Compute (ncu, when the host has it) stall reasons of the two d=4 step kernels in float32 arithmetic:
 #      step_thread of LP0d4 and step_block of LP1d4 (ncu.txt);
 #   4. the campaign in the paper's precision (float32 storage and arithmetic): the rows below 2 runs first
-#      (2 runs each), then more runs of the heavy rows, with what is left of SECONDS; result JSONs in
+#      (one run of each, cheapest first, then a second), then more runs of the heavy rows, one run per chunk (a
+#      chunk cut by the time limit loses one run), with what is left of SECONDS; result JSONs in
 #      $OUT/campaign/ (one chunk per srmdp run; srmdp aggregate pools them; a float32-arithmetic chunk never
 #      pools with a float64 one: another case_hash and reading).
 # Prepare here once (carry .whl and .old; both git-ignored):
@@ -44,9 +45,10 @@ export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH}
 left() { echo $((TOTAL - ($(date +%s) - T0))); }
 el() { echo "[$(($(date +%s) - T0)) s]"; }
 has() { case " $PHASES " in *" $1 "*) return 0 ;; esac; return 1; }
-# the rows below 2 paper-fit runs after the 15455c8 campaign (../shared/gpu/README.md), then the heavy rows
-ROWS="LP0d4:4 LP0d6_0:4 LP0d11:3 LP1d6_1:4 LP1d15_19:4 LP1d15_19:5"
-HEAVY="LP1d15_19:5 LP1d15_19:4 LP0d4:4"
+# the rows below 2 paper-fit runs after the 15455c8 campaign (../shared/gpu/README.md), cheapest first (path-steps
+# x d of one run: 2.8e11, 4.8e11, 3.9e12, 2.3e12, 6.3e12, 7.8e12); then more runs of the heavy rows
+ROWS="LP1d15_19:4 LP1d15_19:5 LP0d11:3 LP0d6_0:4 LP1d6_1:4 LP0d4:4"
+HEAVY="LP1d15_19:4 LP1d15_19:5 LP0d11:3"
 TINY=()
 WARM="LP0d4:3,LP1d4:3,LP1d15_19:5,${ROWS// /,}"
 if [ "$DRY" = 1 ]; then TINY=(--set dt=0.5,cells=1,paths=24 --test-points 8) WARM=LP0d4:3; fi  # paths >= nb = 20 of LP1 d=19
@@ -127,11 +129,13 @@ if has campaign; then
       --runs "$3" --run-start "$2" --no-progress --out "$out" && echo "chunk $1 runs $2..$(($2 + $3 - 1)) ok $(el)" \
       || echo "chunk $1 runs $2.. stopped (rc=$?)"
   }
-  for row in $ROWS; do [ "$(left)" -gt 40 ] && run_chunk "$row" 0 2; done
+  for start in 0 1; do
+    for row in $ROWS; do [ "$(left)" -gt 40 ] && run_chunk "$row" $start 1; done
+  done
   start=2
   while [ "$(left)" -gt 60 ]; do
-    for row in $HEAVY; do [ "$(left)" -gt 40 ] && run_chunk "$row" $start 2; done
-    start=$((start + 2))
+    for row in $HEAVY; do [ "$(left)" -gt 40 ] && run_chunk "$row" $start 1; done
+    start=$((start + 1))
     [ "$DRY" = 1 ] && break
   done
   tar -czf "$OUT/campaign.tgz" -C "$OUT" campaign && echo "campaign chunks: $(ls "$OUT/campaign" | wc -l)"

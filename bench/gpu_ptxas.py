@@ -291,12 +291,11 @@ def main(argv=None):
         Path(args.json).write_text(json.dumps(rows, indent=1))
     if args.compare:
         before = json.loads(Path(args.compare).read_text())
-        if args.compare_arithmetic:  # e.g. the committed float64 sweep against float32 rows
-            before = [r for r in before if r.get("arithmetic", "float64") == args.compare_arithmetic]
-            after = [dict(r, arithmetic=args.compare_arithmetic) for r in rows]
-            print("\n".join(compare(before, after, args.table)))
-        else:
-            print("\n".join(compare(before, rows, args.table)))
+        if args.compare_arithmetic:  # e.g. the committed float64 sweep ("before") against this run's float32 rows
+            now = {x["arithmetic"] for x in rows}
+            before = [dict(r, arithmetic=a) for r in before
+                      if r.get("arithmetic", "float64") == args.compare_arithmetic for a in now]
+        print("\n".join(compare(before, rows, args.table)))
     bad = [r for r in rows if not r["ok"]]
     print(f"{len(rows)} kernels compiled for sm_90, {len(bad)} failing")
     return 1 if bad else 0

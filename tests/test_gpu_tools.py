@@ -72,7 +72,7 @@ def test_gpu_next_dry_run(tmp_path):
     log = proc.stdout + proc.stderr
     assert proc.returncode == 0, log[-3000:]
     assert "rc=" not in log.replace("rc=0", ""), log[-3000:]  # a failing command prints its rc
-    assert "campaign chunks: 9" in log and "== done" in log  # 6 rows below 2 runs + 3 heavy ones
+    assert "campaign chunks: 15" in log and "== done" in log  # 6 rows below 2 runs x 2 + 3 heavy ones
     for tag, arith in (("ab_f64", "float64"), ("ab_f32", "float32")):
         rows = [json.loads(line) for line in (tmp_path / f"{tag}.jsonl").read_text().splitlines()]
         assert [r["mode"] for r in rows] == ["thread", "block", "block", "block"]
