@@ -18,6 +18,11 @@ and the compile time of the first run of each case (0 when already compiled in t
     python bench/cpu_bench.py                 # all cases, 1 and 2 threads
     python bench/cpu_bench.py --cases LP0d4 --threads 1 --runs 3
     python bench/cpu_bench.py --paper --cases LP0d4 --threads 1,2   # the paper's LP0 d=4 dt=0.1 row
+    python bench/cpu_bench.py --cases LP0d4,LP1d4 --threads 1 --arithmetic float64,float32 --pairs 3
+
+``--arithmetic float64,float32``: the same case in both arithmetics (``Case.arithmetic``), measured in
+alternation ``--pairs`` times (a paired A/B: the other processes of a shared machine load both alike); printed
+per arithmetic: path-steps per second of process CPU time (the fastest pair) and the ratio to the first one.
 """
 
 import argparse
@@ -38,14 +43,16 @@ from srmdp.rng import DOMAIN_PATHS
 CASES = {
     # paper: LP0d4 dt=0.1 #C=12 (K=20736), M=100
     "LP0d4": dict(d=4, dt=0.1, basis="LP0", cells=8, paths=100),
+    # paper: LP1d4 dt=0.1 #C=5 (K=625), M=500
+    "LP1d4": dict(d=4, dt=0.1, basis="LP1", cells=5, paths=200),
     # paper: LP1d6 dt=0.1 #C=3 (K=729), M=700
     "LP1d6": dict(d=6, dt=0.1, basis="LP1", cells=3, paths=300),
     # paper: LP1d11 dt=0.2 #C=2 (K=2048), M=2000
     "LP1d11": dict(d=11, dt=0.2, basis="LP1", cells=2, paths=200),
 }
 
-PAPER_SIZES = {"LP0d4": dict(cells=12, paths=100), "LP1d6": dict(cells=3, paths=700),
-               "LP1d11": dict(cells=2, paths=2000)}
+PAPER_SIZES = {"LP0d4": dict(cells=12, paths=100), "LP1d4": dict(cells=5, paths=500),
+               "LP1d6": dict(cells=3, paths=700), "LP1d11": dict(cells=2, paths=2000)}
 
 _rng = kernels(load_problem("gobet2016"), "LP0", 0, "cpu")  # the same compiled RNG as the solver's
 _seed_state = _rng.seed_state
@@ -93,6 +100,22 @@ def solver(case, threads, runs):
             cpu / (runs * case.path_steps) * 1e9)
 
 
+def paired(case, threads, arithmetics, pairs):
+    """{arithmetic: CPU ns per path-step}, the fastest of ``pairs`` alternations (compiled first)."""
+    from dataclasses import replace
+
+    cases = {a: replace(case, arithmetic=a) for a in arithmetics}
+    for c in cases.values():
+        srmdp.run_case(c, runs=1, test_points=10, seed=1, threads=threads, progress=False)  # compile
+    best = dict.fromkeys(arithmetics, math.inf)
+    for _ in range(pairs):
+        for a, c in cases.items():
+            c0 = time.process_time()
+            srmdp.run_case(c, runs=1, test_points=10, seed=1, threads=threads, progress=False)
+            best[a] = min(best[a], (time.process_time() - c0) / c.path_steps * 1e9)
+    return best
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cases", default=",".join(CASES), help="comma-separated among " + ", ".join(CASES))
@@ -100,8 +123,22 @@ def main(argv=None):
     ap.add_argument("--runs", type=int, default=2, help="runs per measurement (the fastest is kept)")
     ap.add_argument("--paper", action="store_true",
                     help="use the paper's #C and M for each case (LP0d4: 20736 strata; takes minutes)")
+    ap.add_argument("--arithmetic", help="comma-separated arithmetics measured as a paired A/B (float64,float32)")
+    ap.add_argument("--pairs", type=int, default=3, help="with --arithmetic: alternations (the fastest is kept)")
     args = ap.parse_args(argv)
     threads = [int(t) for t in args.threads.split(",")]
+    if args.arithmetic:
+        ariths = args.arithmetic.split(",")
+        print(f"numba {numba.__version__}; paired A/B over {args.pairs} alternations, process CPU time")
+        for name in args.cases.split(","):
+            params = dict(CASES[name], **(PAPER_SIZES[name] if args.paper else {}))
+            case = Case(**params)
+            for t in threads:
+                ns = paired(case, t, ariths, args.pairs)
+                cells = "  ".join(f"{a} {1e9 / ns[a]:.3e} path-steps/cpu-s (x{ns[ariths[0]] / ns[a]:.2f})"
+                                  for a in ariths)
+                print(f"{name:7s} K={case.strata} M={case.paths} N={case.steps} threads={t}  {cells}", flush=True)
+        return
     print(f"numba {numba.__version__}, {os.cpu_count()} CPUs, threading layer after first run below")
     print("per core = path-steps/s (wall, fastest run) / threads;  per cpu-s = path-steps per second of "
           "process CPU time (all threads)")

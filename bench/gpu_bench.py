@@ -53,6 +53,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cases", required=True)
     ap.add_argument("--precision", default="float32")
+    ap.add_argument("--arithmetic", default="float64", help="the kernels' arithmetic (float32: the paper's)")
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--test-points", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=0)
@@ -82,7 +83,8 @@ def main(argv=None):
     for table, dt, row in parse_cases(args.cases):
         for mode in args.modes.split(","):
             changes = parse_set(args.set)
-            case = replace(paper_case(table, dt=dt, row=row, precision=args.precision), **changes)
+            case = replace(paper_case(table, dt=dt, row=row, precision=args.precision, arithmetic=args.arithmetic),
+                           **changes)
             paper = find_row(table, dt=dt, row=row)
             left = args.budget - (time.perf_counter() - t_start)
             # rate in path-steps x d per second: measured on the same basis, nearest d class first
@@ -105,7 +107,8 @@ def main(argv=None):
             entry = {
                 "label": case.label, "table": table, "row": paper["row"], "d": case.d, "dt": case.dt,
                 "basis": case.basis, "K": case.strata, "M": case.paths, "precision": args.precision,
-                "mode": backend.mode, "block": backend.lay["B"] if backend.mode == "block" else None,
+                "arithmetic": args.arithmetic,
+                "mode": backend.mode, "block": backend.lay["BLOCK_THREADS"] if backend.mode == "block" else None,
                 "path_steps": res["path_steps_per_run"], "seconds": secs, "path_steps_per_s": ps,
                 "compile_s": res["compile_seconds"], "paper_gpu_s": paper["gpu_s"],
                 "speedup_vs_paper_gpu": paper["gpu_s"] / secs, "mse_y_max": res["mse_y_max"],
@@ -138,7 +141,8 @@ def main(argv=None):
             rows.append(entry)
             if not args.no_write:
                 suffix = "" if mode == "auto" else f"_{mode}"
-                name = f"{table}_r{paper['row']}_{args.precision}{suffix}.json"
+                arith = "" if args.arithmetic == "float64" else "_a32"
+                name = f"{table}_r{paper['row']}_{args.precision}{arith}{suffix}.json"
                 write_json_atomic(out_dir / name, res)
             if args.summary:
                 with open(args.summary, "a") as fh:
@@ -157,7 +161,8 @@ def main(argv=None):
                 extra = (f"  cpu-vs-gpu: max|dcoef| {cv['max_abs_coef_diff']:.2e}"
                          f" (bitwise {cv['frac_coef_bitwise_equal']:.3f})"
                          f" cpu {cv['cpu'][0]:.4f} gpu {cv['gpu'][0]:.4f}")
-            print(f"{case.label:14s} {args.precision} {backend.mode:6s} K={case.strata:<8d} M={case.paths:<6d}"
+            print(f"{case.label:14s} {args.precision} a={args.arithmetic} {backend.mode:6s} K={case.strata:<8d}"
+                  f" M={case.paths:<6d}"
                   f" {secs:9.3f} s  {ps:.3e} path-steps/s  paper GPU {paper['gpu_s']:8.2f} s"
                   f" (x{paper['gpu_s'] / secs:.1f})  compile {res['compile_seconds']:.1f} s"
                   f"  MSE_Y,max {res['mse_y_max']:.3f}{extra}", flush=True)

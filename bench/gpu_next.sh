@@ -1,19 +1,28 @@
 #!/usr/bin/env bash
-# The next lent GPU run (issue 18), one command within SECONDS (<= the device tool's 600 s per call):
-#   1. warm: every kernel below compiles at once in separate processes (bench/gpu_warm.py);
-#   2. A/B on the same GPU: the new kernels (this tree; also with launch bounds SRMDP_CUDA_MIN_BLOCKS=4 and 8)
-#      against the pre-redesign kernels (bc35092^ in .old/), LP0d4 dt=.05 thread+block and LP1d4 dt=.05 block;
-#   3. gpu_bench.py on LP0d4, LP1d4 (paper rows) and LP1 d=19 (LP1d15_19 row 5 with M = 400: the rate only);
-#   4. the campaign of the paper-fit rows still below 2 runs, with what is left of SECONDS.
+# The next lent GPU run (issue 24: float32 arithmetic), one command within SECONDS (<= the device tool's 600 s):
+#   1. warm: every kernel below compiles at once in separate processes (bench/gpu_warm.py), both arithmetics,
+#      the launch-bound variant (SRMDP_CUDA_MIN_BLOCKS=8: <= 64 registers, 50 % occupancy) in the background;
+#   2. A/B on the same GPU, float64 against float32 arithmetic (this tree) and the pre-redesign kernels
+#      (bc35092^ in .old/, float64 arithmetic only), LP0d4 dt=.05 thread+block, LP1d4 dt=.05 block, LP1 d=19
+#      (LP1d15_19 row 5 with M = 400: the rate only); float32 also with SRMDP_CUDA_MIN_BLOCKS=8;
+#   3. Nsight Compute (ncu, when the host has it) stall reasons of the two d=4 step kernels in float32 arithmetic:
+#      step_thread of LP0d4 and step_block of LP1d4 (ncu.txt);
+#   4. the campaign in the paper's precision (float32 storage and arithmetic): the rows below 2 runs first
+#      (one run of each, cheapest first, then a second), then more runs of the heavy rows, one run per chunk (a
+#      chunk cut by the time limit loses one run), with what is left of SECONDS; result JSONs in
+#      $OUT/campaign/ (one chunk per srmdp run; srmdp aggregate pools them; a float32-arithmetic chunk never
+#      pools with a float64 one: another case_hash and reading).
 # Prepare here once (carry .whl and .old; both git-ignored):
 #   bash bench/gpu_next.sh --prepare
-# Device call (timeout_s 600, carry [".whl", ".old"]):
-#   bash bench/gpu_next.sh 560            (PHASES="ab bench campaign" by default; a second call can run
-#                                          PHASES=campaign bash bench/gpu_next.sh 240 for more campaign)
+# Device call (15 min of device time in all, ~1 min to start: 360 s leaves room for one rerun;
+# timeout_s 420, carry [".whl", ".old"]):
+#   bash bench/gpu_next.sh 360           (PHASES="warm ab ncu campaign" by default; a rerun or a second call:
+#                                         PHASES=campaign bash bench/gpu_next.sh 240 for more campaign)
 # Dry run under the simulator (tests/test_gpu_tools.py): DRY=1 NUMBA_ENABLE_CUDASIM=1 bash bench/gpu_next.sh 300
-#   (tiny cases through the same commands, old tree only checked to import, campaign --check-only).
-# In $OUT (default /tmp/gpu_next): next.log, ab_new*.jsonl, ab_old.jsonl, bench.jsonl, campaign.tgz, campaign.log.
-# Back here: python -m srmdp campaign import <files_at>/campaign.tgz; copy the jsonl/log to data/gpu/.
+#   (tiny cases through the same commands, old tree only checked to import, ncu printed not run, campaign on
+#   tiny free cases).
+# In $OUT (default /tmp/gpu_next): next.log, ab_f64.jsonl, ab_f32.jsonl, ab_f32_mb8.jsonl, ab_old.jsonl,
+# ncu.txt, campaign.tgz (the chunks), campaign.log.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 if [ "${1:-}" = --prepare ]; then
@@ -25,84 +34,111 @@ if [ "${1:-}" = --prepare ]; then
   exit 0
 fi
 T0=$(date +%s)
-TOTAL=${1:-560}
-PHASES=${PHASES:-ab bench campaign}
+TOTAL=${1:-360}
+PHASES=${PHASES:-warm ab ncu campaign}
 DRY=${DRY:-0}
 export OUT=${OUT:-/tmp/gpu_next}
-mkdir -p "$OUT"
+mkdir -p "$OUT" "$OUT/campaign"
 exec > >(tee -a "$OUT/next.log") 2>&1
 . bench/gpu_env.sh
 export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH}
 left() { echo $((TOTAL - ($(date +%s) - T0))); }
 el() { echo "[$(($(date +%s) - T0)) s]"; }
 has() { case " $PHASES " in *" $1 "*) return 0 ;; esac; return 1; }
-# the rows below 2 paper-fit runs after the 15455c8 campaign (../shared/gpu/README.md)
-ROWS=LP0d4:4,LP0d6_0:4,LP0d11:3,LP1d6_1:4,LP1d15_19:4,LP1d15_19:5
+# the rows below 2 paper-fit runs after the 15455c8 campaign (../shared/gpu/README.md), cheapest first (path-steps
+# x d of one run: 2.8e11, 4.8e11, 3.9e12, 2.3e12, 6.3e12, 7.8e12); then more runs of the heavy rows
+ROWS="LP1d15_19:4 LP1d15_19:5 LP0d11:3 LP0d6_0:4 LP1d6_1:4 LP0d4:4"
+HEAVY="LP1d15_19:4 LP1d15_19:5 LP0d11:3"
 TINY=()
-WARM="LP0d4:3,LP1d4:3,LP1d15_19:5,$ROWS"
+WARM="LP0d4:3,LP1d4:3,LP1d15_19:5,${ROWS// /,}"
 if [ "$DRY" = 1 ]; then TINY=(--set dt=0.5,cells=1,paths=24 --test-points 8) WARM=LP0d4:3; fi  # paths >= nb = 20 of LP1 d=19
 echo "== gpu_next $(hostname) $(date -u) commit $(git rev-parse --short HEAD 2>/dev/null || echo '?') phases: $PHASES"
 command -v nvidia-smi >/dev/null && [ "$DRY" != 1 ] && nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm --format=csv,noheader
 $PY -c "import sys, numpy, numba, numba_cuda; print(sys.version.split()[0], 'numpy', numpy.__version__, 'numba', numba.__version__, 'numba-cuda', numba_cuda.__version__)"
 
-bench() {  # bench TAG [env...] -- gpu_bench options
-  local tag=$1; shift
+bench() {  # bench TAG ARITHMETIC [env...] -- gpu_bench options
+  local tag=$1 arith=$2; shift 2
   local envs=()
   while [ "$1" != -- ]; do envs+=("$1"); shift; done
   shift
-  env "${envs[@]}" timeout $(($(left) - 20)) $PY bench/gpu_bench.py --precision float32 --no-write \
-    --summary "$OUT/$tag.jsonl" "${TINY[@]}" "$@" || echo "bench $tag rc=$?"
+  env "${envs[@]}" timeout $(($(left) - 20)) $PY bench/gpu_bench.py --precision float32 --arithmetic "$arith" \
+    --no-write --summary "$OUT/$tag.jsonl" "${TINY[@]}" "$@" || echo "bench $tag rc=$?"
+}
+d19() {  # the LP1 d=19 rate case
+  if [ "$DRY" = 1 ]; then echo --cases LP1d15_19:0.2:5; else echo --cases LP1d15_19:0.2:5 --set paths=400; fi
 }
 
-if has ab || has bench; then
+if has warm; then
   echo "== warm $(el)"
-  W=()
-  for mb in 4 8; do  # the launch-bound variants compile in the background while the warm-up runs
-    SRMDP_CUDA_MIN_BLOCKS=$mb timeout 150 $PY bench/gpu_warm.py --cases "${WARM%%,LP1d15*}" >"$OUT/warm_mb$mb.log" 2>&1 &
-    W+=($!)
-  done
-  timeout 150 $PY bench/gpu_warm.py --cases "$WARM"
-  wait "${W[@]}"
-  cat "$OUT"/warm_mb*.log
+  SRMDP_CUDA_MIN_BLOCKS=8 timeout 150 $PY bench/gpu_warm.py --cases "${WARM%%,LP1d15*}" --arithmetic float32 \
+    >"$OUT/warm_mb8.log" 2>&1 &
+  W=$!
+  timeout 170 $PY bench/gpu_warm.py --cases "$WARM" --arithmetic float64,float32
+  wait $W
+  cat "$OUT/warm_mb8.log"
 fi
 if has ab; then
-  echo "== A/B: new kernels $(el)"
-  bench ab_new -- --runs 2 --modes thread,block --cases LP0d4:0.05
-  bench ab_new -- --runs 2 --modes block --cases LP1d4:0.05
-  for mb in 4 8; do
-    echo "== A/B: new kernels, SRMDP_CUDA_MIN_BLOCKS=$mb $(el)"
-    bench "ab_new_mb$mb" SRMDP_CUDA_MIN_BLOCKS=$mb -- --runs 2 --modes thread,block --cases LP0d4:0.05
-    bench "ab_new_mb$mb" SRMDP_CUDA_MIN_BLOCKS=$mb -- --runs 2 --modes block --cases LP1d4:0.05
+  for arith in float64 float32; do
+    tag=ab_f${arith#float}
+    echo "== A/B: $arith arithmetic $(el)"
+    bench "$tag" $arith -- --runs 2 --modes thread,block --cases LP0d4:0.05
+    bench "$tag" $arith -- --runs 2 --modes block --cases LP1d4:0.05
+    # shellcheck disable=SC2046
+    bench "$tag" $arith -- --runs 1 --modes block $(d19)
   done
-  echo "== A/B: old kernels (bc35092^) $(el)"
+  echo "== A/B: float32 arithmetic, SRMDP_CUDA_MIN_BLOCKS=8 $(el)"
+  bench ab_f32_mb8 float32 SRMDP_CUDA_MIN_BLOCKS=8 -- --runs 2 --modes thread,block --cases LP0d4:0.05
+  bench ab_f32_mb8 float32 SRMDP_CUDA_MIN_BLOCKS=8 -- --runs 2 --modes block --cases LP1d4:0.05
+  echo "== A/B: old kernels (bc35092^, float64 arithmetic) $(el)"
   if [ ! -d .old/srmdp ]; then
     echo "no .old/ (bash bench/gpu_next.sh --prepare, then carry it)"
   elif [ "$DRY" = 1 ]; then
     (cd .old && PYTHONPATH=$PWD:${PYTHONPATH#*:} $PY bench/gpu_bench.py --help >/dev/null && echo "old tree imports")
   else
     (cd .old && PYTHONPATH=$PWD:${PYTHONPATH#*:} timeout 150 $PY bench/gpu_bench.py --precision float32 --runs 2 \
-      --modes thread,block --no-write --summary "$OUT/ab_old.jsonl" --cases LP0d4:0.05,LP1d4:0.05)
+      --modes thread,block --no-write --summary "$OUT/ab_old.jsonl" --cases LP0d4:0.05,LP1d4:0.05 \
+      && PYTHONPATH=$PWD:${PYTHONPATH#*:} timeout 100 $PY bench/gpu_bench.py --precision float32 --runs 1 \
+      --modes block --no-write --summary "$OUT/ab_old.jsonl" --cases LP1d15_19:0.2:5 --set paths=400)
   fi
 fi
-if has bench; then
-  echo "== gpu_bench LP0d4, LP1d4, LP1 d=19 $(el)"
-  bench bench -- --cases LP0d4:0.05,LP1d4:0.05
-  if [ "$DRY" = 1 ]; then
-    bench bench -- --cases LP1d15_19:0.2:5
-  else
-    bench bench -- --cases LP1d15_19:0.2:5 --set paths=400
-  fi
+if has ncu; then
+  echo "== Nsight Compute: stall reasons of the d=4 step kernels, float32 arithmetic $(el)"
+  NCU=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+  SECTIONS=(--section WarpStateStats --section SchedulerStats --section Occupancy --section LaunchStats
+            --section ComputeWorkloadAnalysis)
+  for spec in "LP0d4 thread step_thread" "LP1d4 block step_block"; do
+    set -- $spec
+    CMD=(-m srmdp run --table "$1" --dt 0.05 --device gpu --precision float32 --arithmetic float32 --runs 1
+         --test-points 10 --no-progress --out "/tmp/ncu_$1.json")
+    if [ "$DRY" = 1 ] || [ -z "$NCU" ]; then
+      echo "ncu ${NCU:-absent}: SRMDP_CUDA_MODE=$2 ncu ${SECTIONS[*]} -k regex:$3 -s 2 -c 1 $PY ${CMD[*]}"
+    elif [ "$(left)" -gt 120 ]; then
+      SRMDP_CUDA_MODE=$2 timeout 100 "$NCU" "${SECTIONS[@]}" -k "regex:$3" -s 2 -c 1 $PY "${CMD[@]}" \
+        >>"$OUT/ncu.txt" 2>&1 || echo "ncu $1 rc=$?"
+      grep -E "Stall|Warp Cycles|Active Warps|Achieved Occupancy|Registers|Eligible" "$OUT/ncu.txt" | tail -40
+    fi
+  done
 fi
 if has campaign; then
-  LEFT=$(($(left) - 10))
-  echo "== campaign $ROWS, $LEFT s $(el)"
-  if [ "$DRY" = 1 ]; then
-    $PY -m srmdp.paper.campaign run --budget "$LEFT" --out /tmp/gpu_next_campaign --cases "$ROWS" --check-only \
-      && echo "campaign arguments checked"
-  elif [ "$LEFT" -gt 40 ]; then
-    bash bench/gpu_campaign.sh "$LEFT" /tmp/gpu_next_campaign --cases "$ROWS"
-    echo "campaign rc=$?"
-  fi
+  echo "== campaign, float32 storage and arithmetic: $ROWS first, then $HEAVY $(el)"
+  run_chunk() {  # run_chunk TABLE:ROW START RUNS
+    local t=${1%%:*} r=${1##*:} out="$OUT/campaign/${1/:/_r}.f32a.runs$2-$(($2 + $3 - 1)).json"
+    local args=(--table "$t" --row "$r")
+    if [ "$DRY" = 1 ]; then args=(--d 4 --basis LP0 --dt 0.5 --cells 1 --paths 8 --test-points 8); fi
+    timeout $(($(left) - 15)) $PY -m srmdp run "${args[@]}" --device gpu --precision float32 --arithmetic float32 \
+      --runs "$3" --run-start "$2" --no-progress --out "$out" && echo "chunk $1 runs $2..$(($2 + $3 - 1)) ok $(el)" \
+      || echo "chunk $1 runs $2.. stopped (rc=$?)"
+  }
+  for start in 0 1; do
+    for row in $ROWS; do [ "$(left)" -gt 40 ] && run_chunk "$row" $start 1; done
+  done
+  start=2
+  while [ "$(left)" -gt 60 ]; do
+    for row in $HEAVY; do [ "$(left)" -gt 40 ] && run_chunk "$row" $start 1; done
+    start=$((start + 1))
+    [ "$DRY" = 1 ] && break
+  done
+  tar -czf "$OUT/campaign.tgz" -C "$OUT" campaign && echo "campaign chunks: $(ls "$OUT/campaign" | wc -l)"
 fi
 echo "== done $(el)"
 ls -la "$OUT"

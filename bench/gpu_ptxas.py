@@ -1,6 +1,7 @@
 """Compile every SRMDP CUDA kernel for sm_90 without a GPU and report ptxas resources.
 
-    python bench/gpu_ptxas.py [--d 1,4,19] [--basis LP0,LP1] [--json out.json] [--compare before.json]
+    python bench/gpu_ptxas.py [--d 1,4,19] [--basis LP0,LP1] [--arithmetic float64,float32] [--json out.json]
+                              [--compare before.json] [--sass]
 
 Stubs numba-cuda's "current device" (compute capability 9.0) so that device functions compile
 with no driver, calls ``numba.cuda.compile_ptx(..., cc=(9, 0))`` for each kernel, then runs the
@@ -11,6 +12,9 @@ NUMBA_ENABLE_CUDASIM (the simulator does not compile).
 Each kernel's theoretical occupancy on sm_90 (:func:`occupancy`: registers, warps, blocks and shared
 memory per SM, as CUDA's occupancy calculator) is printed and stored with its row; ``--compare`` prints
 registers, spills and occupancy against an earlier JSON of this script (``--table``: as Markdown).
+``--arithmetic``: the type the kernels compute in (``Case.arithmetic``; a row without the key is float64).
+``--sass``: also disassemble each cubin (``nvdisasm`` of the nvidia-cuda-nvcc-cu12 wheel, else on PATH) and
+count its instructions, FP64 ones apart, in the whole kernel and in the inner path loop (:func:`sass_counts`).
 """
 
 import argparse
@@ -83,23 +87,91 @@ _RE = {
 }
 
 
-def ptxas_report(ptx, ptxas, arch="sm_90"):
+def find_tool(name):
+    """A CUDA binary (ptxas, nvdisasm) of the CUDA wheels (nvidia-cuda-nvcc-cu12; nvidia-cuda-nvdisasm, which
+    installs under nvidia/cu13), else on PATH."""
+    import shutil
+
+    for base in sys.path:
+        for sub in ("cuda_nvcc", "cu13"):
+            cand = Path(base) / "nvidia" / sub / "bin" / name
+            if cand.exists():
+                return str(cand)
+    return shutil.which(name)
+
+
+# FP64 SASS: the double-precision pipe (DADD, DMUL, DFMA, DSETP, DMNMX, ...) and conversions to or from double
+_FP64 = re.compile(r"^(D[A-Z]+\b|[FI]2[FI]\S*\.F64|F2F\S*\.F64|MUFU\.\w+\.64|DMMA)")
+_INSN = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)([^;]*);")
+
+
+def sass_counts(sass):
+    """Instruction counts of a kernel's SASS: total and FP64, and those of the path loop.
+
+    Loops are the spans [label, backward BRA to it].  The path loop (over j > i, :func:`srmdp.scheme.continue_path`)
+    is the largest loop nested in another one (the loop over paths); its ``hot`` count leaves out the loops nested
+    in it (the ziggurat's rare branches, ``normal_slow``, a ``while`` loop inlined there)."""
+    lines, labels, pending = [], {}, []
+    for text in sass.splitlines():
+        lab = re.match(r"^\s*(\.L_x_\d+):", text)
+        if lab:
+            pending.append(lab.group(1))
+            continue
+        m = _INSN.search(text)
+        if m:
+            addr = int(re.search(r"/\*([0-9a-f]{4,})\*/", text).group(1), 16)
+            for name in pending:
+                labels[name] = addr
+            pending = []
+            lines.append((addr, m.group(1), m.group(2).replace(" ", "")))
+
+    def fp64(op, args):
+        return bool(_FP64.match(op) or _FP64.match(op + args))
+
+    loops = []
+    for addr, op, args in lines:
+        t = re.search(r"\((\.L_x_\d+)\)", args)
+        if op.startswith("BRA") and t and labels.get(t.group(1), addr + 1) <= addr:
+            loops.append((labels[t.group(1)], addr))
+    nested = [a for a in loops if any(b != a and b[0] <= a[0] and a[1] <= b[1] for b in loops)]
+    out = {"sass": len(lines), "sass_fp64": sum(fp64(op, a) for _, op, a in lines)}
+    if not nested:
+        return dict(out, loop_sass=0, loop_fp64=0, hot_sass=0, hot_fp64=0, hot_fp64_ops=[])
+    lo, hi = max(nested, key=lambda a: a[1] - a[0])
+    inner = [b for b in loops if b != (lo, hi) and lo <= b[0] and b[1] <= hi]
+    body = [x for x in lines if lo <= x[0] <= hi]
+    hot = [x for x in body if not any(b[0] <= x[0] <= b[1] for b in inner)]
+    return dict(out, loop_sass=len(body), loop_fp64=sum(fp64(op, a) for _, op, a in body), hot_sass=len(hot),
+                hot_fp64=sum(fp64(op, a) for _, op, a in hot),
+                hot_fp64_ops=sorted({op for _, op, a in hot if fp64(op, a)}))
+
+
+def ptxas_report(ptx, ptxas, arch="sm_90", sass=False):
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / "k.ptx"
         src.write_text(ptx)
-        out = subprocess.run([ptxas, f"-arch={arch}", "-v", str(src), "-o", str(Path(tmp) / "k.cubin")],
+        cubin = Path(tmp) / "k.cubin"
+        out = subprocess.run([ptxas, f"-arch={arch}", "-v", str(src), "-o", str(cubin)],
                              capture_output=True, text=True)
-    if out.returncode != 0:
-        raise RuntimeError(f"ptxas failed: {out.stderr.strip()[:2000]}")
+        if out.returncode != 0:
+            raise RuntimeError(f"ptxas failed: {out.stderr.strip()[:2000]}")
+        dis = None
+        if sass:
+            tool = find_tool("nvdisasm")
+            if not tool:
+                raise RuntimeError("no nvdisasm (pip install nvidia-cuda-nvcc-cu12 or nvidia-cuda-nvdisasm-cu12)")
+            dis = subprocess.run([tool, "-hex", str(cubin)], capture_output=True, text=True, check=True).stdout
     text = out.stderr + out.stdout
     rep = {}
     for key, rx in _RE.items():
         vals = [int(v) for v in rx.findall(text)]
         rep[key] = max(vals) if vals else 0
+    if dis is not None:
+        rep.update(sass_counts(dis))
     return rep
 
 
-def variants(ds, bases, precisions=("float64", "float32")):
+def variants(ds, bases, precisions=("float64", "float32"), arithmetics=("float64",)):
     from srmdp.bases import BASES
 
     for d in ds:
@@ -107,11 +179,13 @@ def variants(ds, bases, precisions=("float64", "float32")):
             nb = BASES[basis].size(d)
             modes = ("thread", "block") if basis == "LP0" else ("block",)
             for mode in modes:
-                for prec in precisions:
-                    yield d, basis, nb, mode, prec
+                for arith in arithmetics:
+                    for prec in precisions:
+                        yield d, basis, nb, mode, prec, arith
 
 
-def check(ds, bases, precisions=("float64", "float32"), kernels=("step", "test"), verbose=True, only=None):
+def check(ds, bases, precisions=("float64", "float32"), kernels=("step", "test"), verbose=True, only=None,
+          arithmetics=("float64",), sass=False):
     """Compile and assemble; returns the list of report rows (with 'ok' and 'why')."""
     from numba import cuda
 
@@ -126,10 +200,10 @@ def check(ds, bases, precisions=("float64", "float32"), kernels=("step", "test")
     if not ptxas:
         raise RuntimeError("no ptxas found (pip install -e .[cuda] brings nvidia-cuda-nvcc-cu12)")
     rows = []
-    for d, basis, nb, mode, prec in variants(ds, bases, precisions):
+    for d, basis, nb, mode, prec, arith in variants(ds, bases, precisions, arithmetics):
         if only is not None and not only(d, basis, mode, prec):
             continue
-        k = build_kernels(problem, basis, d, "cuda", layout(d, nb))
+        k = build_kernels(problem, basis, d, "cuda", layout(d, nb), arithmetic=arith)
         src = {"step": k.step_thread if mode == "thread" else k.step_block, "test": k.test_errors}
         block = block_size(d, nb) if mode == "block" else 128
         specialised = d <= SPECIALISE_MAX_D["cuda"]
@@ -142,34 +216,38 @@ def check(ds, bases, precisions=("float64", "float32"), kernels=("step", "test")
             bounds = src[name].targetoptions.get("launch_bounds")  # as the kernel's dispatcher compiles it
             ptx, _ = cuda.compile_ptx(src[name].py_func, sigs[name], cc=(9, 0), launch_bounds=bounds)
             t1 = time.perf_counter()
-            rep = ptxas_report(ptx, ptxas)
+            rep = ptxas_report(ptx, ptxas, sass=sass)
             why = []
             if rep["spill_stores"] or rep["spill_loads"]:
                 why.append(f"spills {rep['spill_stores']}/{rep['spill_loads']} B")
             if rep["smem"] > SHARED_LIMIT:
                 why.append(f"shared {rep['smem']} B > 48 KB")
             occ, blocks, limiter = occupancy(rep["registers"], block, rep["smem"])
-            row = dict(d=d, basis=basis, mode=mode, precision=prec, kernel=name, block=block,
+            row = dict(d=d, basis=basis, mode=mode, precision=prec, arithmetic=arith, kernel=name, block=block,
                        specialised=specialised, launch_bounds=bounds, compile_s=round(t1 - t0, 2), ok=not why,
                        why="; ".join(why), occupancy=occ, blocks_per_sm=blocks, limiter=limiter, **rep)
             rows.append(row)
             if verbose:
-                print(f"d={d:2d} {basis} {mode:6s} {prec:7s} {name:5s} B={block:3d} spec={int(specialised)}"
+                extra = (f" sass={rep['sass']} fp64={rep['sass_fp64']} path-loop={rep['loop_sass']}/fp64"
+                         f" {rep['loop_fp64']} hot={rep['hot_sass']}/fp64 {rep['hot_fp64']}"
+                         f"{rep['hot_fp64_ops'] or ''}") if sass else ""
+                print(f"d={d:2d} {basis} {mode:6s} {prec:7s} a={arith[-2:]} {name:5s} B={block:3d}"
+                      f" spec={int(specialised)}"
                       f" regs={rep['registers']:3d} stack={rep['stack']:5d} spill={rep['spill_stores']}/"
                       f"{rep['spill_loads']} smem={rep['smem']:5d} occ={100 * occ:5.2f}% ({blocks} blocks,"
-                      f" {limiter}) ({t1 - t0:.1f}s) {'OK' if not why else why}", flush=True)
+                      f" {limiter}) ({t1 - t0:.1f}s){extra} {'OK' if not why else why}", flush=True)
     return rows
 
 
 def _key(r):
-    return (r["kernel"], r["basis"], r["mode"], r["precision"], r["d"])
+    return (r["kernel"], r["basis"], r["mode"], r["precision"], r.get("arithmetic", "float64"), r["d"])
 
 
 def compare(before, after, markdown=False):
     """Lines comparing two lists of rows (registers, spill stores, occupancy) kernel by kernel."""
     old = {_key(r): r for r in before}
-    head = ("kernel", "basis", "mode", "precision", "d", "regs before", "after", "spill B before", "after",
-            "occupancy before", "after")
+    head = ("kernel", "basis", "mode", "precision", "arithmetic", "d", "regs before", "after", "spill B before",
+            "after", "occupancy before", "after")
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)] if markdown else ["  ".join(head)]
     for r in sorted(after, key=_key):
         b = old.get(_key(r))
@@ -187,6 +265,10 @@ def main(argv=None):
     ap.add_argument("--basis", default="LP0,LP1")
     ap.add_argument("--precision", default="float64,float32")
     ap.add_argument("--kernels", default="step,test")
+    ap.add_argument("--arithmetic", default="float64", help="float64, float32 or both (comma-separated)")
+    ap.add_argument("--sass", action="store_true", help="count SASS instructions, FP64 apart (nvdisasm)")
+    ap.add_argument("--compare-arithmetic", help="with --compare: compare the earlier rows of this arithmetic"
+                    " (e.g. float64) against this run's rows")
     ap.add_argument("--float32-d", help="compile float32 only for these d (default: every d)")
     ap.add_argument("--json")
     ap.add_argument("--compare", help="an earlier --json of this script: print the kernels' changes")
@@ -203,11 +285,17 @@ def main(argv=None):
         def only(d, basis, mode, prec):
             return prec != "float32" or d in f32
     rows = check([int(v) for v in args.d.split(",")], args.basis.split(","), tuple(args.precision.split(",")),
-                 tuple(args.kernels.split(",")), only=only)
+                 tuple(args.kernels.split(",")), only=only, arithmetics=tuple(args.arithmetic.split(",")),
+                 sass=args.sass)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))
     if args.compare:
-        print("\n".join(compare(json.loads(Path(args.compare).read_text()), rows, args.table)))
+        before = json.loads(Path(args.compare).read_text())
+        if args.compare_arithmetic:  # e.g. the committed float64 sweep ("before") against this run's float32 rows
+            now = {x["arithmetic"] for x in rows}
+            before = [dict(r, arithmetic=a) for r in before
+                      if r.get("arithmetic", "float64") == args.compare_arithmetic for a in now]
+        print("\n".join(compare(before, rows, args.table)))
     bad = [r for r in rows if not r["ok"]]
     print(f"{len(rows)} kernels compiled for sm_90, {len(bad)} failing")
     return 1 if bad else 0

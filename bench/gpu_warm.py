@@ -40,29 +40,31 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cases", default="all")
     ap.add_argument("--precision", default="float32")
+    ap.add_argument("--arithmetic", default="float64", help="float64, float32 or both, comma-separated")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--timeout", type=float, default=150.0, help="seconds per kernel process")
     args = ap.parse_args(argv)
 
     from srmdp.cuda import device_info
 
-    need = kernels_needed(args.cases, device_info()["sms"])
+    need = [(*k, a) for a in args.arithmetic.split(",") for k in kernels_needed(args.cases, device_info()["sms"])]
     t0 = time.perf_counter()
     tmp = Path(tempfile.mkdtemp(prefix="srmdp-warm-"))
     running, done = [], []
     todo = list(need)
     while todo or running:
         while todo and len(running) < max(1, args.jobs):
-            basis, d, mode = todo.pop(0)
-            out = tmp / f"{basis}-d{d}-{mode}.json"
+            basis, d, mode, arith = todo.pop(0)
+            out = tmp / f"{basis}-d{d}-{mode}-{arith}.json"
             cmd = [sys.executable, "-m", "srmdp", "run", "--d", str(d), "--basis", basis, "--dt", "0.5", "--cells", "1",
                    "--paths", "32", "--device", "gpu", "--precision", args.precision, "--runs", "1",
+                   "--arithmetic", arith,
                    "--test-points", "8", "--no-progress", "--out", str(out)]
             env = dict(os.environ, SRMDP_CUDA_MODE=mode)
             log = out.with_suffix(".log")  # a file, not a pipe: a chatty process never blocks on a full pipe
             with open(log, "w") as fh:
                 proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=fh, stderr=subprocess.STDOUT)
-            running.append((proc, (basis, d, mode), out, time.perf_counter()))
+            running.append((proc, (basis, d, mode, arith), out, time.perf_counter()))
         time.sleep(0.2)
         for item in list(running):
             proc, key, out, started = item
@@ -77,7 +79,8 @@ def main(argv=None):
             compile_s = json.loads(out.read_text())["compile_seconds"] if out.exists() else None
             done.append(key)
             note = f"compile {compile_s:.2f} s" if compile_s is not None else "no result: " + err.strip()[-300:]
-            print(f"warm {key[0]} d={key[1]:2d} {key[2]:6s} rc={proc.returncode} wall {wall:5.1f} s {note}", flush=True)
+            print(f"warm {key[0]} d={key[1]:2d} {key[2]:6s} {key[3]} rc={proc.returncode} wall {wall:5.1f} s {note}",
+                  flush=True)
     print(f"warm: {len(done)} kernels in {time.perf_counter() - t0:.1f} s ({args.jobs} at once)", flush=True)
     return 0
 

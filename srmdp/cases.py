@@ -31,6 +31,7 @@ RECORD = np.dtype([
 Z_CV_DEFAULT_FOR_USER_PROBLEMS = True
 
 PRECISIONS = ("float64", "float32")
+ARITHMETICS = ("float64", "float32")  # the type the kernels compute a path in (srmdp.build), apart from storage
 
 
 def truncation_for_case(v):
@@ -72,6 +73,7 @@ class Case:
     problem: str = field(default="gobet2016")
     z_cv: bool = False  # the control variate of the Z regression (srmdp.scheme), beyond the paper
     martingale_cv: bool = False  # with z_cv: the martingale control variates too (srmdp.scheme, bench/zcv.md)
+    arithmetic: str = "float64"  # the kernels' arithmetic (float32: the paper's, §5), independent of precision
 
     def __post_init__(self):
         if self.maturity is None or self.half_width is None:
@@ -123,6 +125,8 @@ class Case:
             del out["z_cv"]
         if not self.martingale_cv:  # likewise
             del out["martingale_cv"]
+        if self.arithmetic == "float64":  # likewise
+            del out["arithmetic"]
         return out
 
     @classmethod
@@ -186,6 +190,8 @@ class Case:
                 bad(name, v, "a truncation bound must be a number > 0 (inf for none)")
         if self.precision not in PRECISIONS:
             bad("precision", self.precision, f"allowed values are {', '.join(PRECISIONS)}")
+        if self.arithmetic not in ARITHMETICS:
+            bad("arithmetic", self.arithmetic, f"allowed values are {', '.join(ARITHMETICS)}")
         if not isinstance(self.table, str):
             bad("table", self.table, "must be a string (a table id, or empty for a free case)")
         if not is_int(self.row) or self.row < 0:

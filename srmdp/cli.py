@@ -75,6 +75,7 @@ def build_parser():
 
 def case_from_args(args) -> Case:
     options = dict(outside=args.outside, trunc_y=args.trunc_y, trunc_z=args.trunc_z, precision=args.precision,
+                   arithmetic=args.arithmetic,
                    z_cv=args.z_cv or args.martingale_cv, martingale_cv=args.martingale_cv)
     free = {"d": args.d, "basis": args.basis, "cells": args.cells, "paths": args.paths}
     if args.table:

@@ -45,12 +45,15 @@ def exit_status(command, interrupted: str = "no result written") -> int:
 
 
 def add_reading_options(p, number):
-    """--outside, --trunc-y, --trunc-z, --precision (the reading and storage of a case: run and solve)."""
+    """--outside, --trunc-y, --trunc-z, --precision, --arithmetic (the reading, storage and arithmetic of a case:
+    run and solve)."""
     p.add_argument("--outside", choices=list(OUTSIDE_MODES), default="unbounded",
                    help="reading outside the strata box [-L, L]^d (default unbounded)")
     p.add_argument("--trunc-y", type=number, default=math.inf, help="truncation bound of y (default none)")
     p.add_argument("--trunc-z", type=number, default=math.inf, help="truncation bound of z (default none)")
     p.add_argument("--precision", choices=["float64", "float32"], default="float64")
+    p.add_argument("--arithmetic", choices=["float64", "float32"], default="float64",
+                   help="the type the kernels compute a path in (float32: the paper's, §5; default float64)")
 
 
 def add_device_options(p):

@@ -136,7 +136,7 @@ def main(args):
             sol = solve(args.problem, d=args.d, dt=args.dt, basis=args.basis, cells=args.cells, paths=args.paths,
                         outside=args.outside, trunc_y=truncation_for_json(args.trunc_y),
                         trunc_z=truncation_for_json(args.trunc_z), half_width=args.half_width,
-                        precision=args.precision,
+                        precision=args.precision, arithmetic=args.arithmetic,
                         device=args.device, seed=args.seed, runs=args.runs, z_cv=args.z_cv, threads=args.threads,
                         test_points=args.test_points, keep=args.keep, progress=args.progress, strata=args.strata,
                         tol=args.tol, budget_s=args.budget, error=args.error, guard=args.guard,

@@ -23,7 +23,7 @@ class CpuBackend:
         self.problem = problem
 
     def allocate(self, case):
-        self.k = kernels(self.problem, case.basis, case.d, "cpu")
+        self.k = kernels(self.problem, case.basis, case.d, "cpu", arithmetic=case.arithmetic)
         dtype = np.float32 if case.precision == "float32" else np.float64
         self.coef = np.zeros((case.steps, case.strata, case.d + 1, case.n_basis), dtype=dtype)
         self.nchunks = int(min(case.strata, 8 * self.threads))
@@ -32,7 +32,7 @@ class CpuBackend:
 
     def attach(self, case, coef):
         """Use given coefficients coef[i, k, c, a] (a saved solution) for :meth:`evaluate`, no backward run."""
-        self.k = kernels(self.problem, case.basis, case.d, "cpu")
+        self.k = kernels(self.problem, case.basis, case.d, "cpu", arithmetic=case.arithmetic)
         self.coef = coef
 
     def warm_up(self, rec):

@@ -2,13 +2,15 @@
 
 Each stratum's result depends only on its own random streams, so the coefficients are bit-identical
 whatever the number of threads or chunks.  Work space per chunk: the per-path vectors, the normal
-equations and the pass-1 cache of M (2d+1) doubles (:func:`srmdp.memory.workspace_bytes`).
+equations and the pass-1 cache of M (2d+1) values (:func:`srmdp.memory.workspace_bytes`).  The per-path vectors
+and the cache are of the arithmetic's type REAL; the cell data and the normal equations stay float64.
 """
 
 import numpy as np
 from numba import prange
 
 from .jit import kernel
+from .rng import REAL
 from .scheme import estimate_at, path_response, solve_stratum, test_point
 from .strata import UNBOUNDED, cell_setup
 
@@ -23,19 +25,19 @@ def backward_step(coef, i, case, nchunks, dropped, bad):
         lo = q * n_strata // nchunks
         hi = (q + 1) * n_strata // nchunks
         cell = np.empty(3 * d)
-        x = np.empty(d + 1)
-        xp = np.empty(d + 1)
-        dw = np.empty(d + 1)
-        inc = np.empty(d + 1)
-        u = np.empty(d + 1)
-        ph = np.empty(nb)
-        z = np.empty(d + 1)
-        zp = np.empty(d + 1)
-        phi = np.empty(nb)
+        x = np.empty(d + 1, REAL)
+        xp = np.empty(d + 1, REAL)
+        dw = np.empty(d + 1, REAL)
+        inc = np.empty(d + 1, REAL)
+        u = np.empty(d + 1, REAL)
+        ph = np.empty(nb, REAL)
+        z = np.empty(d + 1, REAL)
+        zp = np.empty(d + 1, REAL)
+        phi = np.empty(nb, REAL)
         tmp = np.empty(nb)
         gram = np.empty(nb * nb)
         acc = np.empty((d + 1) * nb)
-        cache = np.empty(case[0].paths * (2 * d + 1))
+        cache = np.empty(case[0].paths * (2 * d + 1), REAL)
         nd = 0
         for k in range(lo, hi):
             dr, ok = solve_stratum(coef, i, k, case, cell, x, xp, dw, inc, u, ph, z, zp, phi, tmp, gram, acc, cache)
@@ -56,11 +58,11 @@ def test_errors(coef, case, nchunks, ey, ez):
     for q in prange(nchunks):
         lo = q * total // nchunks
         hi = (q + 1) * total // nchunks
-        x = np.empty(d + 1)
-        u = np.empty(d + 1)
-        ph = np.empty(nb)
-        z = np.empty(d + 1)
-        ze = np.empty(d + 1)
+        x = np.empty(d + 1, REAL)
+        u = np.empty(d + 1, REAL)
+        ph = np.empty(nb, REAL)
+        z = np.empty(d + 1, REAL)
+        ze = np.empty(d + 1, REAL)
         for r in range(lo, hi):
             i = r // n_points
             p = r % n_points
@@ -73,10 +75,10 @@ def evaluate_points(coef, j, case, points, y, z):
     d = case[0].d
     nb = case[0].nb
     for p in prange(points.shape[0]):
-        x = np.empty(d + 1)
-        u = np.empty(d + 1)
-        ph = np.empty(nb)
-        zz = np.empty(d + 1)
+        x = np.empty(d + 1, REAL)
+        u = np.empty(d + 1, REAL)
+        ph = np.empty(nb, REAL)
+        zz = np.empty(d + 1, REAL)
         for l in range(d):
             x[l] = points[p, l]
         y[p] = estimate_at(coef, j, x, u, ph, zz, case)
@@ -93,16 +95,16 @@ def path_responses(coef, i, case, out):
     for k in prange(case[0].strata):
         c = case[0]
         cell = np.empty(3 * d)
-        x = np.empty(d + 1)
-        xp = np.empty(d + 1)
-        dw = np.empty(d + 1)
-        inc = np.empty(d + 1)
-        u = np.empty(d + 1)
-        ph = np.empty(nb)
-        z = np.empty(d + 1)
-        zp = np.empty(d + 1)
-        phi = np.empty(nb)
-        cache = np.empty(m_paths * (2 * d + 1))
+        x = np.empty(d + 1, REAL)
+        xp = np.empty(d + 1, REAL)
+        dw = np.empty(d + 1, REAL)
+        inc = np.empty(d + 1, REAL)
+        u = np.empty(d + 1, REAL)
+        ph = np.empty(nb, REAL)
+        z = np.empty(d + 1, REAL)
+        zp = np.empty(d + 1, REAL)
+        phi = np.empty(nb, REAL)
+        cache = np.empty(m_paths * (2 * d + 1), REAL)
         cell_setup(k, cell, d, c.cells, c.half_width, c.h, c.outside == UNBOUNDED)
         for m in range(m_paths):
             s, w = path_response(coef, i, k, m, c, cell, x, xp, dw, inc, u, ph, z, zp, phi, cache, d, nb)

@@ -63,6 +63,29 @@ def _no_contraction():
 if STRICT_FP and not SIMULATOR:
     _no_contraction()
 
+_CALLS = set()  # (module, qualname) of the device functions compiled as calls (srmdp.jit.rare)
+
+
+def keep_as_call(fn):
+    """Mark the Python function ``fn`` to be compiled as a ``noinline`` device function: a call, so that the
+    temporaries of a rare branch (the ziggurat's wedges and tail, float64 exp/log) need not fit in the registers of
+    the path loop around it (bench/gpu_NOTES.md).  Installs, once, the hook in numba-cuda's function declaration."""
+    from numba.cuda.core import funcdesc
+
+    if not getattr(funcdesc.FunctionDescriptor.declare_function, "_srmdp", False):
+        inner = funcdesc.FunctionDescriptor.declare_function
+
+        def declare_function(self, module):
+            f = inner(self, module)
+            if (self.modname, self.qualname) in _CALLS and not self.inline:
+                f.attributes.add("noinline")
+            return f
+
+        declare_function._srmdp = True
+        funcdesc.FunctionDescriptor.declare_function = declare_function
+    _CALLS.add((fn.__module__, fn.__qualname__))
+    return fn
+
 
 def block_size(d, nb):
     """Threads (= paths per shared-memory tile) of the block kernel for sizes (d, nb)."""
@@ -134,10 +157,11 @@ def layout(d, nb, block=0):
     pa, pb, dst, ng = entries(d, nb)
     pa, pb, dst = (Int32Array(int(v) for v in a) for a in (pa, pb, dst))
     bounds = (("step_thread", launch_bounds(d, THREAD_BLOCK)), ("step_block", launch_bounds(d, b)))
-    return (("TB", THREAD_BLOCK), ("TROW", thread_row(d, nb)), ("D1", d + 1), ("NCELL", 3 * d), ("NBA", nb),
-            ("NGRAM", nb * nb), ("NACC", (d + 1) * nb), ("B", b),
-            ("W", nb + d + 1), ("TILE", b * (nb + d + 1)), ("PA", pa), ("PB", pb), ("DST", dst), ("NG", ng),
-            ("NE", len(pa)), ("LAUNCH_BOUNDS", tuple((k, v) for k, v in bounds if v)))
+    return (("THREAD_MODE_BLOCK", THREAD_BLOCK), ("THREAD_ROW_DOUBLES", thread_row(d, nb)), ("D_PLUS_1", d + 1),
+            ("CELL_DATA_SIZE", 3 * d), ("BASIS_SIZE", nb), ("GRAM_SIZE", nb * nb), ("RHS_SIZE", (d + 1) * nb),
+            ("BLOCK_THREADS", b), ("TILE_WIDTH", nb + d + 1), ("TILE_SIZE", b * (nb + d + 1)), ("ENTRY_COLUMN_A", pa),
+            ("ENTRY_COLUMN_B", pb), ("ENTRY_DESTINATION", dst), ("GRAM_ENTRIES", ng), ("ENTRIES", len(pa)),
+            ("LAUNCH_BOUNDS", tuple((k, v) for k, v in bounds if v)))
 
 
 # --- the case argument ----------------------------------------------------------------------------
@@ -237,8 +261,8 @@ class CudaBackend:
         self._array_bytes = 0  # bytes of the device arrays of this case (memory_report)
         self.mode = choose_mode(case, self.info["sms"], self.request)
         self.lay = dict(layout(case.d, case.n_basis, self.block_request))
-        self.k = kernels(self.problem, case.basis, case.d, current_target("gpu"), layout(case.d, case.n_basis,
-                                                                                           self.block_request))
+        self.k = kernels(self.problem, case.basis, case.d, current_target("gpu"),
+                         layout(case.d, case.n_basis, self.block_request), arithmetic=case.arithmetic)
         self.step = self.k.step_thread if self.mode == THREAD else self.k.step_block
         dtype = np.float32 if case.precision == "float32" else np.float64
         self.coef = self._device_array((case.steps, case.strata, case.d + 1, case.n_basis), dtype)
@@ -274,7 +298,7 @@ class CudaBackend:
             if self.mode == THREAD:
                 self._launch1(self.step, n_strata, self.coef, i, d_rec, self.counters)
             else:
-                self.step[n_strata, self.lay["B"]](self.coef, i, d_rec, self.counters)
+                self.step[n_strata, self.lay["BLOCK_THREADS"]](self.coef, i, d_rec, self.counters)
         self.counters.copy_to_host(self._host_counters)
         return int(self._host_counters[0]), int(self._host_counters[1])
 
@@ -284,7 +308,8 @@ class CudaBackend:
         rec0[0].strata = 0
         rec0[0].points = 0
         d_rec = case_arg(rec0)
-        self.step[1, THREAD_BLOCK if self.mode == THREAD else self.lay["B"]](self.coef, 0, d_rec, self.counters)
+        threads = THREAD_BLOCK if self.mode == THREAD else self.lay["BLOCK_THREADS"]
+        self.step[1, threads](self.coef, 0, d_rec, self.counters)
         e = cuda.device_array(1, np.float64)
         if self.problem.has_exact:
             self.k.test_errors[1, 32](self.coef, d_rec, e, e)
@@ -352,6 +377,6 @@ class CudaBackend:
         info = self.info
         return {"device": "gpu", "model": info["name"], "compute_capability": info["cc"],
                 "multiprocessors": info["sms"], "memory_total_bytes": info["total"],
-                "kernel_mode": self.mode, "block_threads": self.lay["B"] if self.mode == BLOCK else None,
+                "kernel_mode": self.mode, "block_threads": self.lay["BLOCK_THREADS"] if self.mode == BLOCK else None,
                 "numba_cuda": getattr(numba_cuda, "__version__", "?"), "simulator": SIMULATOR,
                 "fma_contraction": not STRICT_FP}

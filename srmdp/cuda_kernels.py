@@ -4,18 +4,22 @@ Two launch shapes (chosen per case by :func:`srmdp.cuda.choose_mode`):
 
 * :func:`step_thread` -- one thread per stratum (the paper's design), :func:`srmdp.scheme.solve_stratum`
   as the CPU calls it, with pass 2 replaying each path's first step (``REPLAY``).
-* :func:`step_block` -- one block of B threads per stratum, threads over paths.  Each tile of B paths
+* :func:`step_block` -- one block of BLOCK_THREADS threads per stratum, threads over paths.  Each tile of B paths
   writes its basis values phi and responses (S_Y, w dW_1..d) into shared memory; every entry of the
   normal equations (upper triangle of G, the (d+1) x nb right-hand sides) is *owned* by one thread,
   which sums its products over the tile's paths in path order: the sums are formed in the CPU's
   order (path 0, 1, ..., M-1), whatever B or the grid.  Thread 0 runs the Cholesky, d threads solve
   the z components, pass 2 adds the driver terms in the same tiles and thread 0 solves y.
 
-Bound by the builder: TB (threads per block of step_thread), TROW (doubles of shared memory per thread of
-step_thread: its cell data, G and acc, 3d + nb^2 + (d + 1) nb; 0 above d = 8: local arrays), D1 (d + 1),
-NCELL (3d), NBA (nb), NGRAM (nb^2), NACC ((d+1) nb) as array sizes;
-B (threads per block), W (tile width nb + d + 1), TILE (B W) and the owned entries PA, PB, DST, NG, NE
-(:func:`srmdp.cuda.entries`).
+Bound by the builder (:func:`srmdp.cuda.layout`): THREAD_MODE_BLOCK (threads per block of step_thread),
+THREAD_ROW_DOUBLES (doubles of shared memory per thread of step_thread: its cell data, G and acc,
+3d + nb^2 + (d + 1) nb; 0 above d = 8: local arrays), the array sizes D_PLUS_1, CELL_DATA_SIZE (3d), BASIS_SIZE
+(nb), GRAM_SIZE (nb^2), RHS_SIZE ((d+1) nb); BLOCK_THREADS (threads per block of step_block), TILE_WIDTH
+(nb + d + 1), TILE_SIZE and the owned entries ENTRY_COLUMN_A, ENTRY_COLUMN_B, ENTRY_DESTINATION, GRAM_ENTRIES
+(those of G come first), ENTRIES (:func:`srmdp.cuda.entries`).
+
+Arithmetic: the per-path vectors and the tile of step_block are of the arithmetic's type REAL; the cell data,
+the normal equations and the owners' running sums stay float64.
 """
 
 import math
@@ -24,19 +28,21 @@ from numba import cuda, float64, int64
 
 from .jit import device, kernel
 from .regression import cholesky, solve_into
+from .rng import REAL
 from .scheme import NB, D, add_back_z, estimate_at, path_driver_term, path_response, solve_stratum, test_point
 from .strata import UNBOUNDED, cell_setup
 
 # --- bound by srmdp.build (defaults only make this module importable)
-TB = TROW = D1 = NCELL = NBA = NGRAM = NACC = B = W = TILE = NG = NE = 1
-PA = PB = DST = None
+THREAD_MODE_BLOCK = THREAD_ROW_DOUBLES = D_PLUS_1 = CELL_DATA_SIZE = BASIS_SIZE = GRAM_SIZE = RHS_SIZE = 1
+BLOCK_THREADS = TILE_WIDTH = TILE_SIZE = GRAM_ENTRIES = ENTRIES = 1
+ENTRY_COLUMN_A = ENTRY_COLUMN_B = ENTRY_DESTINATION = None
 
 
 @device
 def stored_finite(coef, i, k):
     """The stored coefficients of (i, k) are finite (float32 storage can overflow)."""
-    for c in range(D1):
-        for a in range(NBA):
+    for c in range(D_PLUS_1):
+        for a in range(BASIS_SIZE):
             if not math.isfinite(coef[i, k, c, a]):
                 return False
     return True
@@ -48,27 +54,27 @@ def step_thread(coef, i, case, counters):
     k = int64(cuda.blockIdx.x) * cuda.blockDim.x + cuda.threadIdx.x
     if k >= case[0].strata:
         return
-    if TROW > 0:  # the stratum's cell data and normal equations in this thread's row of shared memory
-        rows = cuda.shared.array((TB, TROW), float64)
+    if THREAD_ROW_DOUBLES > 0:  # the stratum's cell data and normal equations in this thread's row of shared memory
+        rows = cuda.shared.array((THREAD_MODE_BLOCK, THREAD_ROW_DOUBLES), float64)
         row = rows[cuda.threadIdx.x]
-        cell = row[:NCELL]
-        G = row[NCELL:NCELL + NGRAM]
-        acc = row[NCELL + NGRAM:]
+        cell = row[:CELL_DATA_SIZE]
+        G = row[CELL_DATA_SIZE:CELL_DATA_SIZE + GRAM_SIZE]
+        acc = row[CELL_DATA_SIZE + GRAM_SIZE:]
     else:
-        cell = cuda.local.array(NCELL, float64)
-        G = cuda.local.array(NGRAM, float64)
-        acc = cuda.local.array(NACC, float64)
-    x = cuda.local.array(D1, float64)
-    xp = cuda.local.array(D1, float64)
-    dw = cuda.local.array(D1, float64)
-    inc = cuda.local.array(D1, float64)
-    u = cuda.local.array(D1, float64)
-    z = cuda.local.array(D1, float64)
-    zp = cuda.local.array(D1, float64)
-    phi = cuda.local.array(NBA, float64)
-    ph = cuda.local.array(NBA, float64)
-    tmp = cuda.local.array(NBA, float64)
-    cache = cuda.local.array(1, float64)  # unused: pass 2 replays
+        cell = cuda.local.array(CELL_DATA_SIZE, float64)
+        G = cuda.local.array(GRAM_SIZE, float64)
+        acc = cuda.local.array(RHS_SIZE, float64)
+    x = cuda.local.array(D_PLUS_1, REAL)
+    xp = cuda.local.array(D_PLUS_1, REAL)
+    dw = cuda.local.array(D_PLUS_1, REAL)
+    inc = cuda.local.array(D_PLUS_1, REAL)
+    u = cuda.local.array(D_PLUS_1, REAL)
+    z = cuda.local.array(D_PLUS_1, REAL)
+    zp = cuda.local.array(D_PLUS_1, REAL)
+    phi = cuda.local.array(BASIS_SIZE, REAL)
+    ph = cuda.local.array(BASIS_SIZE, REAL)
+    tmp = cuda.local.array(BASIS_SIZE, float64)
+    cache = cuda.local.array(1, REAL)  # unused: pass 2 replays
     dropped, ok = solve_stratum(coef, i, k, case, cell, x, xp, dw, inc, u, ph, z, zp, phi, tmp, G, acc, cache)
     if dropped > 0:
         cuda.atomic.add(counters, 0, dropped)
@@ -78,92 +84,92 @@ def step_thread(coef, i, case, counters):
 
 @kernel
 def step_block(coef, i, case, counters):
-    """Time step i, one block of B threads per stratum (see the module's docstring)."""
+    """Time step i, one block of BLOCK_THREADS threads per stratum (see the module's docstring)."""
     k = int64(cuda.blockIdx.x)
     tid = cuda.threadIdx.x
     c = case[0]
     if k >= c.strata:
         return
-    tile = cuda.shared.array(TILE, float64)
-    G = cuda.shared.array(NGRAM, float64)
-    acc = cuda.shared.array(NACC, float64)
-    own = cuda.shared.array(NE, float64)  # running sums, each owned by thread e % B
-    cell = cuda.shared.array(NCELL, float64)  # the stratum's sampling data, one copy per block (not in registers)
-    x = cuda.local.array(D1, float64)
-    xp = cuda.local.array(D1, float64)
-    dw = cuda.local.array(D1, float64)
-    inc = cuda.local.array(D1, float64)
-    u = cuda.local.array(D1, float64)
-    z = cuda.local.array(D1, float64)
-    zp = cuda.local.array(D1, float64)
-    phi = cuda.local.array(NBA, float64)
-    ph = cuda.local.array(NBA, float64)
-    tmp = cuda.local.array(NBA, float64)
-    cache = cuda.local.array(1, float64)  # unused: pass 2 replays
+    tile = cuda.shared.array(TILE_SIZE, REAL)
+    G = cuda.shared.array(GRAM_SIZE, float64)
+    acc = cuda.shared.array(RHS_SIZE, float64)
+    own = cuda.shared.array(ENTRIES, float64)  # running sums, each owned by thread e % BLOCK_THREADS
+    cell = cuda.shared.array(CELL_DATA_SIZE, float64)  # the stratum's sampling data, one per block (not in registers)
+    x = cuda.local.array(D_PLUS_1, REAL)
+    xp = cuda.local.array(D_PLUS_1, REAL)
+    dw = cuda.local.array(D_PLUS_1, REAL)
+    inc = cuda.local.array(D_PLUS_1, REAL)
+    u = cuda.local.array(D_PLUS_1, REAL)
+    z = cuda.local.array(D_PLUS_1, REAL)
+    zp = cuda.local.array(D_PLUS_1, REAL)
+    phi = cuda.local.array(BASIS_SIZE, REAL)
+    ph = cuda.local.array(BASIS_SIZE, REAL)
+    tmp = cuda.local.array(BASIS_SIZE, float64)
+    cache = cuda.local.array(1, REAL)  # unused: pass 2 replays
     d = D if D > 0 else c.d
     nb = NB if D > 0 else c.nb
-    for e in range(tid, NE, B):
+    for e in range(tid, ENTRIES, BLOCK_THREADS):
         own[e] = 0.0
     m_paths = c.paths
     if tid == 0:
         cell_setup(k, cell, d, c.cells, c.half_width, c.h, c.outside == UNBOUNDED)
     cuda.syncthreads()
-    row = tid * W
+    row = tid * TILE_WIDTH
     # pass 1: responses of B paths per tile, owners sum in path order
-    for base in range(0, m_paths, B):
+    for base in range(0, m_paths, BLOCK_THREADS):
         m = base + tid
         if m < m_paths:
             s, w = path_response(coef, i, k, m, c, cell, x, xp, dw, inc, u, ph, z, zp, phi, cache, d, nb)
-            for a in range(NBA):
+            for a in range(BASIS_SIZE):
                 tile[row + a] = phi[a]
-            tile[row + NBA] = s
-            for l in range(D1 - 1):
-                tile[row + NBA + 1 + l] = w * dw[l]
+            tile[row + BASIS_SIZE] = s
+            for l in range(D_PLUS_1 - 1):
+                tile[row + BASIS_SIZE + 1 + l] = w * dw[l]
         cuda.syncthreads()
-        rows = min(B, m_paths - base)
-        for e in range(tid, NE, B):
-            ca = PA[e]
-            cb = PB[e]
+        rows = min(BLOCK_THREADS, m_paths - base)
+        for e in range(tid, ENTRIES, BLOCK_THREADS):
+            ca = ENTRY_COLUMN_A[e]
+            cb = ENTRY_COLUMN_B[e]
             sacc = own[e]
             for r in range(rows):
-                sacc += tile[r * W + ca] * tile[r * W + cb]
+                sacc += tile[r * TILE_WIDTH + ca] * tile[r * TILE_WIDTH + cb]
             own[e] = sacc
         cuda.syncthreads()
-    for e in range(tid, NE, B):
-        if e < NG:
-            G[DST[e]] = own[e]
+    for e in range(tid, ENTRIES, BLOCK_THREADS):
+        if e < GRAM_ENTRIES:
+            G[ENTRY_DESTINATION[e]] = own[e]
         else:
-            acc[DST[e]] = own[e]
+            acc[ENTRY_DESTINATION[e]] = own[e]
     cuda.syncthreads()
     if tid == 0:
         dropped = cholesky(G, nb)
         if dropped > 0:
             cuda.atomic.add(counters, 0, dropped)
     cuda.syncthreads()
-    for l in range(tid, d, B):  # z first (one component per thread) ...
+    for l in range(tid, d, BLOCK_THREADS):  # z first (one component per thread) ...
         if not solve_into(G, acc, 1 + l, nb, coef, i, k, tmp):
             cuda.atomic.min(counters, 1, k)
         add_back_z(coef, i, k, l, nb, c)
     cuda.syncthreads()
     # pass 2: driver terms with the new z_i, owners of acc row 0 continue in path order
-    for base in range(0, m_paths, B):
+    for base in range(0, m_paths, BLOCK_THREADS):
         m = base + tid
         if m < m_paths:
             f = path_driver_term(coef, i, k, m, c, cell, x, xp, dw, u, ph, z, zp, phi, cache, d, nb)
-            for a in range(NBA):
+            for a in range(BASIS_SIZE):
                 tile[row + a] = phi[a]
-            tile[row + NBA] = f
+            tile[row + BASIS_SIZE] = f
         cuda.syncthreads()
-        rows = min(B, m_paths - base)
-        for e in range(NG + tid, NG + NBA, B):
-            ca = PA[e]
+        rows = min(BLOCK_THREADS, m_paths - base)
+        for e in range(GRAM_ENTRIES + tid, GRAM_ENTRIES + BASIS_SIZE, BLOCK_THREADS):
+            ca = ENTRY_COLUMN_A[e]
             sacc = own[e]
             for r in range(rows):
-                sacc += tile[r * W + ca] * tile[r * W + NBA]
+                sacc += tile[r * TILE_WIDTH + ca] * tile[r * TILE_WIDTH + BASIS_SIZE]
             own[e] = sacc
         cuda.syncthreads()
-    for e in range(NG + tid, NG + NBA, B):
-        acc[DST[e]] = own[e]
+    for e in range(GRAM_ENTRIES + tid, GRAM_ENTRIES + BASIS_SIZE, BLOCK_THREADS):
+        acc[ENTRY_DESTINATION[e]] = own[e]
     cuda.syncthreads()
     if tid == 0:  # ... then y, which uses z_i
         ok = solve_into(G, acc, 0, nb, coef, i, k, tmp)
@@ -178,11 +184,11 @@ def test_errors(coef, case, ey, ez):
     n_points = case[0].points
     if q >= case[0].steps * n_points:
         return
-    x = cuda.local.array(D1, float64)
-    u = cuda.local.array(D1, float64)
-    ph = cuda.local.array(NBA, float64)
-    z = cuda.local.array(D1, float64)
-    ze = cuda.local.array(D1, float64)
+    x = cuda.local.array(D_PLUS_1, REAL)
+    u = cuda.local.array(D_PLUS_1, REAL)
+    ph = cuda.local.array(BASIS_SIZE, REAL)
+    z = cuda.local.array(D_PLUS_1, REAL)
+    ze = cuda.local.array(D_PLUS_1, REAL)
     a, b = test_point(coef, q // n_points, q % n_points, case, x, u, ph, z, ze)
     ey[q] = a
     ez[q] = b
@@ -219,14 +225,14 @@ def evaluate_points(coef, j, case, points, y, z):
     p = int64(cuda.blockIdx.x) * cuda.blockDim.x + cuda.threadIdx.x
     if p >= points.shape[0]:
         return
-    x = cuda.local.array(D1, float64)
-    u = cuda.local.array(D1, float64)
-    ph = cuda.local.array(NBA, float64)
-    zz = cuda.local.array(D1, float64)
-    for l in range(D1 - 1):
+    x = cuda.local.array(D_PLUS_1, REAL)
+    u = cuda.local.array(D_PLUS_1, REAL)
+    ph = cuda.local.array(BASIS_SIZE, REAL)
+    zz = cuda.local.array(D_PLUS_1, REAL)
+    for l in range(D_PLUS_1 - 1):
         x[l] = points[p, l]
     y[p] = estimate_at(coef, j, x, u, ph, zz, case)
-    for l in range(D1 - 1):
+    for l in range(D_PLUS_1 - 1):
         z[p, l] = zz[l]
 
 
@@ -246,23 +252,23 @@ def path_responses(coef, i, case, out):
         return
     k = t // c.paths
     m = t % c.paths
-    cell = cuda.local.array(NCELL, float64)
-    x = cuda.local.array(D1, float64)
-    xp = cuda.local.array(D1, float64)
-    dw = cuda.local.array(D1, float64)
-    inc = cuda.local.array(D1, float64)
-    u = cuda.local.array(D1, float64)
-    z = cuda.local.array(D1, float64)
-    zp = cuda.local.array(D1, float64)
-    phi = cuda.local.array(NBA, float64)
-    ph = cuda.local.array(NBA, float64)
-    cache = cuda.local.array(1, float64)
+    cell = cuda.local.array(CELL_DATA_SIZE, float64)
+    x = cuda.local.array(D_PLUS_1, REAL)
+    xp = cuda.local.array(D_PLUS_1, REAL)
+    dw = cuda.local.array(D_PLUS_1, REAL)
+    inc = cuda.local.array(D_PLUS_1, REAL)
+    u = cuda.local.array(D_PLUS_1, REAL)
+    z = cuda.local.array(D_PLUS_1, REAL)
+    zp = cuda.local.array(D_PLUS_1, REAL)
+    phi = cuda.local.array(BASIS_SIZE, REAL)
+    ph = cuda.local.array(BASIS_SIZE, REAL)
+    cache = cuda.local.array(1, REAL)
     d = D if D > 0 else c.d
     nb = NB if D > 0 else c.nb
     cell_setup(k, cell, d, c.cells, c.half_width, c.h, c.outside == UNBOUNDED)
     s, w = path_response(coef, i, k, m, c, cell, x, xp, dw, inc, u, ph, z, zp, phi, cache, d, nb)
     out[t, 0] = s
     out[t, 1] = w
-    for l in range(D1 - 1):
+    for l in range(D_PLUS_1 - 1):
         out[t, 2 + l] = dw[l]
 

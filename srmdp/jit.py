@@ -8,6 +8,11 @@ target) where these names are the target's compilers:
 * ``inline``: a small hot-path function (CPU: ``njit(inline="always")``; GPU: a force-inlined device
   function);
 * ``device``: a function called as such (CPU: ``njit``; GPU: a device function);
+* ``rare``: a function on a rare branch of the hot path (the ziggurat's wedges and tail).  CPU: ``njit``; GPU:
+  inlined, except under a register cap (launch bounds, ``SRMDP_CUDA_MIN_BLOCKS``), where it is a ``noinline``
+  call so that the cap spills its temporaries (float64 exp/log), not those of the loop around it (measured in
+  bench/gpu_NOTES.md: d=4 float32 spills 148 -> 32 B on LP0 block, while without a cap the call's ABI costs
+  registers: LP1 block 90 -> 112);
 * ``kernel``: a top-level entry point (CPU: ``njit(parallel=True)``; GPU: a ``cuda.jit`` kernel).
 
 Kernel code uses only scalars, arrays passed in (or, on the GPU, local/shared arrays), ``math`` and
@@ -21,6 +26,10 @@ def inline(fn):
 
 
 def device(fn):
+    return fn
+
+
+def rare(fn):
     return fn
 
 

@@ -14,18 +14,20 @@ import math
 
 
 def reading_of(res: dict) -> tuple:
-    """(outside, trunc_y, trunc_z, z_cv, martingale_cv) of a result; the flags are False where it does not
-    name them (results written before they existed)."""
+    """(outside, trunc_y, trunc_z, z_cv, martingale_cv, arithmetic) of a result; the flags are False and the
+    arithmetic "float64" where it does not name them (results written before they existed)."""
     r = res.get("reading") or res.get("case") or {}
     return (r.get("outside"), r.get("trunc_y"), r.get("trunc_z"), bool(r.get("z_cv", False)),
-            bool(r.get("martingale_cv", False)))
+            bool(r.get("martingale_cv", False)), r.get("arithmetic") or "float64")
 
 
 def same_reading(a: tuple, b: tuple) -> bool:
-    """(outside, trunc_y, trunc_z[, z_cv[, martingale_cv]]) equal, truncation bounds compared as floats
-    (None = no truncation); a missing flag is False."""
+    """(outside, trunc_y, trunc_z[, z_cv[, martingale_cv[, arithmetic]]]) equal, truncation bounds compared as
+    floats (None = no truncation); a missing flag is False, a missing arithmetic "float64"."""
     if a[0] != b[0] or any(bool(a[j] if len(a) > j else False) != bool(b[j] if len(b) > j else False)
                            for j in (3, 4)):
+        return False
+    if (a[5] if len(a) > 5 else "float64") != (b[5] if len(b) > 5 else "float64"):
         return False
     for x, y in zip(a[1:3], b[1:3], strict=True):
         if (x is None) != (y is None):
@@ -36,9 +38,10 @@ def same_reading(a: tuple, b: tuple) -> bool:
 
 
 def reading_key(r) -> tuple:
-    """(outside, trunc_y, trunc_z, z_cv, martingale_cv) of a named reading (an object with outside, trunc_y,
-    trunc_z and, optionally, z_cv and martingale_cv): what :func:`same_reading` compares."""
-    return (r.outside, r.trunc_y, r.trunc_z, bool(getattr(r, "z_cv", False)), bool(getattr(r, "martingale_cv", False)))
+    """(outside, trunc_y, trunc_z, z_cv, martingale_cv, arithmetic) of a named reading (an object with outside,
+    trunc_y, trunc_z and, optionally, z_cv, martingale_cv and arithmetic): what :func:`same_reading` compares."""
+    return (r.outside, r.trunc_y, r.trunc_z, bool(getattr(r, "z_cv", False)), bool(getattr(r, "martingale_cv", False)),
+            getattr(r, "arithmetic", "float64"))
 
 
 def reading_name(res_or_triple, readings) -> str | None:

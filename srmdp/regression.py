@@ -2,7 +2,8 @@
 
 Basis on stratum k: phi(u) = (phi_0 = 1, phi_1, ..., phi_{nb-1}) of the local cell coordinates u
 (see :mod:`srmdp.bases`: LP0 is (1), LP1 is (1, u_1, ..., u_d)).  Instead of the paper's M x nb
-Householder QR, the normal equations are accumulated in float64 on those centred/scaled
+Householder QR, the normal equations are accumulated in float64 (whatever the arithmetic of the paths, whose
+per-path products phi_a phi_b and phi_a S_c are in REAL; bench/gpu_NOTES.md) on those centred/scaled
 coordinates, G = sum phi phi^T (well conditioned: cond ~ 12 for LP1 in a box cell) and
 r_c = sum phi S_c for the responses c = 0 (y) and 1..d (z components), then solved by Cholesky.
 A numerically singular G (pivot <= 1e-12 x its diagonal) drops that basis direction (minimum-norm on
@@ -15,6 +16,7 @@ acc[c*nb + a], coefficients coef[i, k, c, a].  Kernel code (see :mod:`srmdp.jit`
 import math
 
 from .jit import device, inline
+from .rng import REAL
 
 PIVOT_RTOL = 1e-12
 
@@ -80,12 +82,15 @@ def solve_into(G, acc, c, nb, coef, i, k, tmp):
 
 @inline
 def evaluate(coef, i, k, c, phi, nb, bound):
-    """T_L(psi(x)) = clip(a_0 + sum_{a >= 1} a_a phi_a, -L, L) (truncation of eq. PsiM); phi_0 = 1."""
-    v = float(coef[i, k, c, 0])
+    """T_L(psi(x)) = clip(a_0 + sum_{a >= 1} a_a phi_a, -L, L) (truncation of eq. PsiM); phi_0 = 1.
+
+    In the arithmetic's type REAL, whatever the storage of coef."""
+    lim = REAL(bound)
+    v = REAL(coef[i, k, c, 0])
     for a in range(1, nb):
-        v += coef[i, k, c, a] * phi[a]
-    if v > bound:
-        return bound
-    if v < -bound:
-        return -bound
+        v += REAL(coef[i, k, c, a]) * phi[a]
+    if v > lim:
+        return lim
+    if v < -lim:
+        return -lim
     return v

@@ -16,12 +16,16 @@ import math
 
 import numpy as np
 
-from .jit import device, inline
+from .jit import inline, rare
 
 U64 = np.uint64
-# bound by srmdp.build: True in the GPU's kernels specialised on d (d <= 8), where registers decide the occupancy
-# (bench/gpu_NOTES.md); it selects forms of the same arithmetic that hold fewer values across loops
-LEAN = False
+# --- bound by srmdp.build in each generated module (these defaults only make the kernel modules importable)
+# True in the GPU's kernels specialised on d (d <= 8), where registers decide the occupancy (bench/gpu_NOTES.md):
+# forms of the same arithmetic that hold fewer values across loops
+SAVE_REGISTERS = False
+REAL = np.float64  # the type a path is computed in (Case.arithmetic); REAL(v) casts, a no-op in float64
+FLOAT32_ARITHMETIC = False  # REAL is np.float32
+EDGE_MARGIN = 2.0**-40  # srmdp.strata.locate_fast's margin around a cell edge (srmdp.build.EDGE_MARGIN)
 
 # Counter layout (bits): c0 = path m | c1 = stratum k low 32 | c2 = stratum k high 16 + step i << 16
 # | c3 = run.  Key: k0 = seed low 32, k1 = seed high 31 bits + domain << 31.
@@ -72,6 +76,13 @@ def _ziggurat_tables(layers=128, r=3.442619855899, v=9.91256303526217e-3):
 
 
 ZIG_X, ZIG_RATIO, ZIG_R = _ziggurat_tables()
+# The rectangle test |u| < ZIG_RATIO[idx] of u = n 2^-52, n = (r >> 11) - 2^52 an integer, exactly as integers:
+# |n| < ZIG_RATIO[idx] 2^52 (a real, exact in float64) <=> |n| < ceil(ZIG_RATIO[idx] 2^52); and the layer's
+# abscissa scaled by 2^-52 in float32 (a power of 2: the rounding of ZIG_X), so that the float32 normal is
+# float32(n) * ZIG_X_F32_SCALED[idx]: the same draw, rounded twice (|error| <= 2^-23 of it), no float64 op.
+ZIG_LIMIT = np.array([math.ceil(v * 2.0**52) for v in ZIG_RATIO.tolist()], np.int64)
+ZIG_X_F32_SCALED = (ZIG_X * 2.0**-52).astype(np.float32)
+_HALF_RANGE = np.int64(2**52)
 
 
 @inline
@@ -97,10 +108,10 @@ def seed_state(seed, domain, run, step, stratum, path):
     s = U64(seed)
     kk = U64(stratum)
     pp = U64(path)
-    # LEAN: path >> 32 is 0 (path < 2^PATH_BITS, checked by Case and the solver), but it makes the key depend
+    # SAVE_REGISTERS: path >> 32 is 0 (path < 2^PATH_BITS, checked by Case and the solver), but it makes the key depend
     # on the path, so that the compiler does not hoist the 20 round keys out of a loop over paths (on the GPU:
     # 40 registers held across it); the same bits either way
-    zero = (pp >> _S32) if LEAN else _ZERO
+    zero = (pp >> _S32) if SAVE_REGISTERS else _ZERO
     k0 = (s & _MASK32) | zero
     k1 = ((s >> _S32) & _MASK31) | (U64(domain) << _S31) | zero
     c0 = pp & _MASK32
@@ -133,7 +144,7 @@ def uniform_s(s0, s1):
     return (float(np.int64(r >> _S11)) + 1.0) * _TWO_M53, s0, s1
 
 
-@device
+@rare
 def normal_slow(u, idx, s0, s1):
     """The rare branches of the ziggurat (draw (u, idx) was not in the rectangle): (x, s0, s1)."""
     while True:
@@ -159,13 +170,27 @@ def normal_slow(u, idx, s0, s1):
             return u * ZIG_X[idx], s0, s1
 
 
+@rare
+def normal_slow_rounded(n, idx, s0, s1):
+    """:func:`normal_slow` of u = n 2^-52, rounded to REAL (float32 arithmetic: no float64 op on the call's side)."""
+    v, s0, s1 = normal_slow(float(n) * _TWO_M52, idx, s0, s1)
+    return REAL(v), s0, s1
+
+
 @inline
 def normal_s(s0, s1):
     """Standard normal, Doornik's ZIGNOR ziggurat (128 layers): (x, s0, s1).
 
-    The rectangle test (98.8 %) is inlined; the wedges and the tail are a call.
+    The rectangle test (98.8 %) is inlined; the wedges and the tail are a call.  In float32 arithmetic the
+    same test as integers and a float32 product (``ZIG_LIMIT``): the same draws and stream, rounded.
     """
     r, s0, s1 = next_s(s0, s1)
+    if FLOAT32_ARITHMETIC:
+        n = np.int64(r >> _S11) - _HALF_RANGE
+        idx = int(r & _LOW7)
+        if abs(n) < ZIG_LIMIT[idx]:
+            return REAL(n) * ZIG_X_F32_SCALED[idx], s0, s1
+        return normal_slow_rounded(n, idx, s0, s1)
     u = float(np.int64(r >> _S11)) * _TWO_M52 - 1.0  # r >> 11 < 2^53: exact signed conversion
     idx = int(r & _LOW7)
     if abs(u) < ZIG_RATIO[idx]:

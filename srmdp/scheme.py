@@ -22,13 +22,19 @@ specialises).  For time step i and stratum k (eq. PsiM), path m uses its own str
   S_{Y,i} = S_{Y,i+1} + f_i dt.  It needs (x_i, u_i, y_{i+1}(x_{i+1})) of each path: the CPU keeps
   them from pass 1 in ``cache`` (M (2d+1) doubles per worker); the GPU (``REPLAY``) replays the
   path's first step from its stream instead.  Same draws, same operations: the same numbers.
+
+Arithmetic (``Case.arithmetic``, bound by the builder as ``REAL``): the path state, normals, basis values, the
+estimates, the problem's functions and the per-path responses and products are of type REAL; the record's
+float64 fields are cast where they enter (``REAL(c.dt)``), literals are ``REAL(...)``.  What stays float64: the
+first step's sampling of x_i ~ nu_k (once per path, rounded into x), the sums over paths (G, acc: float64
+accumulators), the per-stratum Cholesky solve, and the test points' squared errors.
 """
 
 import math
 
 from .jit import device, inline
 from .regression import accumulate, accumulate_gram, cholesky, evaluate, solve_into
-from .rng import DOMAIN_PATHS, DOMAIN_TEST, normal_s, seed_state, uniform_s
+from .rng import DOMAIN_PATHS, DOMAIN_TEST, REAL, normal_s, seed_state, uniform_s
 from .strata import UNBOUNDED, cell_setup, locate_fast, logistic_in, sample_cell
 
 # --- bound by srmdp.build in each generated module (these defaults only make this module importable)
@@ -48,11 +54,11 @@ def estimate(coef, j, x, u, ph, z, d, nb, c):
 
     u, ph: scratch for the local coordinates and the basis at x.
     """
-    s = locate_fast(x, u, d, c.cells, c.half_width, c.h, c.inv_h, c.outside, NEEDS_U)
+    s = locate_fast(x, u, d, c.cells, REAL(c.half_width), REAL(c.h), REAL(c.inv_h), c.outside, NEEDS_U)
     if s < 0:
         for l in range(d):
             z[l] = 0.0
-        return 0.0
+        return REAL(0.0)
     basis_phi(ph, u, d)
     ly = c.trunc_y
     lz = c.trunc_z
@@ -70,7 +76,7 @@ def first_step(s0, s1, cell, x, dw, u, phi, d, c):
     """x_i ~ nu_k (A_nu, Algorithm 3), phi = basis at x_i, dw = Delta W_i; returns the stream state."""
     s0, s1 = sample_cell(s0, s1, cell, x, u, d, c.half_width, c.h, NEEDS_U)
     basis_phi(phi, u, d)
-    sq = c.sqdt
+    sq = REAL(c.sqdt)
     for l in range(d):
         v, s0, s1 = normal_s(s0, s1)
         dw[l] = sq * v
@@ -85,15 +91,15 @@ def continue_path(s0, s1, coef, i, x, xp, dw, inc, u, ph, z, zp, d, nb, c, mart_
     sum_{j>i} z_j(x_j).dW_j if ``mart_on`` else 0).
     """
     n = c.steps
-    dt = c.dt
-    sq = c.sqdt
-    forward(i * dt, x, dw, dt, d)
+    dt = REAL(c.dt)
+    sq = REAL(c.sqdt)
+    forward(REAL(i) * dt, x, dw, dt, d)
     if i + 1 == n:
-        y1 = terminal(c.maturity, x, d)
-        return y1, y1, 0.0
+        y1 = terminal(REAL(c.maturity), x, d)
+        return y1, y1, REAL(0.0)
     y1 = estimate(coef, i + 1, x, u, ph, z, d, nb, c)
-    s = 0.0
-    mart = 0.0
+    s = REAL(0.0)
+    mart = REAL(0.0)
     for j in range(i + 1, n):
         for l in range(d):
             xp[l] = x[l]
@@ -103,13 +109,13 @@ def continue_path(s0, s1, coef, i, x, xp, dw, inc, u, ph, z, zp, d, nb, c, mart_
         if mart_on:
             for l in range(d):
                 mart += zp[l] * inc[l]
-        forward(j * dt, x, inc, dt, d)
+        forward(REAL(j) * dt, x, inc, dt, d)
         if j + 1 == n:
-            ynext = terminal(c.maturity, x, d)
+            ynext = terminal(REAL(c.maturity), x, d)
             s += ynext
         else:
             ynext = estimate(coef, j + 1, x, u, ph, z, d, nb, c)
-        s += dt * driver(j * dt, xp, ynext, zp, d)
+        s += dt * driver(REAL(j) * dt, xp, ynext, zp, d)
     return s, y1, mart
 
 
@@ -117,7 +123,7 @@ def continue_path(s0, s1, coef, i, x, xp, dw, inc, u, ph, z, zp, d, nb, c, mart_
 def control_variate(coef, i, x, u, ph, z, d, nb, c):
     """cv(x_i) = y_{i+1}(x_i), g(x_i) at i = N-1: the Z control variate (a call: off the hot path when unused)."""
     if i + 1 == c.steps:
-        return terminal(c.maturity, x, d)
+        return terminal(REAL(c.maturity), x, d)
     return estimate(coef, i + 1, x, u, ph, z, d, nb, c)
 
 
@@ -134,7 +140,7 @@ def path_response(coef, i, k, m, c, cell, x, xp, dw, inc, u, ph, z, zp, phi, cac
         if NEEDS_U:
             for l in range(d):
                 cache[row + d + l] = u[l]
-    cv = control_variate(coef, i, x, u, ph, z, d, nb, c) if c.z_cv else 0.0
+    cv = control_variate(coef, i, x, u, ph, z, d, nb, c) if c.z_cv else REAL(0.0)
     mart_on = (c.z_cv & ZCV_MART) != 0
     s, y1, mart = continue_path(s0, s1, coef, i, x, xp, dw, inc, u, ph, z, zp, d, nb, c, mart_on)
     if not REPLAY:
@@ -142,8 +148,8 @@ def path_response(coef, i, k, m, c, cell, x, xp, dw, inc, u, ph, z, zp, phi, cac
     if mart_on:
         return martingale_responses(coef, i, k, s, cv, mart, phi, dw, d, nb, c)
     if c.z_cv:
-        return s, (s - cv) / c.dt
-    return s, s / c.dt
+        return s, (s - cv) / REAL(c.dt)
+    return s, s / REAL(c.dt)
 
 
 @device
@@ -153,7 +159,7 @@ def martingale_responses(coef, i, k, s, cv, mart, phi, dw, d, nb, c):
     if i + 1 < c.steps:
         for l in range(d):
             mart += evaluate(coef, i + 1, k, 1 + l, phi, nb, math.inf) * dw[l]
-    return s - mart, (s - cv - mart) / c.dt
+    return s - mart, (s - cv - mart) / REAL(c.dt)
 
 
 @inline
@@ -168,15 +174,15 @@ def add_back_z(coef, i, k, l, nb, c):
 @inline
 def path_driver_term(coef, i, k, m, c, cell, x, xp, dw, u, ph, z, zp, phi, cache, d, nb):
     """Pass 2 for path m: f_i(x_i, y_{i+1}(x_{i+1}), z_i(x_i)) dt with the fresh z_i; phi = basis at x_i."""
-    dt = c.dt
+    dt = REAL(c.dt)
     if REPLAY:
         s0, s1 = seed_state(c.seed, DOMAIN_PATHS, c.run, i, k, m)
         s0, s1 = first_step(s0, s1, cell, x, dw, u, phi, d, c)
         for l in range(d):
             xp[l] = x[l]
-        forward(i * dt, x, dw, dt, d)
+        forward(REAL(i) * dt, x, dw, dt, d)
         if i + 1 == c.steps:
-            y1 = terminal(c.maturity, x, d)
+            y1 = terminal(REAL(c.maturity), x, d)
         else:
             y1 = estimate(coef, i + 1, x, u, ph, zp, d, nb, c)  # as pass 1 computes it
     else:
@@ -190,7 +196,7 @@ def path_driver_term(coef, i, k, m, c, cell, x, xp, dw, u, ph, z, zp, phi, cache
         y1 = cache[row + 2 * d]
     for l in range(d):
         z[l] = evaluate(coef, i, k, 1 + l, phi, nb, c.trunc_z)
-    return dt * driver(i * dt, xp, y1, z, d)
+    return dt * driver(REAL(i) * dt, xp, y1, z, d)
 
 
 @device
@@ -237,12 +243,12 @@ def test_point(coef, i, p, case, x, u, ph, z, ze):
         v, s0, s1 = uniform_s(s0, s1)
         x[l] = logistic_in(-math.inf, math.inf, v)
     yh = estimate(coef, i, x, u, ph, z, d, nb, c)
-    t = i * c.dt
-    ey = y_exact(t, x, d) - yh
+    t = REAL(i) * REAL(c.dt)
+    ey = float(y_exact(t, x, d) - yh)  # the squares in float64 whatever the arithmetic
     z_exact(t, x, ze, d)
     ez = 0.0
     for l in range(d):
-        ez += (ze[l] - z[l]) ** 2
+        ez += float(ze[l] - z[l]) ** 2
     return ey * ey, ez
 
 

@@ -90,7 +90,7 @@ STRATA = ("box", "adapted")
 def solve(problem="gobet2016", *, d=None, dt=None, basis="LP1", cells=None, paths=None, outside="unbounded",
           trunc_y=None, trunc_z=None, half_width=None, strata="box", precision="float64", device="cpu", seed=0,
           runs=None, z_cv=None, threads=None, test_points=1000, keep="all", error=True, tol=None, budget_s=None,
-          guard=True, progress=None, report=None) -> Solution:
+          guard=True, progress=None, report=None, arithmetic="float64") -> Solution:
     """Solve the BSDE / semilinear PDE ``problem`` by SRMDP; returns a :class:`Solution`.
 
     ``problem``: a registered name (:data:`srmdp.problems.REGISTRY`), a path ``file.py[:NAME]`` to a
@@ -103,7 +103,8 @@ def solve(problem="gobet2016", *, d=None, dt=None, basis="LP1", cells=None, path
     paper, :mod:`srmdp.adapt`: at each t_i a box centred on the law of X_{t_i}, L of its standard deviations
     per axis), ``half_width`` L (box: default the problem's ``BOX_HALF_WIDTH``; adapted: default
     :data:`srmdp.adapt.HALF_WIDTH` standard deviations; the cells have width 2L/#C), ``precision`` of the
-    stored coefficients, ``device`` ``cpu`` or ``gpu``, ``seed``, ``runs`` independent runs (u0's
+    stored coefficients, ``arithmetic`` the type the kernels compute in (``"float32"``: the paper's),
+    ``device`` ``cpu`` or ``gpu``, ``seed``, ``runs`` independent runs (u0's
     standard error needs >= 2; default 1, 4 with ``tol``), ``z_cv`` the Z control variate (beyond the
     paper; None: off for the paper's problem, :data:`srmdp.cases.Z_CV_DEFAULT_FOR_USER_PROBLEMS` for the
     others), ``threads`` (CPU; default all), ``test_points`` per run and time step for the error
@@ -128,7 +129,7 @@ def solve(problem="gobet2016", *, d=None, dt=None, basis="LP1", cells=None, path
     plan = Plan.make(problem, d=d, dt=dt, basis=basis, cells=cells, paths=paths, outside=outside, trunc_y=trunc_y,
                      trunc_z=trunc_z, half_width=half_width, strata=strata, precision=precision, device=device,
                      seed=seed, runs=runs, z_cv=z_cv, threads=threads, test_points=test_points, keep=keep,
-                     guard=guard, progress=progress)
+                     guard=guard, progress=progress, arithmetic=arithmetic)
     if tol is not None:
         from .refine import refine
 
@@ -188,7 +189,7 @@ class Plan:
 
     @classmethod
     def make(cls, problem, *, d, dt, basis, cells, paths, outside, trunc_y, trunc_z, half_width, strata, precision,
-             device, seed, runs, z_cv, threads, test_points, keep, guard, progress):
+             device, seed, runs, z_cv, threads, test_points, keep, guard, progress, arithmetic="float64"):
         spec = problem_spec(problem)
         prob = load_problem(spec)
         if isinstance(problem, Problem) and prob.source_hash != problem.source_hash:
@@ -212,7 +213,7 @@ class Plan:
         dt_given = dt is not None
         dt = prob.maturity / DEFAULT_STEPS if dt is None else dt
         options = dict(outside=outside, trunc_y=_inf(trunc_y, "trunc_y"), trunc_z=_inf(trunc_z, "trunc_z"),
-                       precision=precision, problem=spec, z_cv=z_cv, half_width=half_width)
+                       precision=precision, problem=spec, z_cv=z_cv, half_width=half_width, arithmetic=arithmetic)
         # validate d, dt, basis and the options first (placeholders where the rules will decide)
         probe = Case(d=d, dt=dt, basis=basis, cells=1 if cells is None else cells,
                      paths=2**20 if paths is None else paths, **options)

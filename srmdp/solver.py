@@ -60,7 +60,7 @@ def validate_run(case: Case, runs: int, run_start: int, test_points: int, seed: 
     if problem.path.parent != Path(__file__).resolve().parent / "problems":
         from .build import check_compiles
 
-        check_compiles(problem)  # a user's file: one line naming the function that does not compile
+        check_compiles(problem, case.arithmetic)  # a user's file: one line naming the function that does not compile
     check_threads(threads)
 
 
@@ -183,7 +183,8 @@ def run_case(case: Case, runs: int = 1, run_start: int = 0, test_points: int = 1
         "label": case.label,
         "problem": problem.name,
         "reading": {"outside": case.outside, "trunc_y": d["trunc_y"], "trunc_z": d["trunc_z"],
-                    "z_cv": bool(case.z_cv), **({"martingale_cv": True} if case.martingale_cv else {})},
+                    "z_cv": bool(case.z_cv), **({"martingale_cv": True} if case.martingale_cv else {}),
+                    "arithmetic": case.arithmetic},
         "device": backend.device,
         "seed": seed,
         "run_start": run_start,

@@ -16,7 +16,7 @@ basis uses, so that its regression is well conditioned whatever the cell.
 import math
 
 from .jit import device, inline
-from .rng import LEAN, uniform_s
+from .rng import EDGE_MARGIN, REAL, SAVE_REGISTERS, uniform_s
 
 OUTSIDE_MODES = {"unbounded": 0, "zero": 1, "clamp": 2}
 UNBOUNDED, ZERO, CLAMP = 0, 1, 2
@@ -55,11 +55,11 @@ def logistic_in(a, b, v):
 @inline
 def axis_cell(xl, ncell, half, h, mode):
     """(cell c, quotient t = (x + L)/h) of one coordinate by the exact division; c = -1 outside the
-    box in mode ZERO, else outer points go to the outer cells."""
+    box in mode ZERO, else outer points go to the outer cells.  Arithmetic: REAL (half, h of that type)."""
     t = (xl + half) / h
-    if not t >= 0.0:  # also catches NaN
+    if not t >= REAL(0.0):  # also catches NaN
         return (-1 if mode == ZERO else 0), t
-    if t >= ncell:
+    if t >= REAL(ncell):
         return (-1 if mode == ZERO else ncell - 1), t
     c = int(t)
     if c >= ncell:  # rounding at the upper edge
@@ -71,12 +71,12 @@ def axis_cell(xl, ncell, half, h, mode):
 def locate(x, u, d, ncell, half, h, mode):
     """Stratum index of x (-1 outside the box in mode ZERO); fills local coordinates u."""
     k = 0
-    if LEAN:  # Horner over the axes: no power of #C held across the loop (registers on the GPU), same k
+    if SAVE_REGISTERS:  # Horner over the axes: no power of #C held across the loop (registers on the GPU), same k
         for l in range(d - 1, -1, -1):
             c, t = axis_cell(x[l], ncell, half, h, mode)
             if c < 0:
                 return -1
-            u[l] = t - c - 0.5
+            u[l] = t - REAL(c) - REAL(0.5)
             k = k * ncell + c
         return k
     mult = 1
@@ -84,7 +84,7 @@ def locate(x, u, d, ncell, half, h, mode):
         c, t = axis_cell(x[l], ncell, half, h, mode)
         if c < 0:
             return -1
-        u[l] = t - c - 0.5
+        u[l] = t - REAL(c) - REAL(0.5)
         k += c * mult
         mult *= ncell
     return k
@@ -126,22 +126,22 @@ def locate_fast(x, u, d, ncell, half, h, inv_h, mode, need_u):
     """:func:`locate`, bit for bit, with one multiplication by 1/h per axis instead of a division.
 
     The cell c = floor((x + L)/h) is taken from (x + L) * (1/h) unless that lies within
-    ``ncell * 2^-40`` of a cell edge (or outside the box), where the division decides as in
-    :func:`locate`.  With ``need_u`` (LP1) the local coordinates need the exact quotient: every
-    axis uses the division then.
+    ``ncell * EDGE_MARGIN`` (2^-40 in float64, 2^-16 in float32) of a cell edge (or outside the box), where
+    the division decides as in :func:`locate`.  With ``need_u`` (LP1) the local coordinates need the exact
+    quotient: every axis uses the division then.  half, h, inv_h: of type REAL.
     """
     if need_u:
         return locate(x, u, d, ncell, half, h, mode)
-    eps = ncell * 9.094947017729282e-13  # 2^-40 >> the error of the product
+    eps = REAL(ncell) * EDGE_MARGIN  # >> the error of the product
     k = 0
     mult = 1
     for q in range(d):
-        l = d - 1 - q if LEAN else q  # LEAN: Horner from the last axis (as locate), else powers of #C
+        l = d - 1 - q if SAVE_REGISTERS else q  # Horner from the last axis (as locate), else powers of #C
         t = (x[l] + half) * inv_h
-        if t >= eps and t < ncell - eps:
+        if t >= eps and t < REAL(ncell) - eps:
             c = int(t)
-            f = t - c
-            if f < eps or f > 1.0 - eps:
+            f = t - REAL(c)
+            if f < eps or f > REAL(1.0) - eps:
                 c = -1
         else:
             c = -1
@@ -149,7 +149,7 @@ def locate_fast(x, u, d, ncell, half, h, inv_h, mode, need_u):
             c, t = axis_cell(x[l], ncell, half, h, mode)
             if c < 0:
                 return -1
-        if LEAN:
+        if SAVE_REGISTERS:
             k = k * ncell + c
         else:
             k += c * mult
@@ -161,6 +161,7 @@ def locate_fast(x, u, d, ncell, half, h, inv_h, mode, need_u):
 def sample_cell(s0, s1, cell, x, u, d, half, h, need_u):
     """x ~ nu_k by inverse CDF (Algorithm 3), d uniforms; fills local coordinates u if need_u.
 
+    Computed in float64 (once per path, off the path loop) and stored in x and u, of type REAL: rounded there.
     Returns the advanced stream state (s0, s1).
     """
     for l in range(d):

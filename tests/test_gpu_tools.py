@@ -72,7 +72,9 @@ def test_gpu_next_dry_run(tmp_path):
     log = proc.stdout + proc.stderr
     assert proc.returncode == 0, log[-3000:]
     assert "rc=" not in log.replace("rc=0", ""), log[-3000:]  # a failing command prints its rc
-    assert "campaign arguments checked" in log and "== done" in log
-    modes = [json.loads(line)["mode"] for line in (tmp_path / "ab_new.jsonl").read_text().splitlines()]
-    assert modes == ["thread", "block", "block"]
-    assert len((tmp_path / "bench.jsonl").read_text().splitlines()) == 3
+    assert "campaign chunks: 15" in log and "== done" in log  # 6 rows below 2 runs x 2 + 3 heavy ones
+    for tag, arith in (("ab_f64", "float64"), ("ab_f32", "float32")):
+        rows = [json.loads(line) for line in (tmp_path / f"{tag}.jsonl").read_text().splitlines()]
+        assert [r["mode"] for r in rows] == ["thread", "block", "block", "block"]
+        assert {r["arithmetic"] for r in rows} == {arith}
+    assert len((tmp_path / "ab_f32_mb8.jsonl").read_text().splitlines()) == 3

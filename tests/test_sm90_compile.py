@@ -49,3 +49,30 @@ def test_all_kernels_compile_for_sm90_without_spills(root, tmp_path):
         assert {(d, "LP0", "thread"), (d, "LP0", "block"), (d, "LP1", "block")} <= seen
     assert max(r["smem"] for r in rows) <= 48 * 1024
     assert all(r["spill_stores"] == 0 and r["spill_loads"] == 0 for r in rows)
+
+
+# The step kernels' registers at d = 4, 8 (float32 storage) may not grow beyond the committed sweeps + 2 (ptxas's
+# allocation moves by a register or two with unrelated code changes; a lost lever costs 6 or more): float64
+# arithmetic against the occupancy pass of issue 18, float32 arithmetic against the sweep of issue 24.
+PINNED = {"float64": "data/gpu/ptxas_sm90_occupancy_gpu-occupancy-2.json",
+          "float32": "data/gpu/ptxas_sm90_arithmetic_float32.json"}
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not _have_toolchain(), reason="needs numba-cuda[cu12] (pip install -e .[cuda])")
+def test_step_kernel_registers_stay_pinned(root, tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_ENABLE_CUDASIM", "SRMDP_CUDA_MIN_BLOCKS")}
+    out = tmp_path / "ptxas.json"
+    proc = subprocess.run([sys.executable, str(root / "bench" / "gpu_ptxas.py"), "--d", "4,8", "--precision",
+                           "float32", "--arithmetic", "float64,float32", "--kernels", "step", "--json", str(out)],
+                          cwd=root, env=env, capture_output=True, text=True, timeout=900)
+    assert out.exists(), proc.stdout[-3000:] + proc.stderr[-3000:]
+    got = {(r["arithmetic"], r["d"], r["basis"], r["mode"]): r["registers"] for r in json.loads(out.read_text())}
+    assert len(got) == 2 * 2 * 3
+    for arith, path in PINNED.items():
+        pinned = {(r["d"], r["basis"], r["mode"]): r["registers"] for r in json.loads((root / path).read_text())
+                  if r["kernel"] == "step" and r["precision"] == "float32" and r["d"] in (4, 8)
+                  and r.get("arithmetic", "float64") == arith}
+        assert len(pinned) == 6, (path, sorted(pinned))
+        for key, regs in pinned.items():
+            assert got[(arith, *key)] <= regs + 2, (arith, key, got[(arith, *key)], regs)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 
-from ..cases import paper_case, paper_rows, paper_table_number, table_ids
+from .rows import paper_case, paper_rows, paper_table_number, table_ids
 from .cost import CostModel, estimate_seconds, load_throughput
 from .latex import INDICATOR_TEX
 
