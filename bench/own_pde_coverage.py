@@ -11,6 +11,7 @@ Prints one line per (problem, d, parameters): coverage at 1x and 2x, the median 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import statistics
 import sys
@@ -40,6 +41,7 @@ def main(argv=None):
     ap.add_argument("--runs", type=int, default=4)
     ap.add_argument("--no-tol", dest="tol", action="store_false")
     ap.add_argument("--tol-value", type=float, default=0.05)
+    ap.add_argument("--raw", help="write every solve's numbers (JSON) here")
     args = ap.parse_args(argv)
     import srmdp
 
@@ -47,6 +49,7 @@ def main(argv=None):
           " None | CPU s |")
     print("|---|---|---|---|---|---|---|---|---|")
     totals = {}
+    raw = []
     for name in args.problems:
         spec = PROBLEMS[name]
         for d in args.dims:
@@ -57,6 +60,12 @@ def main(argv=None):
                 ratios = []
                 for seed in range(args.seeds):
                     s = srmdp.solve(spec, d=d, runs=args.runs, seed=seed, threads=1, progress=False, **kw)
+                    raw.append({"problem": name, "d": d, "config": label, "seed": seed, "exact": exact,
+                                "u0": s.result["u0"], "u0_se": s.result["u0_se"],
+                                **{k: v for k, v in s.result["error_estimate"].items() if k != "coarse_case"},
+                                "coarse": [s.result["error_estimate"].get("coarse_case", {}).get(k)
+                                           for k in ("steps", "cells", "paths")],
+                                "fine": [s.case.steps, s.case.cells, s.case.paths]})
                     err = abs(s.result["u0"] - exact)
                     if s.u0_error is None:
                         none += 1
@@ -80,6 +89,8 @@ def main(argv=None):
     for key, (n, h1, h2) in totals.items():
         print(f"all, {key}: {n} estimates, {100 * h1 / max(n, 1):.1f} % within 1x, {100 * h2 / max(n, 1):.1f} %"
               " within 2x")
+    if args.raw:
+        Path(args.raw).write_text(json.dumps(raw, indent=0))
     if args.tol:
         within = met = 0
         for name in args.problems:

@@ -15,9 +15,9 @@ Lipschitz driver lets A grow by about e^{L dt} per step and e^{L T} in all: the 
 x1000 over [0, T]) are far above that for L T < 6.9.  ``guard=False`` in :func:`srmdp.solve` turns the
 guard off (a solution that really grows x1000 over [0, T]).
 
-The guard reads N numbers per run (:func:`growth`): on the GPU a small reduction kernel computes A_i on
-the device and only those N values are copied to the host (:data:`GUARD_BYTES_PER_STEP`, counted by the
-memory model of :func:`srmdp.solution.check_memory`).
+The guard reads N numbers per run (:func:`growth`): on the GPU a small reduction kernel
+(:mod:`srmdp.divergence_cuda`) computes A_i on the device and only those N values are copied to the host
+(:data:`GUARD_BYTES_PER_STEP`, counted by the memory model of :func:`srmdp.solving.check_memory`).
 """
 
 from __future__ import annotations
@@ -110,40 +110,15 @@ def growth(backend) -> np.ndarray:
     """A_i = max over the strata of |y^M_i| at the cell centres, i = 0..N-1, for the run the backend holds."""
     coef = getattr(backend, "coef", None)
     if coef is not None and not isinstance(coef, np.ndarray) and hasattr(coef, "copy_to_host"):
-        return _device_growth(coef)
+        from .divergence_cuda import growth as device_growth
+
+        return device_growth(coef)
     return growth_of(backend.coefficients())
 
 
 def growth_of(coef) -> np.ndarray:
     """A_i for one run's host coefficients coef[i, k, c, a]."""
     return np.abs(np.asarray(coef)[:, :, 0, 0]).max(axis=1)
-
-
-_KERNEL = []
-
-
-def _device_growth(coef) -> np.ndarray:
-    """A_i reduced on the GPU (one thread per time step over the strata): N values cross to the host."""
-    from numba import cuda
-
-    if not _KERNEL:
-        @cuda.jit
-        def row_max(c, out):
-            i = cuda.grid(1)
-            if i < c.shape[0]:
-                m = 0.0
-                for k in range(c.shape[1]):
-                    v = abs(c[i, k, 0, 0])
-                    if not (v <= m):  # also NaN / inf: kept (they fail isfinite below)
-                        m = v
-                out[i] = m
-
-        _KERNEL.append(row_max)
-    n = coef.shape[0]
-    out = cuda.device_array(n, dtype=np.float64)
-    threads = 64
-    _KERNEL[0][(n + threads - 1) // threads, threads](coef, out)
-    return out.copy_to_host()
 
 
 def divergence(a, case, scale=0.0):

@@ -5,6 +5,7 @@ The solves share kernels: quadratic_z at d = 2 (adapted strata) and the steep qu
 """
 
 import math
+import os
 from pathlib import Path
 
 import numpy as np
@@ -436,3 +437,21 @@ def test_a_level_that_jumps_by_orders_of_magnitude_is_not_an_answer():
     assert not _jumped(below, {"u0": 0.65, "u0_se": 0.02})  # a level that moved, within reason
     assert not _jumped(below, {"u0": 5.0, "u0_se": 0.5})  # moved far, but its noise did not explode
     assert not _jumped({"u0": 0.6, "u0_se": None}, {"u0": 1e6, "u0_se": 1e6})  # one run: no s.e. to compare
+
+
+def test_the_gpu_guard_reads_n_values_from_the_device():
+    """The device reduction (srmdp.divergence_cuda.growth, CUDA simulator here) gives the host's A_i."""
+    if os.environ.get("NUMBA_ENABLE_CUDASIM") != "1":
+        pytest.skip("needs the CUDA simulator (NUMBA_ENABLE_CUDASIM=1) or a GPU")
+    from types import SimpleNamespace
+
+    from numba import cuda
+
+    from srmdp.divergence import growth
+
+    c = np.random.default_rng(1).standard_normal((4, 7, 2, 3))
+    c[2, 5, 0, 0] = np.nan
+    dev = SimpleNamespace(coef=cuda.to_device(c), coefficients=lambda: pytest.fail("copied the coefficients"))
+    a = growth(dev)
+    want = growth_of(c)
+    assert a.shape == (4,) and np.array_equal(a[[0, 1, 3]], want[[0, 1, 3]]) and not np.isfinite(a[2])
