@@ -14,7 +14,10 @@ def row_max(c, out):
         m = 0.0
         for k in range(c.shape[1]):
             v = abs(c[i, k, 0, 0])
-            if not (v <= m):  # NaN and inf are kept (the guard's isfinite test reports them)
+            if v != v:  # NaN is kept (the guard's isfinite test reports it)
+                m = v
+                break
+            if v > m:
                 m = v
         out[i] = m
 
