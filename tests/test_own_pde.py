@@ -455,3 +455,48 @@ def test_the_gpu_guard_reads_n_values_from_the_device():
     a = growth(dev)
     want = growth_of(c)
     assert a.shape == (4,) and np.array_equal(a[[0, 1, 3]], want[[0, 1, 3]]) and not np.isfinite(a[2])
+
+
+def test_an_edited_problem_file_is_reloaded(tmp_path):
+    """The cache of load_problem is keyed by the file's content: an edit in a running process is seen."""
+    f = tmp_path / "p.py"
+    text = (DATA / "running_cost.py").read_text()
+    f.write_text(text)
+    a = load_problem(str(f))
+    assert load_problem(str(f)) is a  # unchanged: cached
+    f.write_text(text.replace("MATURITY = 1.0", "MATURITY = 0.5"))
+    b = load_problem(str(f))
+    assert b.maturity == 0.5 and b.source_hash != a.source_hash
+    assert load_problem(str(f) + "#adapted-d2").maturity == 0.5
+
+
+def _binomial_floor(n, p, alpha=0.01):
+    """The largest k with P(X < k) <= alpha for X ~ Binomial(n, p): a count below it rejects coverage >= p."""
+    cdf, k = 0.0, 0
+    while k <= n:
+        nxt = cdf + math.comb(n, k) * p**k * (1 - p) ** (n - k)
+        if nxt > alpha:
+            return k
+        cdf, k = nxt, k + 1
+    return n
+
+
+@pytest.mark.slow
+def test_u0_error_coverage_on_a_cheap_subset():
+    """quadratic_z, d = 2, the defaults (rules' #C and M) and user-given #C 3, M 100, 12 seeds each, 4 runs:
+    the issue's targets are coverage >= 80 % at 1x and >= 95 % at 2x; the counts must not fall below the
+    binomial floor that rejects those targets at the 1 % level (n = 24: >= 14 at 1x, >= 20 at 2x), and the
+    estimate must not be vacuous (median u0_error / |error| < 50; measured 15-27 on 20 seeds)."""
+    import srmdp
+
+    n, hit1, hit2, ratios = 0, 0, 0, []
+    for kw in ({}, {"cells": 3, "paths": 100}):
+        for seed in range(12):
+            s = srmdp.solve("quadratic_z", d=2, runs=4, seed=seed, threads=1, progress=False, **kw)
+            err = abs(s.result["u0"] - QZ_EXACT)
+            n += 1
+            hit1 += err <= s.u0_error
+            hit2 += err <= 2 * s.u0_error
+            ratios.append(s.u0_error / max(err, 1e-12))
+    assert hit1 >= _binomial_floor(n, 0.80) and hit2 >= _binomial_floor(n, 0.95), (hit1, hit2, n)
+    assert np.median(ratios) < 50
