@@ -229,7 +229,7 @@ def test_the_level_below_is_strictly_coarser_in_n_cells_and_paths():
     req = _request(cells=3, paths=300, dt=0.1)
     case = req.case_at(req.steps)[0]
     low, rho, why = req.below(case)
-    assert why is None and (low.steps, low.cells, low.paths) == (5, 2, 75) and rho == pytest.approx(math.sqrt(2))
+    assert why is None and (low.steps, low.cells, low.paths) == (5, 2, 75) and rho == pytest.approx(2.0)
     one = _request(cells=1, paths=300, dt=0.1)
     low, rho, why = one.below(one.case_at(one.steps)[0])
     assert low is None and "#C = 1 cannot be coarsened" in why
