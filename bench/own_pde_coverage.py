@@ -27,6 +27,7 @@ def main(argv=None):
     ap.add_argument("--problems", nargs="+", default=list(COVERAGE_PROBLEMS))
     ap.add_argument("--runs", type=int, default=4)
     ap.add_argument("--no-tol", dest="tol", action="store_false")
+    ap.add_argument("--no-coverage", dest="coverage", action="store_false", help="only the tol part")
     ap.add_argument("--tol-value", type=float, default=0.05)
     ap.add_argument("--tol-seeds", type=int, default=10)
     ap.add_argument("--json", help="write the table and every solve's numbers (JSON) here")
@@ -36,8 +37,10 @@ def main(argv=None):
     print("| problem | d | #C, M | estimates | |err| <= u0_error | <= 2 u0_error | median u0_error/|err| | None |"
           " CPU s |")
     print("|---|---|---|---|---|---|---|---|---|")
-    cov = measure_coverage(args.seeds, args.dims, args.problems, args.runs, root=ROOT,
-                           say=lambda line: print(line, flush=True))
+    cov = {"rows": []}
+    if args.coverage:
+        cov = measure_coverage(args.seeds, args.dims, args.problems, args.runs, root=ROOT,
+                               say=lambda line: print(line, flush=True))
     for key, (n, h1, h2) in coverage_totals(cov["rows"]).items():
         print(f"all, {key}: {n} estimates, {100 * h1 / max(n, 1):.1f} % within 1x, {100 * h2 / max(n, 1):.1f} %"
               " within 2x")
@@ -49,9 +52,12 @@ def main(argv=None):
             exact = exact_u0(spec, 2)
             for seed in range(args.tol_seeds):
                 s = srmdp.solve(spec, d=2, tol=args.tol_value, budget_s=120, seed=seed, threads=1, progress=False)
+                ok = abs(s.result["u0"] - exact) <= args.tol_value
+                print(f"  {name} seed {seed}: tol met {s.tol_met}, N {s.case.steps} #C {s.case.cells} M"
+                      f" {s.case.paths}, error {abs(s.result['u0'] - exact):.3g}, u0_error {s.u0_error}", flush=True)
                 if s.tol_met:
                     met += 1
-                    within += abs(s.result["u0"] - exact) <= args.tol_value
+                    within += ok
         cov["tol"] = {"tol": args.tol_value, "d": 2, "solves": args.tol_seeds * len(args.problems), "met": met,
                       "within": within}
         print(f"tol {args.tol_value:g}, d = 2: {met} of {args.tol_seeds * len(args.problems)} tol met, {within} of"
