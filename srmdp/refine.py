@@ -2,7 +2,7 @@
 
 **The ladder** (:func:`ladder`): the rule levels N = N0/2, N0, 2 N0, 4 N0, ... (N0 = T/dt, default 5; #C and
 M by the paper's rules at each N, or scaled from the given ones, :class:`srmdp.solving.SolveRequest`), and
-between two rule levels one parameter at a time -- dt first, then #C, then M -- so that a step costs a few
+between two rule levels one parameter at a time -- M first, then dt, then #C -- so that a step costs a few
 times the previous one (x4-x8 at d = 4; the rules' own step is their product, x150 at d = 8), which a
 budget can use.  Every level's memory is checked before the climb; the ladder ends at the first that does
 not fit.  Where the rules do not grow #C and M with N (LP1 at d >= 11: #C = 2, M = 2000 at every N) the
@@ -11,8 +11,9 @@ error model does not hold and ``tol`` is refused, with the reason.
 **Estimates.** A level's ``u0_error`` is :func:`srmdp.error_estimate.total_error` against the latest completed
 level strictly coarser in N, #C and M (an intermediate level may have none).  **tol met** needs the
 estimate <= tol at two consecutive estimated levels: one noisy difference (two coarse levels agreeing by
-chance) does not end the climb.  **The answer** is the finest level that completed without divergence
-(with its own estimate, or None and the reason).
+chance) does not end the climb.  **The answer** is the finest level that completed without divergence and
+has an estimate (else the finest completed level, u0_error None with the reason): an intermediate level
+without a strictly coarser level below it is not preferred to an estimated one.
 
 **The budget** holds in every branch: before a level starts, its time is predicted from its work (path
 steps x runs) and the best measured rate (path steps per second) of the levels so far, diverged ones
@@ -41,6 +42,9 @@ DEFAULT_BUDGET_S = 900.0
 JUMP = 100.0  # an exploded level: s.e. > JUMP x the level below's, u0 off by > JUMP x that s.e.
 RULE_LEVELS = 12
 CONSECUTIVE = 2  # estimates <= tol needed in a row for "tol met"
+# between two rule levels, one parameter at a time: M first (more paths never hurts: with #C or N raised first,
+# hjb_lq d = 8 had a level N = 5, #C 3, M 36, N nb / M > 1, that gave u0 = -4.95 for 1.90), then dt, then #C
+ORDER = ("paths", "dt", "cells")
 
 
 def ladder(req):
@@ -56,7 +60,7 @@ def ladder(req):
         steps_between = []
         if prev is not None:
             mid = prev
-            for name in ("dt", "cells", "paths"):
+            for name in ORDER:
                 nxt = replace(mid, **{name: getattr(case, name)})
                 if nxt != mid and nxt != case:
                     steps_between.append((nxt, rules, name))
@@ -183,7 +187,9 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
                                          " in N, #C and M"}
             done.append((case, row, sol))
             prev = state.get("answer")
-            if prev is None or case.path_steps >= prev[0].case.path_steps:  # the finest completed level
+            # the answer: the finest completed level with an estimate (else the finest completed level)
+            rank = (row["u0_error"] is not None, case.path_steps)
+            if prev is None or rank >= (prev[1]["u0_error"] is not None, prev[0].case.path_steps):
                 state["answer"] = (sol, row)
         rows.append(row)
         say(_line(row, time.perf_counter() - t_start, budget))
