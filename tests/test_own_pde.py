@@ -333,14 +333,13 @@ def test_a_ladder_ended_by_memory(monkeypatch):
 
 
 def test_a_ladder_ended_by_the_budget(monkeypatch):
-    """Each fake level takes 0.05 s but counts its work at the measured rate: the next levels' predicted time
-    exceeds the budget and they are not started; the solve returns within the budget (+ one level)."""
-    import time
-
-    t0 = time.perf_counter()
+    """Each fake level reports 0.05 s for its work: the rate predicts the next levels (each a few times the work of
+    the one before), and the first whose prediction overruns the budget is not started (no timed assertion:
+    the stop reason and the predicted level are checked)."""
     sol, _ = _refine(monkeypatch, _Fake(_exact_like, seconds=0.05), tol=1e-9, budget_s=0.5)
-    assert sol.result["tol_met"] is False and sol.result["refinement_stop"].startswith("budget")
-    assert time.perf_counter() - t0 < 1.15 * 0.5 + 0.5
+    stop = sol.result["refinement_stop"]
+    assert sol.result["tol_met"] is False and stop.startswith("budget: level N =") and "would take about" in stop
+    assert len(sol.result["refinement"]) < 19  # the ladder had more levels than were run
 
 
 @pytest.mark.slow
