@@ -16,45 +16,17 @@ from pathlib import Path
 
 import numpy as np
 
-from .bases import BASES
-from .cases import truncation_for_json
-from .cli_options import add_device_options, add_reading_options
 from .exceptions import ConfigError
+from .options import SolveOptions, add_cli_arguments
 
 
 def add_parsers(sub, number):
     s = sub.add_parser("solve", help="solve a problem and save the solution (.npz) for `srmdp eval` / srmdp.load")
     s.add_argument("--problem", default="gobet2016",
                    help="a registered problem (default gobet2016, the paper's) or path/to/file.py[:NAME]")
-    s.add_argument("--d", type=int, required=True, help="dimension d")
-    s.add_argument("--dt", type=number, help="time step (default T/5, dividing the problem's maturity T)")
-    s.add_argument("--basis", choices=list(BASES), default="LP1", help="local basis (default LP1)")
-    s.add_argument("--cells", type=int, help="#C, cells per axis (default: the paper's formula, srmdp.rules)")
-    s.add_argument("--paths", type=int, help="M, paths per stratum (default: the paper's formula, srmdp.rules)")
-    s.add_argument("--runs", type=int, help="independent runs (default 1, 4 with --tol; >= 2 for error bars)")
-    s.add_argument("--keep", choices=["all", "last"], default="all",
-                   help="coefficients kept: of every run (default; evaluations are their mean) or of the last")
-    s.add_argument("--test-points", type=int, default=1000,
-                   help="test points per run and time step for the error indicators (exact solutions only)")
-    s.add_argument("--seed", type=int, default=0)
-    add_reading_options(s, number)
-    s.add_argument("--half-width", type=number,
-                   help="L of the strata box [-L, L]^d (default: the problem's BOX_HALF_WIDTH, else 6.5; with --strata"
-                        " adapted: standard deviations of X_t, default 3)")
-    s.add_argument("--strata", choices=["box", "adapted"], default="box",
-                   help="box: the paper's [-L, L]^d at every step (default); adapted: at each step a box centred on the"
-                        " law of X_t, L standard deviations wide (beyond the paper, srmdp.adapt)")
-    s.add_argument("--tol", type=number, help="refine (dt, #C, M by the paper's rules) until the estimated error of"
-                   " u0 is <= TOL (absolute, units of u); runs default to 4")
-    s.add_argument("--budget", type=number, help="seconds for --tol (default 900)")
-    s.add_argument("--no-error", dest="error", action="store_false",
-                   help="skip the estimate of u0's total error (one solve a refinement level below, ~1/8 of the cost)")
-    s.add_argument("--no-guard", dest="guard", action="store_false",
-                   help="return a run whose estimators grow by >x30 in a step or >x1000 in all (srmdp.estimate)")
-    s.add_argument("--z-cv", action=argparse.BooleanOptionalAction, default=None,
-                   help="control variate in the Z regression (beyond the paper; default: on for problems other"
-                        " than the paper's, srmdp.cases.Z_CV_DEFAULT_FOR_USER_PROBLEMS)")
-    add_device_options(s)
+    add_cli_arguments(s, number)  # one argument per field of srmdp.options.SolveOptions
+    s.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="progress bar (default: on a terminal)")
     s.add_argument("--out", required=True, help="solution file (.npz, written atomically)")
 
     e = sub.add_parser("eval", help="evaluate a saved solution: y and z at time step i at given points")
@@ -126,20 +98,14 @@ def main(args):
     from .results import check_writable
 
     if args.command == "solve":
-        from .solution import solve
         from .solver import NumericalError, summary_line
+        from .solving import solve
 
         if not str(args.out).endswith(".npz"):
             raise ConfigError(f"invalid out={args.out!r}: a solution file name ends with .npz")
         check_writable(args.out)
         try:
-            sol = solve(args.problem, d=args.d, dt=args.dt, basis=args.basis, cells=args.cells, paths=args.paths,
-                        outside=args.outside, trunc_y=truncation_for_json(args.trunc_y),
-                        trunc_z=truncation_for_json(args.trunc_z), half_width=args.half_width,
-                        precision=args.precision, arithmetic=args.arithmetic,
-                        device=args.device, seed=args.seed, runs=args.runs, z_cv=args.z_cv, threads=args.threads,
-                        test_points=args.test_points, keep=args.keep, progress=args.progress, strata=args.strata,
-                        tol=args.tol, budget_s=args.budget, error=args.error, guard=args.guard,
+            sol = solve(args.problem, options=SolveOptions.from_args(args), progress=args.progress,
                         report=lambda line: print(f"srmdp: {line}", file=sys.stderr, flush=True))
         except NumericalError as exc:
             print(f"srmdp: numerical error: {exc}; no solution written", file=sys.stderr)
@@ -156,12 +122,14 @@ def main(args):
         if sol.u0_error is not None:
             tol = "" if sol.tol_met is None else ", tol met" if sol.tol_met else ", tol NOT met"
             print(f"estimated total error of u0: {sol.u0_error:.2g} (u0 = {sol.result['u0']:.6g}; bias included,"
-                  f" srmdp.estimate){tol}")
+                  f" srmdp.error_estimate){tol}")
+        elif sol.u0_error_reason:
+            print(f"estimated total error of u0: not given ({sol.u0_error_reason})")
         print(f"srmdp: solution saved to {args.out} (srmdp eval {args.out} --step 0 --points pts.csv)")
         return 0
 
     # eval: every check (file, step, points, output) before the kernels are built
-    from .solution import load
+    from .solution_file import load
     from .solver import check_threads
 
     check_threads(args.threads)

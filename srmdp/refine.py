@@ -1,119 +1,226 @@
 """Refinement to a tolerance: ``srmdp.solve(problem, d=..., tol=..., budget_s=...)``, ``srmdp solve --tol --budget``.
 
-The ladder: N = N0/2 (only for the first estimate), N0, 2 N0, 4 N0, ... time steps (N0 = T/dt, default 5),
-#C and M by the paper's rules at each N (or scaled from the given ones, :class:`srmdp.solution.Plan`).
-Each level's ``u0_error`` is :func:`srmdp.estimate.total_error` against the level below (r = 2, or N0/(N0//2)).
-Before the climb, every level's memory is checked (the ladder ends at the first that does not fit); before
-each level, its time is predicted from the previous level's measured rate (path steps per second) and the
-level is not started if it would overrun ``budget_s``.  The climb stops at the first level whose estimate
-is <= tol (``tol_met`` True).  Otherwise it ends with ``tol_met`` False and says why (budget, memory, or the
-divergence of a level); the answer returned is then the level with the smallest estimate.  A level that
-diverged (:class:`srmdp.estimate.DivergenceError`), or whose u0 and standard error jump by orders of
-magnitude against the level below (u0 off by > 100 s.e. and s.e. x100), is recorded and never returned.
+**The ladder** (:func:`ladder`): the rule levels N = N0/2, N0, 2 N0, 4 N0, ... (N0 = T/dt, default 5; #C and
+M by the paper's rules at each N, or scaled from the given ones, :class:`srmdp.solving.SolveRequest`), and
+between two rule levels one parameter at a time -- M first, then dt, then #C -- so that a step costs a few
+times the previous one (x4-x8 at d = 4; the rules' own step is their product, x150 at d = 8), which a
+budget can use.  Every level's memory is checked before the climb; the ladder ends at the first that does
+not fit.  Where the rules do not grow #C and M with N (LP1 at d >= 11: #C = 2, M = 2000 at every N) the
+error model does not hold and ``tol`` is refused, with the reason.
+
+**Estimates.** A level's ``u0_error`` is :func:`srmdp.error_estimate.total_error` against the latest completed
+level strictly coarser in N, #C and M (an intermediate level may have none).  **tol met** needs the
+estimate <= tol at two consecutive estimated levels: one noisy difference (two coarse levels agreeing by
+chance) does not end the climb.  **The answer** is the finest level that completed without divergence and
+has an estimate (else the finest completed level, u0_error None with the reason): an intermediate level
+without a strictly coarser level below it is not preferred to an estimated one.
+
+**The budget** holds in every branch: before a level starts, its time is predicted from its work (path
+steps x runs) and the best measured rate (path steps per second) of the levels so far, diverged ones
+included (their runs up to the divergence); a level that would overrun ``budget_s`` is not started, and a
+level that cannot be predicted yet (nothing measured) is not started past half the budget.
+
+**Divergence** (:class:`srmdp.divergence.DivergenceError`) is not answered by climbing on.  The remedies are
+applied in this order, each restarting the ladder from its bottom with the change recorded in the solution
+(``result["remedies"]``): (1) adapted strata (:mod:`srmdp.adapt`) where the strata were the box; (2)
+truncation bounds from the data (:func:`srmdp.divergence.data_bounds`: 2x the range of g and of
+sigma^T grad g at the strata) where none were given.  When both were applied (or given), the climb stops
+and says what to set.  A level whose u0 and s.e. jump by orders of magnitude against the level below
+(u0 off by > 100 s.e. and s.e. x100) is recorded as exploded and never returned.
 """
 
 from __future__ import annotations
 
 import math
 import time
+from dataclasses import replace
 
 from .exceptions import ConfigError
 from .rng import STEP_BITS
 
 DEFAULT_BUDGET_S = 900.0
-JUMP = 100.0  # an exploded level: s.e. > JUMP x the level below's, u0 off by > JUMP x that s.e.
+# an exploded level: s.e. > EXPLODED_FACTOR x the level below's, u0 off by > EXPLODED_FACTOR x that s.e.
+EXPLODED_FACTOR = 100.0
+RULE_LEVELS = 12
+CONSECUTIVE = 2  # estimates <= tol needed in a row for "tol met"
+# between two rule levels, one parameter at a time: M first (more paths never hurts: with #C or N raised first,
+# hjb_lq d = 8 had a level N = 5, #C 3, M 36, N nb / M > 1, that gave u0 = -4.95 for 1.90), then dt, then #C
+ORDER = ("paths", "dt", "cells")
 
 
-def _positive(v, name, unit):
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
-        raise ConfigError(f"invalid {name}={v!r}: must be a finite number > 0 ({unit})")
-    return float(v)
-
-
-def ladder(plan):
-    """The levels' (case, rules), checked for memory first: [N0/2,] N0, 2 N0, ... up to the first that does not fit.
-    Returns (levels, why the ladder ends)."""
-    steps = ([plan.steps // 2] if plan.steps >= 2 else []) + [plan.steps * 2**k for k in range(12)]
+def ladder(req):
+    """The levels' (case, rules, kind) with kind "rule" or "dt"/"cells"/"paths" (one parameter refined),
+    checked for memory first, up to the first that does not fit.  Returns (levels, why the ladder ends)."""
+    steps = ([req.steps // 2] if req.steps >= 2 else []) + [req.steps * 2**k for k in range(RULE_LEVELS)]
     levels = []
+    prev = None
     for n in steps:
         if n >= 2**STEP_BITS:
             return levels, f"N = {n} exceeds the RNG counter's step field"
-        try:
-            case, rules = plan.case_at(n)
-            plan.check(case)
-        except ConfigError as exc:
-            if not levels:
-                raise
-            return levels, f"the next level N = {n} is refused: {exc}"
-        levels.append((case, rules))
+        case, rules = req.case_at(n)
+        steps_between = []
+        if prev is not None:
+            mid = prev
+            for name in ORDER:
+                nxt = replace(mid, **{name: getattr(case, name)})
+                if nxt != mid and nxt != case:
+                    steps_between.append((nxt, rules, name))
+                    mid = nxt
+        for c, r, kind in steps_between + [(case, rules, "rule")]:
+            try:
+                req.check(c)
+            except ConfigError as exc:
+                if not levels:
+                    raise
+                return levels, (f"memory: the next level (N = {c.steps}, #C = {c.cells}, M = {c.paths}) is"
+                                f" refused: {exc}")
+            levels.append((c, r, kind))
+        prev = case
     return levels, "the ladder's last level"
 
 
-def refine(plan, tol, budget_s=None, report=None):
-    """Climb the ladder until u0_error <= tol (module docstring); returns the best :class:`Solution`."""
-    from .estimate import DivergenceError, total_error
+def check_rules_grow(req):
+    """Refuse tol where the rules keep #C and M constant in N (the error model needs them to grow)."""
+    if req.cells is not None and req.paths is not None:
+        return
+    a, b = req.case_at(req.steps)[0], req.case_at(req.steps * 4)[0]
+    fixed = [n for n, given in (("#C", req.cells), ("M", req.paths))
+             if given is None and getattr(a, "cells" if n == "#C" else "paths")
+             >= getattr(b, "cells" if n == "#C" else "paths")]
+    if fixed:
+        raise ConfigError(f"invalid tol at basis {req.basis}, d = {req.d}: the paper's rules keep {' and '.join(fixed)}"
+                          f" constant in N here (#C = {a.cells}, M = {a.paths} at every N), so refining N alone"
+                          " leaves their bias and the error estimate does not hold; give cells= and paths= (they"
+                          " are then scaled with N) or solve without tol")
 
-    tol = _positive(tol, "tol", "absolute, in the units of u")
-    budget = DEFAULT_BUDGET_S if budget_s is None else _positive(budget_s, "budget_s", "seconds")
+
+def refine(req, tol, budget_s=None, report=None):
+    """Climb the ladder until two consecutive estimates are <= tol (module docstring); returns the finest answer."""
+    from .divergence import data_bounds
+
+    budget = DEFAULT_BUDGET_S if budget_s is None else float(budget_s)
+    if req.runs < 2:
+        raise ConfigError(f"invalid runs={req.runs} with tol: a refinement needs >= 2 runs per level")
+    check_rules_grow(req)
     say = report or (lambda line: None)
-    levels, end = ladder(plan)
     t_start = time.perf_counter()
-    rows, best, last_ok, below, rate = [], None, None, None, None
-    why = end
-    say(f"refining to tol = {tol:g} within {budget:g} s: up to {len(levels)} levels, {plan.runs} runs each")
-    for k, (case, rules) in enumerate(levels):
-        elapsed = time.perf_counter() - t_start
-        work = case.path_steps * plan.runs
-        if rate is not None and elapsed + work / rate > budget:
-            why = (f"budget: level N = {case.steps} (#C = {case.cells}, M = {case.paths}) would take about"
-                   f" {work / rate:.0f} s, {budget - elapsed:.0f} s of {budget:g} s are left")
+    state = {"rate": None, "rows": [], "why": None}
+    while True:
+        levels, end = ladder(req)
+        say(f"refining to tol = {tol:g} within {budget:g} s: up to {len(levels)} levels, {req.runs} runs each"
+            + (f" (remedies: {', '.join(req.remedies)})" if req.remedies else ""))
+        out = _climb(req, levels, end, tol, budget, t_start, state, say)
+        if out != "diverged":
             break
+        # a divergence: the next remedy, or stop (module docstring)
+        case = state["diverged_case"]
+        if not req.adapted:
+            req = req.with_remedy("adapted strata", strata="adapted")
+            continue
+        if math.isinf(case.trunc_y) and math.isinf(case.trunc_z):
+            bounds = data_bounds(case, req.problem)
+            if bounds is not None:
+                req = req.with_remedy(f"truncation from the data: trunc_y = {bounds[0]:.3g}, trunc_z ="
+                                      f" {bounds[1]:.3g}", trunc_y=bounds[0], trunc_z=bounds[1])
+                continue
+        state["why"] = (f"divergence at N = {case.steps}, #C = {case.cells}, M = {case.paths} after the remedies"
+                        f" ({', '.join(req.remedies) or 'none left'}); set trunc_y and trunc_z to the solution's known"
+                        " bounds (|u| and |sigma^T grad u|), or more paths (paths=)")
+        break
+    return _answer(state, tol, budget, say)
+
+
+def _climb(req, levels, end, tol, budget, t_start, state, say):
+    """Run the levels; returns "diverged" (state["diverged_case"] set) or None (stopped, state["why"] set)."""
+    from .divergence import DivergenceError
+    from .error_estimate import coarser, total_error
+
+    rows = state["rows"]
+    done = []  # (case, row, solution) of this ladder's completed levels
+    met = 0
+    state["why"] = end
+    for case, rules, kind in levels:
+        elapsed = time.perf_counter() - t_start
+        work = case.path_steps * req.runs
+        rate = state["rate"]
+        if rate is not None and elapsed + work / rate > budget:
+            state["why"] = (f"budget: level N = {case.steps} (#C = {case.cells}, M = {case.paths}) would take about"
+                            f" {work / rate:.0f} s, {budget - elapsed:.0f} s of {budget:g} s are left")
+            return None
+        if rate is None and elapsed > budget / 2:
+            state["why"] = (f"budget: level N = {case.steps} cannot be predicted (no level measured yet) and half of"
+                            f" {budget:g} s is spent")
+            return None
         t0 = time.perf_counter()
-        row = {"level": k, "steps": case.steps, "dt": case.dt, "cells": case.cells, "paths": case.paths,
-               "runs": plan.runs, "u0": None, "u0_se": None, "u0_error": None, "seconds": None, "status": "ok"}
+        row = {"level": len(rows), "kind": kind, "steps": case.steps, "dt": case.dt, "cells": case.cells,
+               "paths": case.paths, "runs": req.runs, "u0": None, "u0_se": None, "u0_error": None, "seconds": None,
+               "status": "ok", "remedies": list(req.remedies)}
         try:
-            sol = plan.run(case, rules)
+            sol = req.run(case, rules)
         except DivergenceError as exc:
-            row.update(status="diverged", seconds=time.perf_counter() - t0, message=str(exc))
+            secs = time.perf_counter() - t0
+            runs_done = getattr(exc, "runs_done", 1) or 1
+            state["rate"] = max(rate or 0.0, case.path_steps * runs_done / max(secs, 1e-9))
+            row.update(status="diverged", seconds=secs, message=str(exc))
             rows.append(row)
             say(_line(row, time.perf_counter() - t_start, budget))
-            continue
+            state["diverged_case"] = case
+            return "diverged"
         res = sol.result
         u, se = res["u0"], res["u0_se"]
-        compute = (res["seconds_per_run"] + res["error_seconds_per_run"]) * plan.runs  # without compilation
-        rate = work / max(compute, 1e-9)
+        compute = (res["seconds_per_run"] + res["error_seconds_per_run"]) * req.runs  # without compilation
+        state["rate"] = max(rate or 0.0, work / max(compute, 1e-9))
         row.update(u0=u, u0_se=se, seconds=time.perf_counter() - t0)
+        below = done[-1][1] if done else None
         if below is not None and _jumped(below, row):
             row["status"] = "exploded"
-        elif below is not None:
-            err, bias = total_error(u, se, below["u0"], case.steps / below["steps"])
-            row.update(u0_error=err, bias=bias)
-            res["error_estimate"] = {"u0_error": err, "bias": bias, "coarse_u0": below["u0"],
-                                     "coarse_u0_se": below["u0_se"], "coarse_steps": below["steps"]}
-            if best is None or err <= best[1]["u0_error"]:
-                best = (sol, row)
+        else:
+            for c_low, r_low, _ in reversed(done):  # the latest level strictly coarser in N, #C and M
+                rho, _why = coarser(case, c_low)
+                if rho:
+                    err, bias = total_error(u, se, r_low["u0"], r_low["u0_se"], rho)
+                    row.update(u0_error=err, bias=bias, against=r_low["level"])
+                    res["error_estimate"] = {"u0_error": err, "bias": bias, "rho": rho, "coarse_u0": r_low["u0"],
+                                             "coarse_u0_se": r_low["u0_se"], "coarse_case": c_low.as_dict()}
+                    break
+            else:
+                res["error_estimate"] = {"u0_error": None, "reason": "no completed level below it is strictly coarser"
+                                         " in N, #C and M"}
+            done.append((case, row, sol))
+            prev = state.get("answer")
+            # the answer: the finest completed level with an estimate (else the finest completed level)
+            rank = (row["u0_error"] is not None, case.path_steps)
+            if prev is None or rank >= (prev[1]["u0_error"] is not None, prev[0].case.path_steps):
+                state["answer"] = (sol, row)
         rows.append(row)
         say(_line(row, time.perf_counter() - t_start, budget))
-        if row["status"] == "ok":
-            below = last_ok = row
-            last_sol = sol
-        if row["u0_error"] is not None and row["u0_error"] <= tol:
-            break
-    if best is None:
-        if last_ok is None:
-            raise DivergenceError(f"no level of the refinement gave an answer: {rows[-1].get('message', why)}")
-        best = (last_sol, last_ok)
-    sol, row = best
-    met = row["u0_error"] is not None and row["u0_error"] <= tol
-    why = None if met else why
+        if row["u0_error"] is not None:
+            met = met + 1 if row["u0_error"] <= tol else 0
+            if met >= CONSECUTIVE:
+                state["met"] = True
+                return None
+    return None
+
+
+def _answer(state, tol, budget, say):
+    from .divergence import DivergenceError
+
+    rows = state["rows"]
+    if "answer" not in state:
+        last = rows[-1] if rows else {}
+        raise DivergenceError(f"no level of the refinement gave an answer ({state['why']}):"
+                              f" {last.get('message', '')}")
+    sol, row = state["answer"]
+    met = bool(state.get("met"))
+    why = None if met else state["why"]
     sol.result.update(tol=tol, budget_s=budget, tol_met=met, refinement=rows, refinement_stop=why,
                       chosen_level=row["level"])
     if met:
-        say(f"tol met: u0 = {row['u0']:.6g} ± {_fmt(row['u0_se'])} (estimated error {row['u0_error']:.2g} <= {tol:g})"
-            f" at N = {row['steps']}, #C = {row['cells']}, M = {row['paths']}")
+        say(f"tol met: u0 = {row['u0']:.6g} ± {_fmt(row['u0_se'])} (estimated error {row['u0_error']:.2g} <= {tol:g}"
+            f" at {CONSECUTIVE} consecutive levels) at N = {row['steps']}, #C = {row['cells']}, M = {row['paths']}")
     else:
         est = "not estimated" if row["u0_error"] is None else f"{row['u0_error']:.2g}"
-        say(f"tol = {tol:g} NOT met ({why}); best estimate u0 = {row['u0']:.6g} ± {_fmt(row['u0_se'])}, estimated"
+        say(f"tol = {tol:g} NOT met ({why}); finest answer u0 = {row['u0']:.6g} ± {_fmt(row['u0_se'])}, estimated"
             f" error {est}, at N = {row['steps']}, #C = {row['cells']}, M = {row['paths']}")
     return sol
 
@@ -122,7 +229,7 @@ def _jumped(below, row):
     s0, s1 = below["u0_se"], row["u0_se"]
     if s0 is None or s1 is None or s0 <= 0:
         return False
-    return s1 > JUMP * s0 and abs(row["u0"] - below["u0"]) > JUMP * s0
+    return s1 > EXPLODED_FACTOR * s0 and abs(row["u0"] - below["u0"]) > EXPLODED_FACTOR * s0
 
 
 def _fmt(v):

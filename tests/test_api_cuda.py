@@ -40,7 +40,7 @@ def test_solve_on_gpu_and_gpu_evaluate_match_cpu():
     from numba import cuda
 
     from srmdp.cuda import CudaBackend
-    from srmdp.solution import solve
+    from srmdp.solving import solve
 
     kw = dict(d=2, dt=0.5, basis="LP1", cells=2, paths=6, runs=2, seed=4, test_points=8, progress=False)
     cpu = solve("gobet2016", device="cpu", threads=1, **kw)
@@ -64,7 +64,7 @@ def test_solve_on_gpu_and_gpu_evaluate_match_cpu():
 def test_adapted_strata_on_gpu_match_cpu():
     """Strata where the paths are (srmdp.adapt) are a change of the problem's coordinates: the GPU kernels run
     the same generated problem (its tables as global constant arrays) and agree with the CPU."""
-    from srmdp.solution import solve
+    from srmdp.solving import solve
 
     kw = dict(d=2, dt=0.5, basis="LP1", cells=2, paths=6, runs=2, seed=4, test_points=8, progress=False,
               strata="adapted", error=False)

@@ -3,6 +3,8 @@ table rendered again from the committed summaries (no compute)."""
 
 from pathlib import Path
 
+import pytest
+
 from srmdp.paper.beyond import BeyondPlan, SuiteCase, published_rows, render_table
 from srmdp.paper.plan import Plan, load_configs
 
@@ -40,8 +42,27 @@ def test_job_arguments():
 def test_committed_table_renders_again_from_committed_summaries(tmp_path, monkeypatch):
     monkeypatch.chdir(ROOT)  # sources are written relative to the repository, as the workflow runs
     p = plan("config/config.yaml")
-    missing = [f for f in p.summaries() + p.reference_files() if not Path(f).is_file()]
+    missing = [f for f in p.summaries() + p.reference_files() + p.solve_files() + p.coverage_files()
+               if not Path(f).is_file()]
     assert not missing, f"committed summaries missing from this checkout: {missing}"
     out = tmp_path / "beyond.tex"
-    render_table(p, p.summaries(), p.reference_files(), ROOT / "workflow" / "templates", out)
+    render_table(p, p.summaries(), p.reference_files(), ROOT / "workflow" / "templates", out, solves=p.solve_files(),
+                 coverage=p.coverage_files())
     assert out.read_text() == (ROOT / "tables" / "beyond.tex").read_text()
+
+
+def test_suite_solves_and_coverage_jobs():
+    """Issue 23: per problem and d = 4, 8 the paper's rules, adapted strata and a tol run; the coverage rule."""
+    from srmdp.paper.beyond_solve import SuiteSolve
+
+    p = plan("config/config.yaml")
+    modes = {(s.problem, s.d): set() for s in p.solves}
+    for s in p.solves:
+        modes[(s.problem, s.d)].add(s.mode)
+    assert {d for _, d in modes} == {4, 8} and all(m == {"rules", "adapted", "tol"} for m in modes.values())
+    s = SuiteSolve("hjb_lq", 8, "tol", 0.05, 60)
+    assert s.key == "hjb_lq_d8_tol_tol0.05_b60"
+    assert s.cli() == "--problem hjb_lq --d 8 --mode tol --runs 4 --tol 0.05 --budget 60"
+    assert p.coverage_args() == "--seeds 20 --dims 2 4"
+    with pytest.raises(ValueError, match="mode tol needs tol"):
+        SuiteSolve("hjb_lq", 8, "tol")

@@ -10,7 +10,8 @@ from conftest import cuda_usable
 from numba import njit
 
 from srmdp.build import kernels, single_precision_source
-from srmdp.cases import Case, paper_case
+from srmdp.cases import Case
+from srmdp.paper.rows import paper_case
 from srmdp.problems import load_problem
 
 

@@ -33,6 +33,7 @@ from ..memory import required_bytes
 from ..problems import load_problem
 from ..results import check_writable, read_json, write_json_atomic
 from . import REPOSITORY
+from .beyond_solve import SuiteSolve, coverage_totals, measure_coverage, run_solve, solves_from, write_json
 from .cost import estimate_seconds
 from .index import hardware_label
 from .latex import jinja_env, tex_escape, write_text
@@ -117,6 +118,10 @@ class BeyondPlan:
         # and at the published values' dimension (d = 100) where our reference costs nothing (exact, quadrature)
         refs |= {(r["problem"], r["d"]) for r in published_rows()
                  if r["problem"] in problems and r["same_x0"] == "yes" and closed_form_reference(r["problem"])}
+        self.solves = solves_from(cfg)  # issue 23: the suite through srmdp.solve (srmdp.paper.beyond_solve)
+        self.solve_by_key = {x.key: x for x in self.solves}
+        self.coverage = cfg.get("coverage")  # {seeds, dims} of the coverage of u0_error, or None
+        refs |= {(x.problem, x.d) for x in self.solves}
         self.references = sorted(refs)
 
     # --- files
@@ -134,6 +139,25 @@ class BeyondPlan:
 
     def summaries(self):
         return [self.path(c.key) for c in self.cases]
+
+    def solve_path(self, key, published=True):
+        return f"{self.plan.published if published else self.plan.results}/beyond/solve/{key}.json"
+
+    def solve_files(self):
+        return [self.solve_path(x.key) for x in self.solves]
+
+    def coverage_path(self, published=True):
+        return f"{self.plan.published if published else self.plan.results}/beyond/coverage/coverage.json"
+
+    def coverage_files(self):
+        return [self.coverage_path()] if self.coverage else []
+
+    def solve_args(self, key) -> str:
+        return f"{self.solve_by_key[key].cli()} --seed {self.plan.seed}"
+
+    def coverage_args(self) -> str:
+        return (f"--seeds {int(self.coverage.get('seeds', 20))} --dims"
+                f" {' '.join(str(int(d)) for d in self.coverage.get('dims', [2, 4]))}")
 
     def reference_files(self):
         return [self.reference_path(f"{p}_d{d}") for p, d in self.references]
@@ -200,7 +224,8 @@ def _load(path):
     return read_json(path)
 
 
-def table_model(plan: BeyondPlan, summaries, references, published="config/beyond_published.csv") -> dict:
+def table_model(plan: BeyondPlan, summaries, references, published="config/beyond_published.csv", solves=None,
+                coverage=None) -> dict:
     """The table's rows (one per suite case) and the published values, each with its source files."""
 
     sums = {Path(p).stem: (p, _load(p)) for p in summaries}
@@ -245,9 +270,32 @@ def table_model(plan: BeyondPlan, summaries, references, published="config/beyon
                     "ours_method": None if ours is None else tex_escape(ours[1]["method"]),
                     "sources": [str(published)] + ([ours[0]] if ours else [])})
     marks = sorted(hardware.items(), key=lambda kv: kv[1])
-    return {"rows": rows, "published": pub, "preset": tex_escape(plan.plan.preset),
+    solve_rows = []
+    for path in solves or []:
+        r = _load(path)
+        ref = refs[f"{r['problem']}_d{r['d']}"][1]
+        c = r["case"]
+        solve_rows.append({"problem": tex_escape(r["problem"]), "d": r["d"], "mode": r["mode"],
+                           "tol": "" if r["tol"] is None else f"{r['tol']:g}", "strata": r["strata"],
+                           "N": c["steps"], "cells": c["cells"], "M": c["paths"], "runs": r["runs"], "u0": r["u0"],
+                           "u0_se": r["u0_se"], "err": abs(r["u0"] - ref["value"]), "u0_error": r["u0_error"],
+                           "tol_met": r["tol_met"], "cpu": r["cpu_seconds"], "solve": r["solve_seconds"],
+                           "sources": [path, refs[f"{r['problem']}_d{r['d']}"][0]]})
+    cov = None
+    if coverage:
+        data = _load(coverage[0])
+        cov = {"seeds": data["seeds"], "runs": data["runs"], "source": coverage[0],
+               "rows": [dict(r, problem=tex_escape(r["problem"]), cm=_cm(r)) for r in data["rows"]],
+               "totals": {k: {"n": v[0], "p1": 100 * v[1] / max(v[0], 1), "p2": 100 * v[2] / max(v[0], 1)}
+                          for k, v in coverage_totals(data["rows"]).items()}}
+    return {"rows": rows, "published": pub, "solves": solve_rows, "coverage": cov,
+            "preset": tex_escape(plan.plan.preset),
             "test_points": plan.plan.test_points, "seed": plan.plan.seed,
             "hardware": [{"mark": n, "label": tex_escape(h)} for h, n in marks]}
+
+
+def _cm(r) -> str:
+    return "rules" if r["cells"] is None else f"{r['cells']}, {r['paths']}"
 
 
 def fmt_u(x, se=None) -> str:
@@ -260,11 +308,13 @@ def fmt_u(x, se=None) -> str:
     return f"${x:.{digits}f}\\pm{se:.{digits}f}$"
 
 
-def render_table(plan: BeyondPlan, summaries, references, template_dir, out, published="config/beyond_published.csv"):
+def render_table(plan: BeyondPlan, summaries, references, template_dir, out, published="config/beyond_published.csv",
+                 solves=None, coverage=None):
 
     env = jinja_env(template_dir)
     env.filters["u"] = fmt_u
-    write_text(out, env.get_template("beyond.tex.j2").render(**table_model(plan, summaries, references, published)))
+    model = table_model(plan, summaries, references, published, solves, coverage)
+    write_text(out, env.get_template("beyond.tex.j2").render(**model))
 
 
 # --- command line (the workflow's reference jobs) -----------------------------------------------------
@@ -276,8 +326,43 @@ def main(argv=None):
     r.add_argument("--d", type=int, required=True)
     r.add_argument("--paths", type=int, default=DEFAULT_REFERENCE_PATHS)
     r.add_argument("--out", required=True)
+    v = sub.add_parser("solve", help="one suite solve through srmdp.solve (rules, adapted strata or tol)")
+    v.add_argument("--problem", required=True)
+    v.add_argument("--d", type=int, required=True)
+    v.add_argument("--mode", choices=["rules", "adapted", "tol"], required=True)
+    v.add_argument("--runs", type=int, default=4)
+    v.add_argument("--tol", type=float)
+    v.add_argument("--budget", type=float)
+    v.add_argument("--seed", type=int, default=0)
+    v.add_argument("--out", required=True)
+    c = sub.add_parser("coverage", help="coverage of u0_error over seeds (problems with an exact solution)")
+    c.add_argument("--seeds", type=int, default=20)
+    c.add_argument("--dims", type=int, nargs="+", default=[2, 4])
+    c.add_argument("--out", required=True)
     args = p.parse_args(argv)
+    if args.command == "solve":
+        return exit_status(lambda: _solve(args))
+    if args.command == "coverage":
+        return exit_status(lambda: _coverage(args))
     return exit_status(lambda: _reference(args))
+
+
+def _solve(args) -> int:
+    check_writable(args.out)
+    s = SuiteSolve(args.problem, args.d, args.mode, args.tol, args.budget, args.runs)
+    out = run_solve(s, args.seed)
+    write_json(args.out, out)
+    print(f"{s.key}: u0 = {out['u0']:.6g} +- {out['u0_se']:.2g}, u0_error {out['u0_error']}, {out['cpu_seconds']:.0f}"
+          " CPU s")
+    return 0
+
+
+def _coverage(args) -> int:
+    check_writable(args.out)
+    out = measure_coverage(args.seeds, tuple(args.dims), root=REPOSITORY)
+    out.pop("raw")
+    write_json(args.out, out)
+    return 0
 
 
 def _reference(args) -> int:

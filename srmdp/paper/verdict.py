@@ -8,9 +8,9 @@ from __future__ import annotations
 import math
 from collections import Counter
 
-from .rows import paper_case, paper_rows, paper_table_number, table_ids
 from .cost import CostModel, estimate_seconds, load_throughput
 from .latex import INDICATOR_TEX
+from .rows import paper_case, paper_rows, paper_table_number, table_ids
 
 HIGH_D = ("LP1d11", "LP1d12", "LP1d13", "LP1d14", "LP1d15_19")
 COST_RUNS = 10  # the runs a row not run would need for a verdict at 3 s.e. (t-limit 4.1 at 10 runs)

@@ -89,20 +89,29 @@ def _number(mod, where, key, default, check, allowed):
     return float(v)
 
 
-@cache
 def load_problem(spec: str = DEFAULT) -> Problem:
     """The problem named by ``spec`` (a registered name or ``file.py[:NAME]``), checked against the contract.
 
     Every violation is one ConfigError line naming the file and the function; compilation is
-    checked by :func:`srmdp.build.check_compiles` before anything runs.
+    checked by :func:`srmdp.build.check_compiles` before anything runs.  Loaded problems are cached per
+    process under (spec, the sha256 of the file's text): a file edited while the process runs (a
+    notebook, say) is loaded again at the next call.
     """
     if not isinstance(spec, str) or not spec:
         raise ConfigError(f"invalid problem={spec!r}: a registered name ({', '.join(REGISTRY)}) or path/to/file.py")
     from ..adapt import split_spec
 
     base, adapted_d = split_spec(spec)
-    if adapted_d is not None:
-        return _adapted(load_problem.__wrapped__(base), adapted_d)  # the base file as it is now
+    path, name = _locate(base)
+    try:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"invalid problem={spec!r}: cannot read {path}: {exc}") from None
+    return _load(spec, path, name, adapted_d, text)
+
+
+def _locate(spec: str):
+    """(path, name) of a registered name or ``file.py[:NAME]``; ConfigError otherwise."""
     path_part, name = spec.rsplit(":", 1) if ".py:" in spec else (spec, "")
     if path_part in REGISTRY:
         path, name = REGISTRY[path_part], name or path_part
@@ -114,8 +123,15 @@ def load_problem(spec: str = DEFAULT) -> Problem:
     else:
         raise ConfigError(f"invalid problem={spec!r}: allowed values are {', '.join(REGISTRY)}"
                           " or path/to/file.py[:NAME]")
+    return path, name
+
+
+@cache
+def _load(spec: str, path: Path, name: str, adapted_d, text: str) -> Problem:
+    """The problem of ``text`` (the file's content is part of the cache key, so an edited file is reloaded)."""
+    if adapted_d is not None:
+        return _adapted(_load(spec.rpartition("#")[0], path, name, None, text), adapted_d)
     where = f"file {path}"
-    text = path.read_text()
     mod_name = f"srmdp_user_problem_{hashlib.sha256(str(path).encode()).hexdigest()[:12]}"
     module = ModuleType(mod_name)
     module.__file__ = str(path)

@@ -17,4 +17,6 @@ run_logged(
     Path(snakemake.input.template).parent,
     snakemake.output[0],
     published=snakemake.input.published,
+    solves=list(snakemake.input.solves),
+    coverage=list(snakemake.input.coverage),
 )

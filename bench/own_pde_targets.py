@@ -1,0 +1,46 @@
+"""Issue 23's accuracy-per-second targets: ``srmdp.solve(file, d=..., tol=...)`` with defaults only, against the
+deep BSDE method's numbers on this machine (errors and seconds in the issue).
+
+    python bench/own_pde_targets.py [allen_cahn_d4 hjb_lq_d8 hjb_lq_d4]
+
+Per target: u0, |error| against the reference, u0_error, tol met, the CPU seconds of this process
+(time.process_time: compilation included; the machine is shared, so wall seconds are inflated) and the wall
+seconds, and the ladder.  Two threads (the issue's setting).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+# name: (problem, d, tol, reference u(0, x0), target |error|, target seconds)
+TARGETS = {
+    "allen_cahn_d4": (str(ROOT / "examples" / "allen_cahn.py"), 4, 0.001, 0.453315, 0.0010, 33),
+    "hjb_lq_d8": ("hjb_lq", 8, 0.035, 1.9018262280, 0.035, 45),
+    "hjb_lq_d4": ("hjb_lq", 4, 0.005, 1.1014483483, 0.005, 45),
+}
+
+
+def main(argv=None):
+    import srmdp
+
+    names = (argv if argv is not None else sys.argv[1:]) or list(TARGETS)
+    for name in names:
+        problem, d, tol, ref, target_err, target_s = TARGETS[name]
+        c0, w0 = time.process_time(), time.perf_counter()
+        lines = []
+        s = srmdp.solve(problem, d=d, tol=tol, budget_s=target_s, threads=2, progress=False, report=lines.append)
+        cpu, wall = time.process_time() - c0, time.perf_counter() - w0
+        err = abs(s.result["u0"] - ref)
+        print(f"{name}: tol {tol:g}, budget {target_s} s: u0 {s.result['u0']:.6f} error {err:.4f} (target"
+              f" {target_err:g}) u0_error {s.u0_error} tol met {s.tol_met}; CPU {cpu:.0f} s, wall {wall:.0f} s"
+              f" (target {target_s} s); N {s.case.steps} #C {s.case.cells} M {s.case.paths}", flush=True)
+        for line in lines:
+            print("    " + line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
