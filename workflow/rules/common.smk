@@ -8,6 +8,7 @@ from snakemake.utils import validate
 
 # The workflow and its jobs use the installed package (pip install -e .: this checkout's srmdp).
 from srmdp.paper.rows import table_ids
+
 # paper_code: the srmdp.paper modules a render job runs (its inputs: editing one renders again)
 from srmdp.paper.plan import Plan, paper_code
 
