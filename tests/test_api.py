@@ -97,6 +97,7 @@ def test_default_cells_and_paths_are_the_papers_formulas():
     assert paper_rule("LP2d", 4, 5).paths == 9 * 25
 
 
+@pytest.mark.slow  # compile-dominated (25-70 s in the fast suite on 2 cores): the slow suite
 def test_solve_reports_the_rules_it_used(sol):
     assert sol.case.dt == 0.2 and sol.case.cells == 3 and sol.case.paths == 20
     assert set(sol.rules) == {"dt"} and "T/5" in sol.rules["dt"]
@@ -230,6 +231,7 @@ def test_damaged_or_foreign_files_are_refused_in_one_line(saved, tmp_path):
         assert out == ""
 
 
+@pytest.mark.slow  # compile-dominated (25-70 s in the fast suite on 2 cores): the slow suite
 def test_a_changed_problem_file_is_refused(tmp_path, heat_file):
     s = solve(str(heat_file), d=1, cells=3, paths=10, progress=False, threads=1)
     assert s.u0().value == pytest.approx(math.exp(-0.5 / 32), abs=0.05)  # u = cos(x/4) e^{-(T-t)/32}

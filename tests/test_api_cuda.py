@@ -61,6 +61,7 @@ def test_solve_on_gpu_and_gpu_evaluate_match_cpu():
             _agree(z_gpu, z_cpu)
 
 
+@pytest.mark.slow  # compile-dominated (25-70 s in the fast suite on 2 cores): the slow suite
 def test_adapted_strata_on_gpu_match_cpu():
     """Strata where the paths are (srmdp.adapt) are a change of the problem's coordinates: the GPU kernels run
     the same generated problem (its tables as global constant arrays) and agree with the CPU."""

@@ -509,7 +509,9 @@ def test_tables_agreement_and_convergence_show_the_gpu_lines(tmp_path):
     for src, line in by_src.items():
         res = json.loads(Path(src).read_text())
         name = "paper-fit" if res["reading"]["outside"] == "zero" else "theory"
-        prec = "f32" if res["case"]["precision"] == "float32" else "f64"
+        storage = "f32" if res["case"]["precision"] == "float32" else "f64"
+        arithmetic = "f32" if res["reading"].get("arithmetic") == "float32" else "f64"  # absent: float64
+        prec = storage if storage == arithmetic else f"{storage} st./{arithmetic} ar."
         assert f", {prec} & {res['runs']}${{\\times}}${res['test_points']}" in line
         # the reading's name heads its first line; its other lines (another device or precision) follow it
         assert name in line or "&  & GPU" in line
@@ -681,6 +683,7 @@ def test_refresh_rewrites_only_chunks_it_reproduces_bit_for_bit(tmp_path):
     assert new["campaign"]["refreshed_utc"] and "rewritten with ey2, ez2" in lines[0]
 
 
+@pytest.mark.slow  # compile-dominated (25-70 s in the fast suite on 2 cores): the slow suite
 def test_refresh_refuses_a_device_it_lacks_before_any_compute(tmp_path, monkeypatch):
     from srmdp import gpu
 

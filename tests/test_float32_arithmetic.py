@@ -112,6 +112,7 @@ def test_float32_indicators_agree_with_float64_within_their_standard_errors(tabl
     assert abs(a["u0"] - b["u0"]) <= u_se
 
 
+@pytest.mark.slow  # compile-dominated (25-70 s in the fast suite on 2 cores): the slow suite
 @pytest.mark.skipif(not cuda_usable(), reason="needs NUMBA_ENABLE_CUDASIM=1 or a CUDA GPU")
 def test_float32_gpu_matches_cpu_within_the_rounding_bound():
     """float32 arithmetic on the CUDA path against the CPU's.  Not bit for bit under the simulator: its kernels run

@@ -27,6 +27,7 @@ def _gpu_bench():
     return gpu_bench
 
 
+@pytest.mark.slow  # compile-dominated (25-70 s in the fast suite on 2 cores): the slow suite
 def test_gpu_bench_both_modes_against_the_cpu(tmp_path, capsys):
     summary = tmp_path / "bench.jsonl"
     rc = _gpu_bench().main(["--cases", "LP0d4:0.05", "--set", "dt=0.5,cells=1,paths=5", "--precision", "float64",

@@ -218,6 +218,7 @@ def nan_case(problem):
     return dict(d=1, dt=0.5, basis="LP1", cells=3, paths=20, problem=problem)
 
 
+@pytest.mark.slow  # compile-dominated (25-70 s in the fast suite on 2 cores): the slow suite
 def test_nan_in_a_coefficient_names_time_step_and_stratum(nan_problem):
     # N = 2: the backward loop starts at i = 1, whose y regression integrates f(0.5, x_1, ...) dt over
     # x_1 ~ nu_k: NaN exactly in stratum k = 2, the upper cell [-6.5 + 2 h, inf) = [2.17, inf), h = 13/3

@@ -95,6 +95,7 @@ def qz_adapted():
     return srmdp.solve("quadratic_z", d=2, strata="adapted", runs=8, seed=3, threads=1, progress=False)
 
 
+@pytest.mark.slow  # compile-dominated (25-70 s in the fast suite on 2 cores): the slow suite
 def test_adapted_solution_evaluates_in_the_users_coordinates(qz_adapted, tmp_path):
     import srmdp
 
@@ -189,6 +190,7 @@ def steep_kwargs():
     return dict(d=4, runs=2, seed=0, threads=1, progress=False)
 
 
+@pytest.mark.slow  # compile-dominated (25-70 s in the fast suite on 2 cores): the slow suite
 def test_a_quadratic_driver_without_truncation_is_never_returned_exploded(steep_kwargs):
     """The steep quadratic (tests/data/steep_quadratic.py, |u| < 1 everywhere) at the defaults, no truncation:
     the estimators reach max |y_0| ~ 3e3 (guard off: shown below), so the solve stops with the step and the
@@ -203,6 +205,7 @@ def test_a_quadratic_driver_without_truncation_is_never_returned_exploded(steep_
     assert abs(ok.result["u0"]) < 1.0
 
 
+@pytest.mark.slow  # compile-dominated (25-70 s in the fast suite on 2 cores): the slow suite
 def test_quadratic_z_defaults_without_truncation_answer_within_their_estimate():
     """The suite's quadratic_z at the defaults (d = 4, N = 5, #C = 3, M = 125, no truncation): a finite u0 that
     is not exploded and whose estimated error covers the exact error (measured: u0 0.573 +- 0.009 with 4 runs,

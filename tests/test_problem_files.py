@@ -75,6 +75,7 @@ def test_maturity_and_box_come_from_the_problem(tmp_path):
         Case(d=1, dt=0.3, basis="LP1", cells=2, paths=4, problem=path)
 
 
+@pytest.mark.slow  # compile-dominated (25-70 s in the fast suite on 2 cores): the slow suite
 def test_without_exact_solution_u0_is_reported(tmp_path):
     """The heat equation u_t + Delta u / 2 = 0 with g = sum cos(x_l / 4): u(0, 0) = d e^{-T/32} exactly;
     u0 over 6 runs lies within 4 standard errors of it + 0.02 (the LP1 bias on cells of width 13/8: the

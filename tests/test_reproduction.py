@@ -52,6 +52,7 @@ def test_paper_rows_dt_02_under_the_paper_fit_reading(table):
         assert abs(res[key] - ref[key]) <= tol, f"{table} {key}: ours {res[key]:.3f} paper {ref[key]:.3f} tol {tol:.3f}"
 
 
+@pytest.mark.slow  # compile-dominated (25-70 s in the fast suite on 2 cores): the slow suite
 def test_theory_reading_is_distinguishable_on_lp0d4():
     """The comparison above has power: the theory reading misses the paper's MSE_Y,max on LP0d4."""
     ref = find_row("LP0d4", dt=0.2)
@@ -75,6 +76,7 @@ def test_convergence_in_cells_and_paths(outside):
         assert fine[key] < coarse[key] - 0.3 - 3 * se, (key, coarse[key], fine[key])
 
 
+@pytest.mark.slow  # compile-dominated (25-70 s in the fast suite on 2 cores): the slow suite
 def test_lp1_beats_lp0_on_y_at_equal_cells():
     """§5: the affine basis approximates y much better than LP0 on the same strata."""
     common = dict(d=2, dt=0.2, cells=6, paths=150)

@@ -42,6 +42,7 @@ def reference(name, d):
     return m.u_reference(m.X0, d)
 
 
+@pytest.mark.slow  # compile-dominated (25-70 s in the fast suite on 2 cores): the slow suite
 @pytest.mark.parametrize("name", list(BIAS))
 def test_suite_problem_small(name):
     prob = load_problem(name)

@@ -29,6 +29,7 @@ def toy(monkeypatch):
     return "TOY"
 
 
+@pytest.mark.slow  # compile-dominated (25-70 s in the fast suite on 2 cores): the slow suite
 def test_a_test_local_basis_runs_and_spans_lp1(toy):
     args = dict(d=2, dt=0.5, cells=2, paths=64, runs=2, seed=3)
     lp1 = srmdp.solve(basis="LP1", **args)

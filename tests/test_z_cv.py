@@ -30,6 +30,7 @@ def solved():
     return case, b.coef.copy()
 
 
+@pytest.mark.slow  # compile-dominated (25-70 s in the fast suite on 2 cores): the slow suite
 @pytest.mark.parametrize("i", [9, 4])  # i = N-1: cv = g(x_i); i < N-1: cv = y_{i+1}(x_i)
 def test_same_limit_and_smaller_variance(solved, i):
     """Per path, the two Z responses differ by exactly cv(x_i) Delta W_i / dt, whose mean is 0: over the
@@ -118,6 +119,7 @@ def test_martingale_cv_keeps_the_limit_and_cuts_the_variance(solved, i):
     assert np.all(ratio > 1.3), ratio
 
 
+@pytest.mark.slow  # compile-dominated (25-70 s in the fast suite on 2 cores): the slow suite
 def test_martingale_cv_lowers_the_z_error():
     """LP1 d=4 dt=0.2 (the paper's row: #C=3, M=125), theory reading, 16 runs x 300 test points, same streams:
     the paired per-run difference of ln MSE_Z,av (martingale - z_cv) is negative by more than 3 of its s.e.
