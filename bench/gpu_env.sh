@@ -9,3 +9,23 @@ if ls .whl/numpy-*.whl >/dev/null 2>&1; then
   $PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/numpy-*.whl \
     && export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
 fi
+# The paper's rows and subcommands are entry points (pyproject.toml), which a source tree on PYTHONPATH does not
+# register: when the host's Python has no installed srmdp, write the tree's entry points as a dist-info in the same
+# folder (SRMDP_SITE), then check that --table resolves before any GPU work starts.
+SRMDP_SITE=${SRMDP_SITE:-/tmp/site}
+if ! $PY -c "import sys; from importlib.metadata import entry_points as e; sys.exit(not e(group='srmdp.tables'))" 2>/dev/null
+then
+  mkdir -p "$SRMDP_SITE/srmdp_source-0.dist-info" && $PY - "$SRMDP_SITE/srmdp_source-0.dist-info" <<'PYEOF'
+import sys, tomllib
+from pathlib import Path
+out = Path(sys.argv[1])
+eps = tomllib.loads(Path("pyproject.toml").read_text())["project"]["entry-points"]
+(out / "METADATA").write_text("Metadata-Version: 2.1\nName: srmdp-source\nVersion: 0\n")
+(out / "entry_points.txt").write_text("".join(
+    f"[{group}]\n" + "".join(f"{name} = {value}\n" for name, value in sorted(table.items())) + "\n"
+    for group, table in eps.items()))
+PYEOF
+  export PYTHONPATH=$SRMDP_SITE${PYTHONPATH:+:$PYTHONPATH}
+fi
+PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} $PY -c "from srmdp.cli import paper_table_case; paper_table_case()" \
+  || { echo "gpu_env: srmdp --table cannot resolve the paper's rows on this host"; return 1 2>/dev/null || exit 1; }

@@ -359,7 +359,9 @@ class CudaBackend:
         spills, read from the compiled kernel) for every resident thread of every SM; 0 under the simulator."""
         if SIMULATOR:
             return 0
-        per_thread = max((self.step.get_local_mem_per_thread(sig) for sig in self.step.overloads), default=0)
+        # numba-cuda's get_local_mem_per_thread(signature) wants a Signature, and overloads is keyed by argument
+        # tuples: read the compiled kernels' attribute directly
+        per_thread = max((k.local_mem_per_thread for k in self.step.overloads.values()), default=0)
         return int(per_thread) * GPU_RESIDENT_THREADS_PER_SM * int(self.info["sms"])
 
     def memory_report(self, test_points):
