@@ -5,6 +5,7 @@ memory table and the multi-core claim are rendered from tiny synthetic result fi
 import json
 import math
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,8 @@ from srmdp.cases import Case
 from srmdp.memory import coefficient_bytes
 from srmdp.paper import claims
 from srmdp.paper.rows import paper_case, paper_rows
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_footnote_case_is_the_papers_product():
@@ -243,8 +246,17 @@ def test_gpu_memory_readings_known_invalid_are_never_printed_as_memory(tmp_path)
     out = tmp_path / "t12.tex"
     claims.render_paper_tables([], paths, TEMPLATES, out)
     text = out.read_text()
-    assert "None of them is a memory figure: 4 readings of 1 rows" in text
+    assert "Not memory figures (counted, not printed): 4 readings of 1 rows" in text
     assert "-220" not in text and "covers" not in text.split("GPU:")[1]
+    # a valid reading (written at this checkout's HEAD, after the fix) is a table line; the others stay counted
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    res = json.loads(Path(paths[0]).read_text())
+    res.update(gpu_used_bytes=30 * mib, provenance=dict(res["provenance"], git_commit=head))
+    (tmp_path / "ok.json").write_text(json.dumps(res))
+    claims.render_paper_tables([], paths + [str(tmp_path / "ok.json")], TEMPLATES, out)
+    gpu_part = out.read_text().split("GPU:", 1)[1]
+    assert "& 5 & 40 MiB & 30 MiB & covers (10 MiB spare)" in gpu_part
+    assert "the other readings; counted, not printed): 4 readings of 1 rows" in gpu_part
 
 
 def test_multicore_timings_of_another_machine_pair_within_that_machine(tmp_path):

@@ -246,9 +246,10 @@ def gpu_reading_invalid(res) -> str | None:
 
 
 def gpu_invalid_counts(gpu_files) -> str:
-    """``44 readings of 25 rows: 30 cudaMemGetInfo difference ...; 14 impossible ...``."""
+    """The invalid readings, counted by reason: ``44 readings of 25 rows: 30 cudaMemGetInfo difference ...; 14
+    impossible ...``."""
     results = [r for rs in index_results(list(gpu_files)).values() for r in rs
-               if r.get("device") == "gpu" and "gpu_used_bytes" in r]
+               if r.get("device") == "gpu" and "gpu_used_bytes" in r and gpu_reading_invalid(r) is not None]
     why = Counter(gpu_reading_invalid(r) for r in results)
     rows = {(r["case"]["table"], r["case"]["row"]) for r in results}
     return (f"{len(results)} readings of {len(rows)} rows: "
@@ -575,7 +576,7 @@ def render_paper_tables(timing_files, gpu_files, template_dir, out):
     text = _env(template_dir).get_template("paper_tables_1_2.tex.j2").render(
         cost=cost, mem_exp=memory_exponents(), mem=memory_model(), ours_hw=hw,
         measured=measured_memory(timing_files), compiled_seconds=COMPILED_SECONDS, d19=d19_memory(),
-        measured_gpu=gpu_mem, gpu_fix=GPU_USED_FIX, gpu_valid=any(r["used"] is not None for r in gpu_mem),
+        measured_gpu=gpu_mem, gpu_fix=GPU_USED_FIX, gpu_valid=[r for r in gpu_mem if r["used"] is not None],
         gpu_invalid=gpu_invalid_counts(gpu_files))
     write_text(out, text)
 
