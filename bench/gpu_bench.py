@@ -113,6 +113,10 @@ def main(argv=None):
                 "compile_s": res["compile_seconds"], "paper_gpu_s": paper["gpu_s"],
                 "speedup_vs_paper_gpu": paper["gpu_s"] / secs, "mse_y_max": res["mse_y_max"],
                 "mse_y_av": res["mse_y_av"], "mse_z_av": res["mse_z_av"], "gpu": res["provenance"]["hardware"]["model"],
+                # what the step kernel was compiled with (the A/B of gpu_next.sh): launch bounds, row strides
+                "launch_bounds": res["provenance"]["hardware"].get("launch_bounds"),
+                "thread_row_doubles": res["provenance"]["hardware"].get("thread_row_doubles"),
+                "tile_stride": backend.lay["TILE_WIDTH"] if backend.mode == "block" else None,
             }
             if args.compare_cpu:
                 import numpy as np

@@ -1,18 +1,23 @@
 #!/usr/bin/env bash
 # The next lent GPU run (issue 24: float32 arithmetic), one command within SECONDS (<= the device tool's 600 s):
 #   1. warm: every kernel below compiles at once in separate processes (bench/gpu_warm.py), both arithmetics,
-#      the launch-bound variant (SRMDP_CUDA_MIN_BLOCKS=8: <= 64 registers, 50 % occupancy) in the background;
-#   2. A/B on the same GPU, float64 against float32 arithmetic (this tree) and the pre-redesign kernels
-#      (bc35092^ in .old/, float64 arithmetic only), LP0d4 dt=.05 thread+block, LP1d4 dt=.05 block, LP1 d=19
-#      (LP1d15_19 row 5 with M = 400: the rate only); float32 also with SRMDP_CUDA_MIN_BLOCKS=8;
-#   3. Nsight Compute (ncu, when the host has it) stall reasons of the two d=4 step kernels in float32 arithmetic:
-#      step_thread of LP0d4 and step_block of LP1d4 (ncu.txt);
+#      the two A/B variants of float32 (SRMDP_CUDA_MIN_BLOCKS=0, SRMDP_CUDA_PAD_ROWS=0) in the background;
+#   2. A/B on the same GPU of this tree's defaults against each of its changes, LP0d4 dt=.05 thread+block and
+#      LP1d4 dt=.05 block (+ LP1 d=19: LP1d15_19 row 5 with M = 400, the rate only, in both arithmetics):
+#        ab_f32      float32 arithmetic, the defaults (launch bounds: <= 64 registers, 50 % occupancy; padded rows)
+#        ab_f32_mb0  float32, SRMDP_CUDA_MIN_BLOCKS=0 (no launch bounds: what the H200 measured as "float32")
+#        ab_f32_pack float32, SRMDP_CUDA_PAD_ROWS=0 (launch bounds, shared rows packed: the H200's "MIN_BLOCKS=8")
+#        ab_f64      float64 arithmetic, the defaults (no launch bounds; padded rows)
+#        ab_f64_pack float64, SRMDP_CUDA_PAD_ROWS=0 (= the float64 kernels the H200 measured: a baseline across GPUs)
+#      (PHASES="... old": also the pre-redesign kernels, bc35092^ in .old/, float64 arithmetic);
+#   3. Nsight Compute (ncu, when the host has it) stall reasons of the two d=4 step kernels in float32 arithmetic
+#      (the defaults): step_thread of LP0d4 and step_block of LP1d4 (ncu.txt);
 #   4. the campaign in the paper's precision (float32 storage and arithmetic): the rows below 2 runs first
 #      (one run of each, cheapest first, then a second), then more runs of the heavy rows, one run per chunk (a
 #      chunk cut by the time limit loses one run), with what is left of SECONDS; result JSONs in
 #      $OUT/campaign/ (one chunk per srmdp run; srmdp aggregate pools them; a float32-arithmetic chunk never
 #      pools with a float64 one: another case_hash and reading).
-# Prepare here once (carry .whl and .old; both git-ignored):
+# Prepare here once (carry .whl, and .old for PHASES with old; both git-ignored):
 #   bash bench/gpu_next.sh --prepare
 # Device call (15 min of device time in all, ~1 min to start: 360 s leaves room for one rerun;
 # timeout_s 420, carry [".whl", ".old"]):
@@ -21,8 +26,8 @@
 # Dry run under the simulator (tests/test_gpu_tools.py): DRY=1 NUMBA_ENABLE_CUDASIM=1 bash bench/gpu_next.sh 300
 #   (tiny cases through the same commands, old tree only checked to import, ncu printed not run, campaign on
 #   tiny free cases).
-# In $OUT (default /tmp/gpu_next): next.log, ab_f64.jsonl, ab_f32.jsonl, ab_f32_mb8.jsonl, ab_old.jsonl,
-# ncu.txt, campaign.tgz (the chunks), campaign.log.
+# In $OUT (default /tmp/gpu_next): next.log, ab_f32.jsonl, ab_f32_mb0.jsonl, ab_f32_pack.jsonl, ab_f64.jsonl,
+# ab_f64_pack.jsonl (ab_old.jsonl), ncu.txt, campaign.tgz (the chunks), campaign.log.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 if [ "${1:-}" = --prepare ]; then
@@ -70,25 +75,37 @@ d19() {  # the LP1 d=19 rate case
 
 if has warm; then
   echo "== warm $(el)"
-  SRMDP_CUDA_MIN_BLOCKS=8 timeout 150 $PY bench/gpu_warm.py --cases "${WARM%%,LP1d15*}" --arithmetic float32 \
-    >"$OUT/warm_mb8.log" 2>&1 &
-  W=$!
+  D4=LP0d4:3,LP1d4:3
+  if [ "$DRY" = 1 ]; then D4=LP0d4:3; fi
+  SRMDP_CUDA_MIN_BLOCKS=0 timeout 150 $PY bench/gpu_warm.py --cases "$D4" --arithmetic float32 >"$OUT/warm_mb0.log" 2>&1 &
+  W1=$!
+  SRMDP_CUDA_PAD_ROWS=0 timeout 150 $PY bench/gpu_warm.py --cases "$D4" --arithmetic float64,float32 \
+    >"$OUT/warm_pack.log" 2>&1 &
+  W2=$!
   timeout 170 $PY bench/gpu_warm.py --cases "$WARM" --arithmetic float64,float32
-  wait $W
-  cat "$OUT/warm_mb8.log"
+  wait $W1 $W2
+  cat "$OUT/warm_mb0.log" "$OUT/warm_pack.log"
 fi
 if has ab; then
-  for arith in float64 float32; do
+  d4() {  # d4 TAG ARITHMETIC [env...]: the d = 4 rows of the A/B
+    bench "$@" -- --runs 2 --modes thread,block --cases LP0d4:0.05
+    bench "$@" -- --runs 2 --modes block --cases LP1d4:0.05
+  }
+  for arith in float32 float64; do
     tag=ab_f${arith#float}
-    echo "== A/B: $arith arithmetic $(el)"
-    bench "$tag" $arith -- --runs 2 --modes thread,block --cases LP0d4:0.05
-    bench "$tag" $arith -- --runs 2 --modes block --cases LP1d4:0.05
+    echo "== A/B: $arith arithmetic, the defaults $(el)"
+    d4 "$tag" $arith
     # shellcheck disable=SC2046
     bench "$tag" $arith -- --runs 1 --modes block $(d19)
+    if [ $arith = float32 ]; then
+      echo "== A/B: float32 arithmetic, SRMDP_CUDA_MIN_BLOCKS=0 (no launch bounds) $(el)"
+      d4 ab_f32_mb0 float32 SRMDP_CUDA_MIN_BLOCKS=0
+    fi
+    echo "== A/B: $arith arithmetic, SRMDP_CUDA_PAD_ROWS=0 (packed shared rows) $(el)"
+    d4 "${tag}_pack" $arith SRMDP_CUDA_PAD_ROWS=0
   done
-  echo "== A/B: float32 arithmetic, SRMDP_CUDA_MIN_BLOCKS=8 $(el)"
-  bench ab_f32_mb8 float32 SRMDP_CUDA_MIN_BLOCKS=8 -- --runs 2 --modes thread,block --cases LP0d4:0.05
-  bench ab_f32_mb8 float32 SRMDP_CUDA_MIN_BLOCKS=8 -- --runs 2 --modes block --cases LP1d4:0.05
+fi
+if has old; then
   echo "== A/B: old kernels (bc35092^, float64 arithmetic) $(el)"
   if [ ! -d .old/srmdp ]; then
     echo "no .old/ (bash bench/gpu_next.sh --prepare, then carry it)"
@@ -101,7 +118,7 @@ if has ab; then
   fi
 fi
 if has ncu; then
-  echo "== Nsight Compute: stall reasons of the d=4 step kernels, float32 arithmetic $(el)"
+  echo "== Nsight Compute: stall reasons of the d=4 step kernels, float32 arithmetic (the defaults) $(el)"
   NCU=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
   SECTIONS=(--section WarpStateStats --section SchedulerStats --section Occupancy --section LaunchStats
             --section ComputeWorkloadAnalysis)

@@ -5,8 +5,9 @@
 
 Stubs numba-cuda's "current device" (compute capability 9.0) so that device functions compile
 with no driver, calls ``numba.cuda.compile_ptx(..., cc=(9, 0))`` for each kernel, then runs the
-ptxas of the ``nvidia-cuda-nvcc-cu12`` wheel with ``-arch=sm_90 -v``.  Exit status 1 when a kernel
-spills registers or uses more than 48 KB of static shared memory.  Must run *without*
+ptxas of the ``nvidia-cuda-nvcc-cu12`` wheel with ``-arch=sm_90 -v``.  Exit status 1 when a kernel without
+launch bounds spills registers (under launch bounds, i.e. a register cap, the spills are chosen: reported, pinned
+in tests/test_sm90_compile.py) or uses more than 48 KB of static shared memory.  Must run *without*
 NUMBA_ENABLE_CUDASIM (the simulator does not compile).
 
 Each kernel's theoretical occupancy on sm_90 (:func:`occupancy`: registers, warps, blocks and shared
@@ -185,8 +186,10 @@ def variants(ds, bases, precisions=("float64", "float32"), arithmetics=("float64
 
 
 def check(ds, bases, precisions=("float64", "float32"), kernels=("step", "test"), verbose=True, only=None,
-          arithmetics=("float64",), sass=False):
-    """Compile and assemble; returns the list of report rows (with 'ok' and 'why')."""
+          arithmetics=("float64",), sass=False, min_blocks=None, pad_rows=None):
+    """Compile and assemble; returns the list of report rows (with 'ok' and 'why').  ``min_blocks``, ``pad_rows``:
+    the launch bounds and row stride of :func:`srmdp.cuda.layout` (None: its defaults, i.e. the environment's
+    SRMDP_CUDA_MIN_BLOCKS / SRMDP_CUDA_PAD_ROWS or the default rule)."""
     from numba import cuda
 
     from srmdp.build import SPECIALISE_MAX_D
@@ -201,9 +204,10 @@ def check(ds, bases, precisions=("float64", "float32"), kernels=("step", "test")
         raise RuntimeError("no ptxas found (pip install -e .[cuda] brings nvidia-cuda-nvcc-cu12)")
     rows = []
     for d, basis, nb, mode, prec, arith in variants(ds, bases, precisions, arithmetics):
-        if only is not None and not only(d, basis, mode, prec):
+        if only is not None and not only(d, basis, mode, prec, arith):
             continue
-        k = build_kernels(problem, basis, d, "cuda", layout(d, nb), arithmetic=arith)
+        lay = layout(d, nb, arithmetic=arith, min_blocks=min_blocks, pad_rows=pad_rows)
+        k = build_kernels(problem, basis, d, "cuda", lay, arithmetic=arith)
         src = {"step": k.step_thread if mode == "thread" else k.step_block, "test": k.test_errors}
         block = block_size(d, nb) if mode == "block" else 128
         specialised = d <= SPECIALISE_MAX_D["cuda"]
@@ -218,12 +222,13 @@ def check(ds, bases, precisions=("float64", "float32"), kernels=("step", "test")
             t1 = time.perf_counter()
             rep = ptxas_report(ptx, ptxas, sass=sass)
             why = []
-            if rep["spill_stores"] or rep["spill_loads"]:
+            if (rep["spill_stores"] or rep["spill_loads"]) and not bounds:  # under launch bounds: spills by choice
                 why.append(f"spills {rep['spill_stores']}/{rep['spill_loads']} B")
             if rep["smem"] > SHARED_LIMIT:
                 why.append(f"shared {rep['smem']} B > 48 KB")
             occ, blocks, limiter = occupancy(rep["registers"], block, rep["smem"])
             row = dict(d=d, basis=basis, mode=mode, precision=prec, arithmetic=arith, kernel=name, block=block,
+                       thread_row=dict(lay)["THREAD_ROW_DOUBLES"] if mode == "thread" else None,
                        specialised=specialised, launch_bounds=bounds, compile_s=round(t1 - t0, 2), ok=not why,
                        why="; ".join(why), occupancy=occ, blocks_per_sm=blocks, limiter=limiter, **rep)
             rows.append(row)
@@ -234,7 +239,8 @@ def check(ds, bases, precisions=("float64", "float32"), kernels=("step", "test")
                 print(f"d={d:2d} {basis} {mode:6s} {prec:7s} a={arith[-2:]} {name:5s} B={block:3d}"
                       f" spec={int(specialised)}"
                       f" regs={rep['registers']:3d} stack={rep['stack']:5d} spill={rep['spill_stores']}/"
-                      f"{rep['spill_loads']} smem={rep['smem']:5d} occ={100 * occ:5.2f}% ({blocks} blocks,"
+                      f"{rep['spill_loads']} smem={rep['smem']:5d} bounds={bounds or '-'}"
+                      f" occ={100 * occ:5.2f}% ({blocks} blocks,"
                       f" {limiter}) ({t1 - t0:.1f}s){extra} {'OK' if not why else why}", flush=True)
     return rows
 
@@ -270,6 +276,11 @@ def main(argv=None):
     ap.add_argument("--compare-arithmetic", help="with --compare: compare the earlier rows of this arithmetic"
                     " (e.g. float64) against this run's rows")
     ap.add_argument("--float32-d", help="compile float32 only for these d (default: every d)")
+    ap.add_argument("--modes", default="thread,block", help="launch modes of the step kernels to compile")
+    ap.add_argument("--min-blocks", type=int, help="launch bounds: blocks per SM of every specialised step kernel"
+                    " (0: none; default: SRMDP_CUDA_MIN_BLOCKS, else srmdp.cuda's default rule)")
+    ap.add_argument("--packed-rows", action="store_true",
+                    help="shared-memory rows at their packed length (SRMDP_CUDA_PAD_ROWS=0)")
     ap.add_argument("--json")
     ap.add_argument("--compare", help="an earlier --json of this script: print the kernels' changes")
     ap.add_argument("--table", action="store_true", help="--compare as a Markdown table")
@@ -278,15 +289,14 @@ def main(argv=None):
         print("unset NUMBA_ENABLE_CUDASIM: the simulator cannot compile PTX", file=sys.stderr)
         return 2
     stub_current_device()
-    only = None
-    if args.float32_d:
-        f32 = {int(v) for v in args.float32_d.split(",")}
+    f32 = {int(v) for v in args.float32_d.split(",")} if args.float32_d else None
+    modes = set(args.modes.split(","))
 
-        def only(d, basis, mode, prec):
-            return prec != "float32" or d in f32
+    def only(d, basis, mode, prec, arith):
+        return mode in modes and (f32 is None or prec != "float32" or d in f32)
     rows = check([int(v) for v in args.d.split(",")], args.basis.split(","), tuple(args.precision.split(",")),
                  tuple(args.kernels.split(",")), only=only, arithmetics=tuple(args.arithmetic.split(",")),
-                 sass=args.sass)
+                 sass=args.sass, min_blocks=args.min_blocks, pad_rows=False if args.packed_rows else None)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))
     if args.compare:

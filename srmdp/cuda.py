@@ -37,10 +37,37 @@ THREAD, BLOCK = "thread", "block"
 MODES = ("auto", THREAD, BLOCK)
 SHARED_LIMIT = 48 * 1024  # static shared memory per block without opt-in
 THREAD_BLOCK = 128  # threads per block of the one-thread-per-stratum launches (step_thread, test_errors, ...)
-# SRMDP_CUDA_MIN_BLOCKS=n: ask ptxas for n resident blocks per SM of the specialised step kernels (d <= 8) with
-# launch bounds, i.e. a register cap (n = 8 at 128 threads: <= 64 registers, 50 % occupancy on sm_90; it spills,
-# see bench/gpu_NOTES.md).  Default 0: no bound (ptxas's own allocation).  Part of the build key.
-MIN_BLOCKS = int(os.environ.get("SRMDP_CUDA_MIN_BLOCKS", "0"))
+# Launch bounds (a register cap) of the specialised step kernels (d <= 8): ptxas keeps each thread within
+# 65 536 / (n x threads per block) registers so that n blocks fit an SM.  Default (SRMDP_CUDA_MIN_BLOCKS unset): the
+# rule of default_min_blocks -- float32 arithmetic gets as many blocks as shared memory allows, at most 8 (<= 64
+# registers at 128 threads, 50 % occupancy), float64 arithmetic none (unchanged: it spills 2-6x more under the cap).
+# SRMDP_CUDA_MIN_BLOCKS=0: no bound anywhere; =n > 0: n blocks for every specialised step kernel, either arithmetic
+# (the A/B of bench/gpu_next.sh).  Part of the build key (the generated module's header).
+BOUND_BLOCKS = 8  # blocks per SM asked by the default rule: 64 registers at 128 threads, 50 % occupancy on sm_90
+SM_SHARED = 228 * 1024  # shared memory per SM (sm_90), with 1 KB reserved per block
+SM_REGISTERS = 65536
+
+
+def _min_blocks_override(text):
+    """SRMDP_CUDA_MIN_BLOCKS as an override: None (unset or empty: the default rule) or an int >= 0."""
+    if text is None or not text.strip():
+        return None
+    try:
+        n = int(text)
+    except ValueError:
+        n = -1
+    if n < 0 or n > 32:
+        raise ConfigError(f"invalid SRMDP_CUDA_MIN_BLOCKS={text!r}: an integer 0 (no launch bounds) to 32, or unset"
+                          " (the default rule)")
+    return n
+
+
+MIN_BLOCKS = _min_blocks_override(os.environ.get("SRMDP_CUDA_MIN_BLOCKS"))
+# SRMDP_CUDA_PAD_ROWS=0: the rows of shared memory at their packed length, as before issue 24 (step_thread's rows
+# of 3d + nb^2 + (d+1) nb doubles: even at LP0, a 2-way bank conflict on every access; step_block's tile rows of
+# nb + d + 1 values: 2- to 16-way conflicts on its writes where even) instead of padded to a conflict-free stride
+# (odd: srmdp.shared_banks); the A/B of bench/gpu_next.sh.  Bit-identical either way (same values, same order).
+PAD_ROWS = os.environ.get("SRMDP_CUDA_PAD_ROWS", "1") != "0"
 
 
 # --- launch layout --------------------------------------------------------------------------------
@@ -97,8 +124,9 @@ def block_size(d, nb):
 
 
 def shared_bytes(d, nb, block):
+    """Static shared memory of step_block in float64 arithmetic (float32: less), tile rows padded."""
     ne = nb * (nb + 1) // 2 + (d + 1) * nb
-    return 8 * (block * (nb + d + 1) + nb * nb + (d + 1) * nb + ne)
+    return 8 * (block * tile_stride(d, nb) + nb * nb + (d + 1) * nb + ne + 3 * d)
 
 
 def entries(d, nb):
@@ -125,41 +153,85 @@ def entries(d, nb):
 THREAD_ROW_BYTES = 40 * 1024  # at most this much shared memory per block of step_thread for its rows
 
 
-def thread_row(d, nb):
-    """Doubles of shared memory per thread of step_thread (its cell data, G and acc: out of registers, -14 on
-    LP0 d=4, bench/gpu_NOTES.md); 0 (local arrays) above SPECIALISE_MAX_D or beyond THREAD_ROW_BYTES per block
-    (LP0 d=8: 34 doubles, 34.8 KB; LP1 thread mode from d=4 on)."""
+def tile_stride(d, nb, width=8, pad=None):
+    """Row stride of step_block's tile (B paths x nb + d + 1 values of ``width`` bytes): the smallest conflict-free
+    one (:func:`srmdp.shared_banks.conflict_free_stride`) unless ``pad`` (default :data:`PAD_ROWS`) is False."""
+    from .shared_banks import conflict_free_stride
+
+    w = nb + d + 1
+    return conflict_free_stride(w, width) if (PAD_ROWS if pad is None else pad) else w
+
+
+def thread_row(d, nb, pad=None):
+    """Row stride in doubles of step_thread's shared memory per thread (its cell data, G and acc: out of registers,
+    -14 on LP0 d=4, bench/gpu_NOTES.md); 0 (local arrays) above SPECIALISE_MAX_D or beyond THREAD_ROW_BYTES per
+    block (LP0 d=8: 35 doubles, 35.8 KB; LP1 thread mode from d=3 on).  The row holds 3d + nb^2 + (d+1) nb doubles;
+    the stride is the smallest one at least that long whose accesses are free of bank conflicts
+    (:func:`srmdp.shared_banks.conflict_free_stride`: the next odd number) unless ``pad`` (default
+    :data:`PAD_ROWS`) is False: then the packed length (LP0: even, a 2-way conflict on every access)."""
     from .build import SPECIALISE_MAX_D
+    from .shared_banks import conflict_free_stride
 
     row = 3 * d + nb * nb + (d + 1) * nb
+    if (PAD_ROWS if pad is None else pad):
+        row = conflict_free_stride(row, 8)
     if d > SPECIALISE_MAX_D["cuda"] or 8 * row * THREAD_BLOCK > THREAD_ROW_BYTES:
         return 0
     return row
 
 
-def launch_bounds(d, threads, min_blocks=None):
+def shared_blocks(smem):
+    """Blocks per SM that ``smem`` bytes of static shared memory per block allow (sm_90, 1 KB reserved each)."""
+    return SM_SHARED // (-(-(smem + 1024) // 128) * 128)
+
+
+def default_min_blocks(d, arithmetic, smem):
+    """Blocks per SM the launch bounds of a specialised step kernel ask by default (0: no bound).
+
+    float32 arithmetic: min(BOUND_BLOCKS, what the kernel's shared memory ``smem`` allows) -- a cap below what shared
+    memory admits anyway would spill for no occupancy (step_thread at d = 7, 8: 7 and 6 blocks: 72 and 80
+    registers).  Measured on an H200 at d = 4 (x1.46 LP0 thread, x1.61 LP0 block, x1.38 LP1 block over no bound);
+    the spills of d = 1..8 in bench/gpu_NOTES.md.  float64 arithmetic: 0 (its tables stay bit-identical in
+    registers too; under the cap it spills 2-6x more, offline)."""
+    if arithmetic != "float32":
+        return 0
+    return min(BOUND_BLOCKS, shared_blocks(smem))
+
+
+def launch_bounds(d, threads, min_blocks=None, arithmetic="float64", smem=0):
     """(max threads per block, min blocks per SM) of a step kernel launched with ``threads`` threads, or None.
 
-    Only for the sizes compiled as constants (d <= SPECIALISE_MAX_D) and when ``min_blocks`` (default
-    :data:`MIN_BLOCKS`) is set; the kernels of d >= 9 are left as they were measured.
+    Only for the sizes compiled as constants (d <= SPECIALISE_MAX_D); ``min_blocks`` (default :data:`MIN_BLOCKS`,
+    the environment's override; None: :func:`default_min_blocks` of the arithmetic and the kernel's static shared
+    memory ``smem`` bytes); 0: no bound.  The kernels of d >= 9 are left as they were measured.
     """
     from .build import SPECIALISE_MAX_D
 
     n = MIN_BLOCKS if min_blocks is None else min_blocks
+    if n is None:
+        n = default_min_blocks(d, arithmetic, smem)
     if d > SPECIALISE_MAX_D["cuda"] or n <= 0:
         return None
     return (int(threads), int(n))
 
 
-def layout(d, nb, block=0):
-    """Module constants of the kernels for sizes (d, nb) and B threads per block (0: :func:`block_size`)."""
+def layout(d, nb, block=0, arithmetic="float64", min_blocks=None, pad_rows=None):
+    """Module constants of the kernels for sizes (d, nb), B threads per block (0: :func:`block_size`) and the
+    arithmetic (it sets the default launch bounds, :func:`launch_bounds`; ``min_blocks``, ``pad_rows``: overrides
+    of SRMDP_CUDA_MIN_BLOCKS and SRMDP_CUDA_PAD_ROWS)."""
     b = int(block) if block else block_size(d, nb)
     pa, pb, dst, ng = entries(d, nb)
+    row = thread_row(d, nb, pad_rows)
+    real = 4 if arithmetic == "float32" else 8
+    tw = tile_stride(d, nb, real, pad_rows)
+    smem_thread = 8 * row * THREAD_BLOCK
+    smem_block = real * b * tw + 8 * (nb * nb + (d + 1) * nb + len(pa) + 3 * d)
     pa, pb, dst = (Int32Array(int(v) for v in a) for a in (pa, pb, dst))
-    bounds = (("step_thread", launch_bounds(d, THREAD_BLOCK)), ("step_block", launch_bounds(d, b)))
-    return (("THREAD_MODE_BLOCK", THREAD_BLOCK), ("THREAD_ROW_DOUBLES", thread_row(d, nb)), ("D_PLUS_1", d + 1),
+    bounds = (("step_thread", launch_bounds(d, THREAD_BLOCK, min_blocks, arithmetic, smem_thread)),
+              ("step_block", launch_bounds(d, b, min_blocks, arithmetic, smem_block)))
+    return (("THREAD_MODE_BLOCK", THREAD_BLOCK), ("THREAD_ROW_DOUBLES", row), ("D_PLUS_1", d + 1),
             ("CELL_DATA_SIZE", 3 * d), ("BASIS_SIZE", nb), ("GRAM_SIZE", nb * nb), ("RHS_SIZE", (d + 1) * nb),
-            ("BLOCK_THREADS", b), ("TILE_WIDTH", nb + d + 1), ("TILE_SIZE", b * (nb + d + 1)), ("ENTRY_COLUMN_A", pa),
+            ("BLOCK_THREADS", b), ("TILE_WIDTH", tw), ("TILE_SIZE", b * tw), ("ENTRY_COLUMN_A", pa),
             ("ENTRY_COLUMN_B", pb), ("ENTRY_DESTINATION", dst), ("GRAM_ENTRIES", ng), ("ENTRIES", len(pa)),
             ("LAUNCH_BOUNDS", tuple((k, v) for k, v in bounds if v)))
 
@@ -260,9 +332,9 @@ class CudaBackend:
         self.case = case
         self._array_bytes = 0  # bytes of the device arrays of this case (memory_report)
         self.mode = choose_mode(case, self.info["sms"], self.request)
-        self.lay = dict(layout(case.d, case.n_basis, self.block_request))
-        self.k = kernels(self.problem, case.basis, case.d, current_target("gpu"),
-                         layout(case.d, case.n_basis, self.block_request), arithmetic=case.arithmetic)
+        lay = layout(case.d, case.n_basis, self.block_request, case.arithmetic)
+        self.lay = dict(lay)
+        self.k = kernels(self.problem, case.basis, case.d, current_target("gpu"), lay, arithmetic=case.arithmetic)
         self.step = self.k.step_thread if self.mode == THREAD else self.k.step_block
         dtype = np.float32 if case.precision == "float32" else np.float64
         self.coef = self._device_array((case.steps, case.strata, case.d + 1, case.n_basis), dtype)
@@ -381,4 +453,7 @@ class CudaBackend:
                 "multiprocessors": info["sms"], "memory_total_bytes": info["total"],
                 "kernel_mode": self.mode, "block_threads": self.lay["BLOCK_THREADS"] if self.mode == BLOCK else None,
                 "numba_cuda": getattr(numba_cuda, "__version__", "?"), "simulator": SIMULATOR,
-                "fma_contraction": not STRICT_FP}
+                "fma_contraction": not STRICT_FP,
+                "launch_bounds": dict(self.lay["LAUNCH_BOUNDS"]).get("step_thread" if self.mode == THREAD
+                                                                     else "step_block"),
+                "thread_row_doubles": self.lay["THREAD_ROW_DOUBLES"] if self.mode == THREAD else None}

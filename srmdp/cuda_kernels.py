@@ -12,11 +12,12 @@ Two launch shapes (chosen per case by :func:`srmdp.cuda.choose_mode`):
   the z components, pass 2 adds the driver terms in the same tiles and thread 0 solves y.
 
 Bound by the builder (:func:`srmdp.cuda.layout`): THREAD_MODE_BLOCK (threads per block of step_thread),
-THREAD_ROW_DOUBLES (doubles of shared memory per thread of step_thread: its cell data, G and acc,
-3d + nb^2 + (d + 1) nb; 0 above d = 8: local arrays), the array sizes D_PLUS_1, CELL_DATA_SIZE (3d), BASIS_SIZE
-(nb), GRAM_SIZE (nb^2), RHS_SIZE ((d+1) nb); BLOCK_THREADS (threads per block of step_block), TILE_WIDTH
-(nb + d + 1), TILE_SIZE and the owned entries ENTRY_COLUMN_A, ENTRY_COLUMN_B, ENTRY_DESTINATION, GRAM_ENTRIES
-(those of G come first), ENTRIES (:func:`srmdp.cuda.entries`).
+THREAD_ROW_DOUBLES (the row stride in doubles of step_thread's shared memory per thread: its cell data, G and acc,
+3d + nb^2 + (d + 1) nb doubles, padded to an odd stride: no bank conflicts; 0 above d = 8: local arrays), the array
+sizes D_PLUS_1, CELL_DATA_SIZE (3d), BASIS_SIZE (nb), GRAM_SIZE (nb^2), RHS_SIZE ((d+1) nb); BLOCK_THREADS (threads
+per block of step_block), TILE_WIDTH (the tile's row stride: nb + d + 1 columns, padded to an odd stride), TILE_SIZE
+and the owned entries ENTRY_COLUMN_A, ENTRY_COLUMN_B, ENTRY_DESTINATION, GRAM_ENTRIES (those of G come first),
+ENTRIES (:func:`srmdp.cuda.entries`).
 
 Arithmetic: the per-path vectors and the tile of step_block are of the arithmetic's type REAL; the cell data,
 the normal equations and the owners' running sums stay float64.

@@ -136,6 +136,27 @@ def test_launch_shape_does_not_change_results():
         _agree(got, ref, *((0.0, 0.0) if EXACT else (1e-12, 1e-14)))
 
 
+@pytest.mark.parametrize("arithmetic", ["float64", "float32"])
+def test_padded_shared_rows_do_not_change_results(monkeypatch, arithmetic):
+    """The conflict-free strides of the shared-memory rows (srmdp.cuda.PAD_ROWS: step_thread's per-thread rows,
+    step_block's tile) only move where values live: the same coefficients bit for bit as the packed rows, in
+    either arithmetic and mode (LP1 d=2: thread rows 24 -> 25 doubles, the model's 8-way conflict; tile 6 -> 7)."""
+    import srmdp.cuda as cu
+
+    case = _case(d=2, dt=0.5, basis="LP1", cells=2, paths=10, arithmetic=arithmetic)
+    assert cu.thread_row(2, 3, pad=False) == 24 and cu.thread_row(2, 3, pad=True) == 25
+    for mode, block in (("thread", 0), ("block", 4)):
+        got = {}
+        for pad in (False, True):
+            monkeypatch.setattr(cu, "PAD_ROWS", pad)
+            backend = cu.CudaBackend(_paper(), mode=mode, block=block)
+            got[pad] = _solve(backend, case)[0]
+            stride = cu.thread_row(2, 3) if mode == "thread" else cu.tile_stride(2, 3)
+            assert backend.lay["THREAD_ROW_DOUBLES" if mode == "thread" else "TILE_WIDTH"] == stride
+        assert np.abs(got[True]).max() > 0
+        _agree(got[True], got[False], 0.0, 0.0)
+
+
 @pytest.mark.slow
 def test_paths_bitwise_per_path(cpu_kernels):
     """The response S_Y,i+1 and Delta W_i of every path (seed, run, i, k, m) as computed by the kernel code
