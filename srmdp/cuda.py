@@ -39,11 +39,12 @@ SHARED_LIMIT = 48 * 1024  # static shared memory per block without opt-in
 THREAD_BLOCK = 128  # threads per block of the one-thread-per-stratum launches (step_thread, test_errors, ...)
 # Launch bounds (a register cap) of the specialised step kernels (d <= 8): ptxas keeps each thread within
 # 65 536 / (n x threads per block) registers so that n blocks fit an SM.  Default (SRMDP_CUDA_MIN_BLOCKS unset): the
-# rule of default_min_blocks -- float32 arithmetic gets as many blocks as shared memory allows, at most 8 (<= 64
-# registers at 128 threads, 50 % occupancy), float64 arithmetic none (unchanged: it spills 2-6x more under the cap).
+# rule of default_min_blocks -- float32 arithmetic with nb <= 5 basis functions gets as many blocks as shared memory
+# allows, at most 8 (<= 64 registers at 128 threads, 50 % occupancy); float64 arithmetic and larger bases none.
 # SRMDP_CUDA_MIN_BLOCKS=0: no bound anywhere; =n > 0: n blocks for every specialised step kernel, either arithmetic
 # (the A/B of bench/gpu_next.sh).  Part of the build key (the generated module's header).
 BOUND_BLOCKS = 8  # blocks per SM asked by the default rule: 64 registers at 128 threads, 50 % occupancy on sm_90
+BOUND_MAX_NB = 5  # ... for bases of at most this many functions (LP0: 1; LP1 up to d = 4): beyond, the cap spills 4x+
 SM_SHARED = 228 * 1024  # shared memory per SM (sm_90), with 1 KB reserved per block
 SM_REGISTERS = 65536
 
@@ -185,31 +186,33 @@ def shared_blocks(smem):
     return SM_SHARED // (-(-(smem + 1024) // 128) * 128)
 
 
-def default_min_blocks(d, arithmetic, smem):
+def default_min_blocks(d, nb, arithmetic, smem):
     """Blocks per SM the launch bounds of a specialised step kernel ask by default (0: no bound).
 
-    float32 arithmetic: min(BOUND_BLOCKS, what the kernel's shared memory ``smem`` allows) -- a cap below what shared
-    memory admits anyway would spill for no occupancy (step_thread at d = 7, 8: 7 and 6 blocks: 72 and 80
-    registers).  Measured on an H200 at d = 4 (x1.46 LP0 thread, x1.61 LP0 block, x1.38 LP1 block over no bound);
-    the spills of d = 1..8 in bench/gpu_NOTES.md.  float64 arithmetic: 0 (its tables stay bit-identical in
-    registers too; under the cap it spills 2-6x more, offline)."""
-    if arithmetic != "float32":
+    float32 arithmetic with at most BOUND_MAX_NB basis functions: min(BOUND_BLOCKS, what the kernel's shared memory
+    ``smem`` allows) -- a cap below what shared memory admits anyway would spill for no occupancy (step_thread at
+    d = 7, 8: 7 and 6 blocks, 72 and 80 registers).  Measured on an H200 at d = 4 (x1.46 LP0 thread, x1.61 LP0
+    block, x1.38 LP1 block over no bound, with 32-84 B of spill stores); offline (sm_90 ptxas, bench/gpu_NOTES.md)
+    every LP0 kernel (nb = 1) spills <= 100 B under the cap at d = 1..8, LP1 up to nb = 5 (d = 4) <= 84 B, but
+    LP1 d = 6 436 B and d = 8 836 B: there no bound.  float64 arithmetic: 0 (unchanged, bit-identical tables and
+    registers; under the cap it spilled 2-6x more, issue 18's notes)."""
+    if arithmetic != "float32" or nb > BOUND_MAX_NB:
         return 0
     return min(BOUND_BLOCKS, shared_blocks(smem))
 
 
-def launch_bounds(d, threads, min_blocks=None, arithmetic="float64", smem=0):
+def launch_bounds(d, threads, min_blocks=None, arithmetic="float64", smem=0, nb=1):
     """(max threads per block, min blocks per SM) of a step kernel launched with ``threads`` threads, or None.
 
     Only for the sizes compiled as constants (d <= SPECIALISE_MAX_D); ``min_blocks`` (default :data:`MIN_BLOCKS`,
-    the environment's override; None: :func:`default_min_blocks` of the arithmetic and the kernel's static shared
-    memory ``smem`` bytes); 0: no bound.  The kernels of d >= 9 are left as they were measured.
+    the environment's override; None: :func:`default_min_blocks` of the basis size ``nb``, the arithmetic and the
+    kernel's static shared memory ``smem`` bytes); 0: no bound.  The kernels of d >= 9 are left as they were measured.
     """
     from .build import SPECIALISE_MAX_D
 
     n = MIN_BLOCKS if min_blocks is None else min_blocks
     if n is None:
-        n = default_min_blocks(d, arithmetic, smem)
+        n = default_min_blocks(d, nb, arithmetic, smem)
     if d > SPECIALISE_MAX_D["cuda"] or n <= 0:
         return None
     return (int(threads), int(n))
@@ -227,8 +230,8 @@ def layout(d, nb, block=0, arithmetic="float64", min_blocks=None, pad_rows=None)
     smem_thread = 8 * row * THREAD_BLOCK
     smem_block = real * b * tw + 8 * (nb * nb + (d + 1) * nb + len(pa) + 3 * d)
     pa, pb, dst = (Int32Array(int(v) for v in a) for a in (pa, pb, dst))
-    bounds = (("step_thread", launch_bounds(d, THREAD_BLOCK, min_blocks, arithmetic, smem_thread)),
-              ("step_block", launch_bounds(d, b, min_blocks, arithmetic, smem_block)))
+    bounds = (("step_thread", launch_bounds(d, THREAD_BLOCK, min_blocks, arithmetic, smem_thread, nb)),
+              ("step_block", launch_bounds(d, b, min_blocks, arithmetic, smem_block, nb)))
     return (("THREAD_MODE_BLOCK", THREAD_BLOCK), ("THREAD_ROW_DOUBLES", row), ("D_PLUS_1", d + 1),
             ("CELL_DATA_SIZE", 3 * d), ("BASIS_SIZE", nb), ("GRAM_SIZE", nb * nb), ("RHS_SIZE", (d + 1) * nb),
             ("BLOCK_THREADS", b), ("TILE_WIDTH", tw), ("TILE_SIZE", b * tw), ("ENTRY_COLUMN_A", pa),

@@ -78,4 +78,14 @@ def test_gpu_next_dry_run(tmp_path):
         rows = [json.loads(line) for line in (tmp_path / f"{tag}.jsonl").read_text().splitlines()]
         assert [r["mode"] for r in rows] == ["thread", "block", "block", "block"]
         assert {r["arithmetic"] for r in rows} == {arith}
-    assert len((tmp_path / "ab_f32_mb8.jsonl").read_text().splitlines()) == 3
+    # the A/B of this tree's changes: float32 without launch bounds, and both arithmetics with packed shared rows
+    for tag, arith, bounded, pad in (("ab_f32", "float32", True, True), ("ab_f32_mb0", "float32", False, True),
+                                     ("ab_f32_pack", "float32", True, False), ("ab_f64", "float64", False, True),
+                                     ("ab_f64_pack", "float64", False, False)):
+        rows = [json.loads(line) for line in (tmp_path / f"{tag}.jsonl").read_text().splitlines()]
+        assert [r["mode"] for r in rows][:3] == ["thread", "block", "block"] and len(rows) in (3, 4), tag
+        assert {r["arithmetic"] for r in rows} == {arith}
+        d4 = rows[:3]  # d = 4: launch bounds by default in float32 only; the rows' strides odd unless packed
+        assert all(bool(r["launch_bounds"]) == bounded for r in d4), tag
+        strides = [r["thread_row_doubles"] or r["tile_stride"] for r in d4]
+        assert [s % 2 for s in strides] == ([1, 1, 1] if pad else [0, 0, 0]), (tag, strides)
