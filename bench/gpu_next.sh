@@ -75,7 +75,7 @@ d19() {  # the LP1 d=19 rate case
 
 if has warm; then
   echo "== warm $(el)"
-  D4=LP0d4:3,LP1d4:3
+  D4=LP0d4:3,LP0d4:4,LP1d4:3  # the A/B's d = 4 kernels (LP0 row 4: thread mode on 132 SMs, row 3: block)
   if [ "$DRY" = 1 ]; then D4=LP0d4:3; fi
   SRMDP_CUDA_MIN_BLOCKS=0 timeout 150 $PY bench/gpu_warm.py --cases "$D4" --arithmetic float32 >"$OUT/warm_mb0.log" 2>&1 &
   W1=$!
