@@ -46,7 +46,6 @@ THREAD_BLOCK = 128  # threads per block of the one-thread-per-stratum launches (
 BOUND_BLOCKS = 8  # blocks per SM asked by the default rule: 64 registers at 128 threads, 50 % occupancy on sm_90
 BOUND_MAX_NB = 5  # ... for bases of at most this many functions (LP0: 1; LP1 up to d = 4): beyond, the cap spills 4x+
 SM_SHARED = 228 * 1024  # shared memory per SM (sm_90), with 1 KB reserved per block
-SM_REGISTERS = 65536
 
 
 def _min_blocks_override(text):
