@@ -4,12 +4,12 @@
 
 Under launch bounds (:func:`srmdp.cuda.launch_bounds`) two things change: ptxas caps the registers (spills: loads
 and stores, no arithmetic), and the ziggurat's slow path (``rng.normal_slow_rounded``, ``@rare``) becomes a
-``noinline`` call instead of being inlined at each of its call sites.  The results stay the same if every
-floating-point instruction is the same: same opcodes (FFMA where a multiply and an add were contracted, FMUL/FADD
-where not, MUFU) in the same numbers.  So: the rounding FP opcode counts of the kernel without bounds must equal
-those of the bounded kernel with each call replaced by the callee's (recursively).  Prints both and exits 1 if
-they differ.  (Order and operands are not compared: equal counts with the same source and no fast-math is the
-evidence, the argument is in bench/gpu_NOTES.md.)
+``noinline`` call instead of being inlined at each of its call sites.  Without fast-math the only value-changing
+freedom of the compiler is contraction (a multiply and an add fused into an FMA), which moves the FMA and the
+multiply counts together.  So: the FMA, multiply and MUFU counts of the kernel without bounds must equal those of
+the bounded kernel with each call replaced by the callee's (recursively; see CONTRACTION).  Prints every FP opcode
+of both and exits 1 if those differ.  (Order and operands are not compared: equal counts with the same source and
+no fast-math is the evidence; the argument is in bench/gpu_NOTES.md.)
 """
 
 import argparse
@@ -26,11 +26,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from gpu_ptxas import find_tool, stub_current_device  # noqa: E402
 
 FP = re.compile(r"^(F(FMA|MUL|ADD|SETP|MNMX|SEL|CHK)|D(FMA|MUL|ADD|SETP|MNMX)|MUFU|F2F|I2F|F2I|FRND|HFMA2)")
-# the operations that round a computed value (a contraction of a multiply and an add shows here as FFMA/DFMA in
-# place of FMUL/DMUL + FADD/DADD); comparisons, selects and conversions of a given value are exact or rounded the
-# same wherever they are placed, so their counts may differ with the code's placement (one conversion per return
-# point of a called function, shared ones when inlined)
-ROUNDING = re.compile(r"^(F(FMA|MUL|ADD)|D(FMA|MUL|ADD)|MUFU|HFMA2)")
+# Without fast-math the compiler may change a value in one way only: contracting a multiply and an add into an FMA
+# (FFMA/DFMA in place of FMUL/DMUL + FADD/DADD).  So the evidence is that the FMA and multiply counts (and MUFU's)
+# match: a contraction moves both.  Adds, comparisons, selects and conversions of a given value may differ in number
+# with the code's placement (an add duplicated into both arms of a branch instead of a select before one add; one
+# conversion per return point of a called function, shared ones when inlined) without changing any value.
+CONTRACTION = re.compile(r"^(FFMA|FMUL|DFMA|DMUL|MUFU|HFMA2(?!\(constant))|HMUL2)")
 
 
 def functions_sass(ptx):
@@ -53,6 +54,8 @@ def functions_sass(ptx):
         m = re.search(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)([^;]*);", line)
         if m and name:
             op = m.group(1)
+            if op.startswith("HFMA2") and re.match(r"\s*R\w+,\s*-RZ,\s*RZ,", m.group(2)):
+                op = "HFMA2(constant)"  # ptxas's idiom for a constant into a register (-0 x 0 + imm): no data
             if FP.match(op):
                 funcs[name][op] += 1
             if op.startswith("CALL"):
@@ -109,13 +112,15 @@ def main(argv=None):
     print(f"{'opcode':24s} {'no bounds':>10s} {'bounds: kernel + calls x callee':>32s}")
     for op in ops:
         print(f"{op:24s} {free[kname][op]:10d} {total[op]:32d}{'' if free[kname][op] == total[op] else '  DIFFERS'}")
-    def rounding(c):
-        return {op: n for op, n in c.items() if ROUNDING.match(op)}
 
-    same = rounding(free[kname]) == rounding(total)
-    rest = "identical" if free[kname] == total else "differ in comparisons/conversions only" if same else "differ"
-    print(f"rounding FP instructions (add, multiply, FMA, MUFU) {'identical' if same else 'DIFFER'}; all FP"
-          f" instructions {rest}")
+    def contraction(c):
+        return {op: n for op, n in c.items() if CONTRACTION.match(op)}
+
+    same = contraction(free[kname]) == contraction(total)
+    rest = "identical" if free[kname] == total else "differ (placement: " + ", ".join(
+        op for op in ops if free[kname][op] != total[op]) + ")"
+    print(f"FMA, multiply and MUFU instructions {'identical: the same contractions' if same else 'DIFFER'};"
+          f" all FP instructions {rest}")
     return 0 if same else 1
 
 
