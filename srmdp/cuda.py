@@ -193,8 +193,8 @@ def default_min_blocks(d, nb, arithmetic, smem):
     d = 7, 8: 7 and 6 blocks, 72 and 80 registers).  Measured on an H200 at d = 4 (x1.46 LP0 thread, x1.61 LP0
     block, x1.38 LP1 block over no bound, with 32-84 B of spill stores); offline (sm_90 ptxas, bench/gpu_NOTES.md)
     every LP0 kernel (nb = 1) spills <= 100 B under the cap at d = 1..8, LP1 up to nb = 5 (d = 4) <= 84 B, but
-    LP1 d = 6 436 B and d = 8 836 B: there no bound.  float64 arithmetic: 0 (unchanged, bit-identical tables and
-    registers; under the cap it spilled 2-6x more, issue 18's notes)."""
+    LP1 d = 5 252 B, d = 8 836 B: there no bound.  float64 arithmetic: 0 (as before; under the cap LP0 d=4 block
+    spilled 288 B in issue 18's pass, 9x float32's 32 B)."""
     if arithmetic != "float32" or nb > BOUND_MAX_NB:
         return 0
     return min(BOUND_BLOCKS, shared_blocks(smem))
