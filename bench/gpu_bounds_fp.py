@@ -31,7 +31,7 @@ FP = re.compile(r"^(F(FMA|MUL|ADD|SETP|MNMX|SEL|CHK)|D(FMA|MUL|ADD|SETP|MNMX)|MU
 # match: a contraction moves both.  Adds, comparisons, selects and conversions of a given value may differ in number
 # with the code's placement (an add duplicated into both arms of a branch instead of a select before one add; one
 # conversion per return point of a called function, shared ones when inlined) without changing any value.
-CONTRACTION = re.compile(r"^(FFMA|FMUL|DFMA|DMUL|MUFU|HFMA2(?!\(constant))|HMUL2)")
+CONTRACTION = re.compile(r"^(FFMA|FMUL|DFMA|DMUL|MUFU|HFMA2(?!\()|HMUL2)")
 
 
 def functions_sass(ptx):
