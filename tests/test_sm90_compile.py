@@ -86,3 +86,16 @@ def test_step_kernel_registers_stay_pinned(root, tmp_path):
             assert now["spill_stores"] <= pin["spill_stores"] + (16 if bounds else 0), (arith, key, now, pin)
         if arith == "float64":  # no launch bounds by default: float64 is as before issue 24's change
             assert not any(got[(arith, *key)]["launch_bounds"] for key in pinned)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not _have_toolchain(), reason="needs numba-cuda[cu12] (pip install -e .[cuda])")
+def test_launch_bounds_change_no_contraction(root):
+    """float32's default launch bounds (a register cap, and the ziggurat's slow path as a call) leave every FMA,
+    multiply and MUFU of the SASS as without them (bench/gpu_bounds_fp.py: the only value-changing freedom without
+    fast-math is contraction, which moves those counts), LP0 d=4 block."""
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
+    proc = subprocess.run([sys.executable, str(root / "bench" / "gpu_bounds_fp.py"), "--d", "4", "--basis", "LP0",
+                           "--mode", "block"], cwd=root, env=env, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "identical: the same contractions" in proc.stdout and "bounds (128, 8)" in proc.stdout
