@@ -20,7 +20,7 @@
 # Prepare here once (carry .whl, and .old for PHASES with old; both git-ignored):
 #   bash bench/gpu_next.sh --prepare
 # Device call (15 min of device time in all, ~1 min to start: 360 s leaves room for one rerun;
-# timeout_s 420, carry [".whl", ".old"]):
+# timeout_s 420, carry [".whl"]; add ".old" for PHASES with old):
 #   bash bench/gpu_next.sh 360           (PHASES="warm ab ncu campaign" by default; a rerun or a second call:
 #                                         PHASES=campaign bash bench/gpu_next.sh 240 for more campaign)
 # Dry run under the simulator (tests/test_gpu_tools.py): DRY=1 NUMBA_ENABLE_CUDASIM=1 bash bench/gpu_next.sh 300
