@@ -205,6 +205,24 @@ class Solution:
         se = float(np.std(vals, ddof=1) / math.sqrt(vals.size)) if vals.size > 1 else None
         return Estimate(float(np.mean(vals)), se)
 
+    def z0(self, x0=None, method="first_step", paths=None):
+        """z(0, x0) ~ sigma^T grad u: (the mean over the runs (d,), its s.e. (d,) or None with one run).
+
+        ``method``: "first_step" (default; :mod:`srmdp.first_step`, one step out of the deterministic
+        X_0 = x0 with the estimators of t_1, ``paths`` steps per run) or "regression" (z^M_0(x0), the
+        scheme's own estimator; its error at a point is the cells' fit and the regression noise)."""
+        if method == "regression":
+            pt = self.x0_point(x0)
+            vals = np.array([self.evaluate(0, pt, run=r)[1][0] for r in self.kept_runs])
+            se = vals.std(axis=0, ddof=1) / math.sqrt(len(vals)) if len(vals) > 1 else None
+            return vals.mean(axis=0), se
+        if method != "first_step":
+            raise ConfigError(f"invalid method={method!r}: 'first_step' or 'regression'")
+        from .first_step import PATHS, first_step_z0
+
+        value, se, _ = first_step_z0(self, x0, PATHS if paths is None else paths)
+        return value, se
+
     def __repr__(self):
         c = self.case
         u = self.u0()
