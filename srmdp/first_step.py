@@ -46,10 +46,9 @@ def first_step_z0(sol, x0=None, paths=PATHS):
     d, dt = sol.case.d, sol.dt
     forward, driver = _functions(sol.base_problem)
     pt = sol.x0_point(x0)
-    rng = np.random.default_rng([sol.seed, SEED_OFFSET])
     per_run = []
-    for r in sol.kept_runs:
-        dw = rng.standard_normal((paths, d)) * math.sqrt(dt)
+    for r in sol.kept_runs:  # run r's first steps: their own stream, whichever runs are kept
+        dw = np.random.default_rng([sol.seed, SEED_OFFSET, r]).standard_normal((paths, d)) * math.sqrt(dt)
         x1 = np.empty((paths + 1, d))
         for p in range(paths + 1):
             x = pt.copy()

@@ -7,6 +7,7 @@ the memory check.  The object it returns is :class:`srmdp.solution.Solution`; th
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -221,9 +222,11 @@ class SolveRequest:
         kept = list(range(self.runs)) if keep == "all" else [self.runs - 1]
         scale = data_scale(case, self.problem) if self.guard else 0.0
         done = [0]
+        stamps = []  # the end of each run: their differences are runs' seconds without the compilation
 
         def keep_coefficients(r, backend):
             done[0] = r + 1
+            stamps.append(time.perf_counter())
             if self.guard:
                 why = divergence(growth(backend), case, scale)
                 if why:
@@ -241,10 +244,12 @@ class SolveRequest:
                               on_run=keep_coefficients)
         except DivergenceError as exc:
             exc.runs_done = done[0]
+            exc.seconds_per_run = min(np.diff(stamps)) if len(stamps) > 1 else None
             raise
         except NumericalError as exc:
             err = DivergenceError(f"{exc}; {remedies(case)}")
             err.runs_done = done[0] + 1
+            err.seconds_per_run = min(np.diff(stamps)) if len(stamps) > 1 else None
             raise err from None
         result["data_scale"] = scale
         if self.remedies:
