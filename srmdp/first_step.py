@@ -37,8 +37,11 @@ def _functions(problem):
     return ns["forward"], ns["driver"]
 
 
-def first_step_z0(sol, x0=None, paths=PATHS):
-    """(z0 mean over the runs (d,), its s.e. (d,) or None with one run, per-run values (R, d)) at ``x0``."""
+def first_step_z0(sol, x0=None, paths=PATHS, streams=None):
+    """(z0 mean over the runs (d,), its s.e. (d,) or None with one run, per-run values (R, d)) at ``x0``.
+
+    ``streams``: the first steps' stream of each kept run (default: the run's index, so that a run gives the
+    same value whether it is evaluated during the solve or from the saved solution)."""
     if not isinstance(paths, int) or paths < 2:
         raise ConfigError(f"invalid paths={paths!r}: an integer >= 2")
     if sol.steps < 2:
@@ -47,8 +50,8 @@ def first_step_z0(sol, x0=None, paths=PATHS):
     forward, driver = _functions(sol.base_problem)
     pt = sol.x0_point(x0)
     per_run = []
-    for r in sol.kept_runs:  # run r's first steps: their own stream, whichever runs are kept
-        dw = np.random.default_rng([sol.seed, SEED_OFFSET, r]).standard_normal((paths, d)) * math.sqrt(dt)
+    for r, stream in zip(sol.kept_runs, streams or sol.kept_runs, strict=True):  # a stream per run
+        dw = np.random.default_rng([sol.seed, SEED_OFFSET, stream]).standard_normal((paths, d)) * math.sqrt(dt)
         x1 = np.empty((paths + 1, d))
         for p in range(paths + 1):
             x = pt.copy()
@@ -62,3 +65,20 @@ def first_step_z0(sol, x0=None, paths=PATHS):
     vals = np.array(per_run)
     se = vals.std(axis=0, ddof=1) / math.sqrt(len(vals)) if len(vals) > 1 else None
     return vals.mean(axis=0), se, vals
+
+
+def z0_rho(fine, coarse) -> float:
+    """The error reduction of the first-step z0 from ``coarse`` to ``fine`` (cases): orders 1/2 in dt (z's order in
+    the scheme), 2 in the cell width (1 for LP0; y^M_1's fit, as for u0) and 1/2 in N/M (the noise)."""
+    from .bases import BASES
+
+    q = 1.0 if BASES[fine.basis].rules == "LP0" else 2.0
+    return min(math.sqrt(fine.steps / coarse.steps), (fine.cells / coarse.cells) ** q,
+               math.sqrt(fine.paths * coarse.steps / (coarse.paths * fine.steps)))
+
+
+def z0_error(z, se, z_coarse, se_coarse, rho, noise=1.0):
+    """Per component: bias = (|z - z'| + noise s_diff) / (rho - 1), error = (bias^2 + s^2)^{1/2} (as u0's)."""
+    z, se, zc, sc = (np.asarray(a, dtype=float) for a in (z, se, z_coarse, se_coarse))
+    bias = (np.abs(z - zc) + noise * np.hypot(se, sc)) / (rho - 1.0)
+    return np.hypot(bias, se)

@@ -85,6 +85,23 @@ class Solution:
         return est.get("reason") if est.get("u0_error") is None else None
 
     @property
+    def z0_error(self):
+        """Estimated error of z(0, x0) per component (a list of d; the first-step z0 of :meth:`z0`, against the
+        level below like :attr:`u0_error`; ``bench/own_pde_z0.py`` measures its coverage), or None
+        (:attr:`z0_error_reason`).  Only a solve without ``tol`` and with ``error`` estimates it."""
+        return (self.result.get("error_estimate") or {}).get("z0_error")
+
+    @property
+    def z0_error_reason(self):
+        """Why :attr:`z0_error` is None (one line), else None."""
+        est = self.result.get("error_estimate")
+        if est is None:
+            return "not estimated (error=False)" if self.tol is None else "not estimated with tol"
+        if est.get("z0_error") is not None:
+            return None
+        return est.get("z0_reason") or est.get("reason") or "not estimated with tol"
+
+    @property
     def tol(self):
         return self.result.get("tol")
 
@@ -218,6 +235,8 @@ class Solution:
             return vals.mean(axis=0), se
         if method != "first_step":
             raise ConfigError(f"invalid method={method!r}: 'first_step' or 'regression'")
+        if x0 is None and paths is None and "z0" in self.result:  # recorded during the solve, over all runs
+            return np.array(self.result["z0"]), np.array(self.result["z0_se"])
         from .first_step import PATHS, first_step_z0
 
         value, se, _ = first_step_z0(self, x0, PATHS if paths is None else paths)

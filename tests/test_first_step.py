@@ -45,3 +45,23 @@ def test_first_step_z0_refuses_bad_input():
         first_step_z0(ExactSolution("gobet2016", 2, 0.1, runs=2), paths=1)
     with pytest.raises(ConfigError, match="N >= 2"):
         first_step_z0(ExactSolution("gobet2016", 2, 1.0, runs=2, steps=1))
+
+
+@pytest.mark.slow  # compiles gobet2016 at d = 2 (40 CPU s here when not in the disk cache)
+def test_solve_records_z0_and_its_error_and_says_why_not():
+    """A solve with its error estimate records the first-step z0 of every run (the same as recomputed from the
+    kept coefficients: one stream per run) and z0_error per component; runs=1 gives None with the reason."""
+    import srmdp
+    from srmdp.first_step import PATHS
+
+    sol = srmdp.solve("gobet2016", d=2, dt=0.1, runs=3, threads=1, progress=False)
+    value, se = sol.z0()
+    again, se_again = sol.z0(paths=PATHS)  # recomputed from the coefficients
+    assert np.array_equal(value, again) and np.array_equal(se, se_again)
+    assert len(sol.z0_error) == 2 and all(e > 0 for e in sol.z0_error) and sol.z0_error_reason is None
+    reg = sol.z0(method="regression")[0]
+    assert np.array_equal(reg, sol.z(0, sol.x0_point())[0])
+    one = srmdp.solve("gobet2016", d=2, dt=0.1, runs=1, threads=1, progress=False)
+    assert one.z0_error is None and "runs=1" in one.z0_error_reason
+    with pytest.raises(ConfigError, match="method"):
+        sol.z0(method="nearest")
