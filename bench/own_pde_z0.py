@@ -6,10 +6,11 @@
 For each problem and configuration (the defaults; adapted strata; LP2d; dt halved) and seeds 0..S-1: one
 solve with ``runs`` runs (keep all) and, with the same seed, the level below of the u0 error estimate
 (``SolveRequest.below``: N/2, #C and M strictly coarser).  z^M_0(x0) is the mean over the runs, its s.e.
-their spread / sqrt(R).  Prints per row: the mean over seeds and components of |z - z_exact| and its
-maximum, the median s.e. of z, |z| exact, and for a Richardson estimate like u0's (bias
-(|z_N - z_N'| + s_diff) / (rho - 1), rho from the level pair with z's orders: 1/2 in dt, 2 in h (LP1,
-LP2d), 1/2 in N/M) how often it covers the error (1x, 2x) and the median estimate / error.  CPU seconds
+their spread / sqrt(R); both for the regression z^M_0(x0) and the first step (srmdp.first_step).  Prints
+per row: the mean over seeds and components of |z - z_exact| and its maximum, the median s.e. of z, |z|
+exact, and for the estimate of ``Solution.z0_error`` (srmdp.first_step.z0_error: bias
+(|z_N - z_N'| + s_diff) / (rho - 1), rho with z's orders 1/2 in dt, 2 in h, 1/2 in N/M) how often it covers
+the error (1x, 2x, over seeds and components) and the median estimate / error.  CPU seconds
 are ``time.process_time`` of the solves (one thread).
 """
 
@@ -45,17 +46,9 @@ def z_runs(sol, x0):
     return reg, first_step_z0(sol, x0)[2]
 
 
-def z_rho(fine, coarse):
-    """Error reduction of z from ``coarse`` to ``fine``: orders 1/2 in dt, 2 in h (1 for LP0), 1/2 in N/M."""
-    from srmdp.bases import BASES
-
-    q = 1.0 if BASES[fine.basis].rules == "LP0" else 2.0
-    return min(math.sqrt(fine.steps / coarse.steps), (fine.cells / coarse.cells) ** q,
-               math.sqrt(fine.paths * coarse.steps / (coarse.paths * fine.steps)))
-
-
 def one(spec, d, kw, seed, runs):
     import srmdp
+    from srmdp.first_step import z0_rho
     from srmdp.options import SolveOptions
     from srmdp.problems import load_problem
     from srmdp.solving import SolveRequest
@@ -79,13 +72,16 @@ def one(spec, d, kw, seed, runs):
         cl = srmdp.solve(spec, progress=False, **common, **lkw)
         zc, zcs = z_runs(cl, x0)
         row.update(coarse_case=cl.case.label, z_coarse=zc.tolist(), z_fs_coarse=zcs.tolist(),
-                   rho=z_rho(sol.case, cl.case))
+                   rho=z0_rho(sol.case, cl.case))
     else:
         row["coarse_reason"] = why
     return row
 
 
 def summarise(rows, key="z"):
+    from srmdp.error_estimate import RHO_MIN
+    from srmdp.first_step import z0_error
+
     err, se, est = [], [], []
     for r in rows:
         z = np.array(r[key])
@@ -96,9 +92,8 @@ def summarise(rows, key="z"):
         if key + "_coarse" in r:
             zc = np.array(r[key + "_coarse"])
             sc = zc.std(0, ddof=1) / math.sqrt(len(zc))
-            b = (np.abs(zm - zc.mean(0)) + np.hypot(zs, sc)) / (r["rho"] - 1.0) if r["rho"] > 1.1 else None
-            if b is not None:
-                est.append((np.hypot(b, zs), e))
+            if r["rho"] >= RHO_MIN:  # the estimate of srmdp.solve (Solution.z0_error)
+                est.append((z0_error(zm, zs, zc.mean(0), sc, r["rho"]), e))
     err, se = np.array(err), np.array(se)
     out = {"mean_err": float(err.mean()), "max_err": float(err.max()), "median_se": float(np.median(se)),
            "cpu": float(np.mean([r["cpu"] for r in rows]))}

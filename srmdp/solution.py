@@ -5,6 +5,7 @@
 >>> y, z = sol.evaluate(0, X)                            # y^M_0, z^M_0 at points X of shape (n, 4)
 >>> sol.u0()                                             # Estimate(value=..., se=...) at the problem's x0
 >>> sol.u0_error, sol.u0_error_reason                    # estimated total error of u0 (bias included), or why not
+>>> sol.z0(), sol.z0_error                               # z(0, x0) by a first step from x0, its error per component
 >>> srmdp.solve("my_pde.py", d=4, tol=0.02)              # refine until u0_error <= 0.02 (sol.tol_met)
 >>> sol.save("sol.npz"); sol2 = srmdp.load("sol.npz")    # bit-identical evaluations
 
