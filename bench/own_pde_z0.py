@@ -106,6 +106,8 @@ def summarise(rows, key="z"):
 
 
 def main(argv=None):
+    from srmdp.divergence import DivergenceError
+
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=8)
     ap.add_argument("--d", type=int, default=4)
@@ -122,8 +124,17 @@ def main(argv=None):
         spec = PROBLEMS.get(name, name)
         spec = str(ROOT / spec) if spec.endswith(".py") else spec
         for cname in args.configs:
-            rows = [one(spec, args.d, CONFIGS[cname], s, args.runs) for s in range(args.seeds)]
+            rows, diverged = [], 0
+            for seed in range(args.seeds):
+                try:
+                    rows.append(one(spec, args.d, CONFIGS[cname], seed, args.runs))
+                except DivergenceError as exc:  # the solve (or its level below) diverged: counted, no z
+                    diverged += 1
+                    raw.setdefault(f"{name} {cname} diverged", []).append(str(exc))
             raw[f"{name} {cname}"] = rows
+            if not rows:
+                print(f"| {name} | {cname} | — | diverged in {diverged} of {args.seeds} seeds | | | | | | | |")
+                continue
             r0 = rows[0]
             ex = np.abs(np.array(r0["exact"]))
             exact = f"{ex.min():.3g}" if np.ptp(ex) < 1e-12 else f"{ex.min():.3g}–{ex.max():.3g}"
@@ -131,8 +142,10 @@ def main(argv=None):
                 s = summarise(rows, key)
                 cov = (f"{100 * s['cov1']:.0f} % | {100 * s['cov2']:.0f} % | {s['ratio']:.2g}" if "cov1" in s
                        else f"— | — | ({r0.get('coarse_reason', '')})")
-                print(f"| {name} | {cname}, {how} | {r0['N']}, {r0['cells']}, {r0['paths']} | {s['mean_err']:.4f} |"
-                      f" {s['max_err']:.4f} | {s['median_se']:.4f} | {exact} | {cov} | {s['cpu']:.2g} |", flush=True)
+                div = f" ({diverged} of {args.seeds} seeds diverged)" if diverged else ""
+                print(f"| {name} | {cname}, {how}{div} | {r0['N']}, {r0['cells']}, {r0['paths']} |"
+                      f" {s['mean_err']:.4f} | {s['max_err']:.4f} | {s['median_se']:.4f} | {exact} | {cov} |"
+                      f" {s['cpu']:.2g} |", flush=True)
     if args.json:
         Path(args.json).write_text(json.dumps(raw))
     return 0
