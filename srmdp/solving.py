@@ -71,7 +71,9 @@ def solve(problem="gobet2016", *, options: SolveOptions | None = None, progress=
         coarse, rho, why = req.below(case)
         if coarse is not None:
             req.check(coarse, keep="last")
-    want_z0 = coarse is not None and coarse.steps >= 2  # z0 by the first step needs N >= 2 at both levels
+    # z0 by the first step needs N >= 2 at both levels, and every run's coefficients on the host (on the GPU only
+    # the guard's N values cross per run: the level below keeps one run)
+    want_z0 = coarse is not None and coarse.steps >= 2 and req.device == "cpu"
     sol = req.run(case, rules, z0=want_z0)
     if coarse is None:
         if why:
@@ -91,7 +93,9 @@ def solve(problem="gobet2016", *, options: SolveOptions | None = None, progress=
                                     "coarse_u0": low.result["u0"], "coarse_u0_se": low.result["u0_se"],
                                     "coarse_seconds": low.result["seconds_per_run"] * low.runs}
     sol.result["error_estimate"].update(z0_estimate(sol.result, low.result, case, coarse) if want_z0 else
-                                        {"z0_error": None, "z0_reason": "N = 1 at the level below: no first step"})
+                                        {"z0_error": None, "z0_reason": "N = 1 at the level below: no first step"
+                                         if req.device == "cpu" else "not estimated on the GPU (Solution.z0()"
+                                         " gives z0 from the kept runs)"})
     return sol
 
 
