@@ -17,7 +17,8 @@ without a strictly coarser level below it is not preferred to an estimated one.
 
 **The budget** holds in every branch: before a level starts, its time is predicted from its work (path
 steps x runs) and the best measured rate (path steps per second) of the levels so far, diverged ones
-included (their runs up to the divergence); a level that would overrun ``budget_s`` is not started, and a
+included (the seconds of their runs that completed before the divergence, without the compilation; a level
+that diverged in its first run gives no rate); a level that would overrun ``budget_s`` is not started, and a
 level that cannot be predicted yet (nothing measured) is not started past half the budget.
 
 **Divergence** (:class:`srmdp.divergence.DivergenceError`) is not answered by climbing on.  The remedies are
@@ -159,8 +160,9 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
             sol = req.run(case, rules)
         except DivergenceError as exc:
             secs = time.perf_counter() - t0
-            runs_done = getattr(exc, "runs_done", 1) or 1
-            state["rate"] = max(rate or 0.0, case.path_steps * runs_done / max(secs, 1e-9))
+            per_run = getattr(exc, "seconds_per_run", None)  # None: it diverged in its first run
+            if per_run:  # a run's seconds without the compilation (secs has it: 225 s against 0.1 s measured)
+                state["rate"] = max(rate or 0.0, case.path_steps / max(per_run, 1e-9))
             row.update(status="diverged", seconds=secs, message=str(exc))
             rows.append(row)
             say(_line(row, time.perf_counter() - t_start, budget))

@@ -5,6 +5,7 @@
 >>> y, z = sol.evaluate(0, X)                            # y^M_0, z^M_0 at points X of shape (n, 4)
 >>> sol.u0()                                             # Estimate(value=..., se=...) at the problem's x0
 >>> sol.u0_error, sol.u0_error_reason                    # estimated total error of u0 (bias included), or why not
+>>> sol.z0(), sol.z0_error                               # z(0, x0) by a first step from x0, its error per component
 >>> srmdp.solve("my_pde.py", d=4, tol=0.02)              # refine until u0_error <= 0.02 (sol.tol_met)
 >>> sol.save("sol.npz"); sol2 = srmdp.load("sol.npz")    # bit-identical evaluations
 
@@ -83,6 +84,23 @@ class Solution:
         if est is None:
             return "not estimated (error=False)"
         return est.get("reason") if est.get("u0_error") is None else None
+
+    @property
+    def z0_error(self):
+        """Estimated error of z(0, x0) per component (a list of d; the first-step z0 of :meth:`z0`, against the
+        level below like :attr:`u0_error`; ``bench/own_pde_z0.py`` measures its coverage), or None
+        (:attr:`z0_error_reason`).  Only a solve without ``tol`` and with ``error`` estimates it."""
+        return (self.result.get("error_estimate") or {}).get("z0_error")
+
+    @property
+    def z0_error_reason(self):
+        """Why :attr:`z0_error` is None (one line), else None."""
+        est = self.result.get("error_estimate")
+        if est is None:
+            return "not estimated (error=False)" if self.tol is None else "not estimated with tol"
+        if est.get("z0_error") is not None:
+            return None
+        return est.get("z0_reason") or est.get("reason") or "not estimated with tol"
 
     @property
     def tol(self):
@@ -204,6 +222,26 @@ class Solution:
         vals = np.array([self.evaluate(0, pt, run=r)[0][0] for r in self.kept_runs])
         se = float(np.std(vals, ddof=1) / math.sqrt(vals.size)) if vals.size > 1 else None
         return Estimate(float(np.mean(vals)), se)
+
+    def z0(self, x0=None, method="first_step", paths=None):
+        """z(0, x0) ~ sigma^T grad u: (the mean over the runs (d,), its s.e. (d,) or None with one run).
+
+        ``method``: "first_step" (default; :mod:`srmdp.first_step`, one step out of the deterministic
+        X_0 = x0 with the estimators of t_1, ``paths`` steps per run) or "regression" (z^M_0(x0), the
+        scheme's own estimator; its error at a point is the cells' fit and the regression noise)."""
+        if method == "regression":
+            pt = self.x0_point(x0)
+            vals = np.array([self.evaluate(0, pt, run=r)[1][0] for r in self.kept_runs])
+            se = vals.std(axis=0, ddof=1) / math.sqrt(len(vals)) if len(vals) > 1 else None
+            return vals.mean(axis=0), se
+        if method != "first_step":
+            raise ConfigError(f"invalid method={method!r}: 'first_step' or 'regression'")
+        if x0 is None and paths is None and "z0" in self.result:  # recorded during the solve, over all runs
+            return np.array(self.result["z0"]), np.array(self.result["z0_se"])
+        from .first_step import PATHS, first_step_z0
+
+        value, se, _ = first_step_z0(self, x0, PATHS if paths is None else paths)
+        return value, se
 
     def __repr__(self):
         c = self.case

@@ -7,6 +7,7 @@ the memory check.  The object it returns is :class:`srmdp.solution.Solution`; th
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -70,7 +71,10 @@ def solve(problem="gobet2016", *, options: SolveOptions | None = None, progress=
         coarse, rho, why = req.below(case)
         if coarse is not None:
             req.check(coarse, keep="last")
-    sol = req.run(case, rules)
+    # z0 by the first step needs N >= 2 at both levels, and every run's coefficients on the host (on the GPU only
+    # the guard's N values cross per run: the level below keeps one run)
+    want_z0 = coarse is not None and coarse.steps >= 2 and req.device == "cpu"
+    sol = req.run(case, rules, z0=want_z0)
     if coarse is None:
         if why:
             sol.result["error_estimate"] = {"u0_error": None, "reason": why}
@@ -79,7 +83,7 @@ def solve(problem="gobet2016", *, options: SolveOptions | None = None, progress=
     from .error_estimate import total_error
 
     try:
-        low = req.run(coarse, {}, keep="last")
+        low = req.run(coarse, {}, keep="last", z0=want_z0)
     except DivergenceError as exc:  # the answer stands; its error cannot be estimated this way
         sol.result["error_estimate"] = {"u0_error": None, "coarse_case": coarse.as_dict(),
                                         "reason": f"the level below diverged: {exc}"}
@@ -88,7 +92,28 @@ def solve(problem="gobet2016", *, options: SolveOptions | None = None, progress=
     sol.result["error_estimate"] = {"u0_error": err, "bias": bias, "rho": rho, "coarse_case": coarse.as_dict(),
                                     "coarse_u0": low.result["u0"], "coarse_u0_se": low.result["u0_se"],
                                     "coarse_seconds": low.result["seconds_per_run"] * low.runs}
+    sol.result["error_estimate"].update(z0_estimate(sol.result, low.result, case, coarse) if want_z0 else
+                                        {"z0_error": None, "z0_reason": "N = 1 at the level below: no first step"
+                                         if req.device == "cpu" else "not estimated on the GPU (Solution.z0()"
+                                         " gives z0 from the kept runs)"})
     return sol
+
+
+def z0_estimate(fine, coarse_result, case, coarse) -> dict:
+    """z0 (the first step's, mean over the runs), its s.e., and z0_error per component from the level below
+    (:func:`srmdp.first_step.z0_error`), or None with the reason."""
+    from .error_estimate import RHO_MIN
+    from .first_step import z0_error, z0_rho
+
+    zf, zc = np.array(fine["z0_runs"]), np.array(coarse_result["z0_runs"])
+    sf, sc = (a.std(axis=0, ddof=1) / np.sqrt(len(a)) for a in (zf, zc))
+    fine["z0"], fine["z0_se"] = zf.mean(axis=0).tolist(), sf.tolist()
+    rho = z0_rho(case, coarse)
+    if rho < RHO_MIN:
+        return {"z0_error": None, "z0_reason": f"the level below is too close for z (reduction {rho:.3g} <"
+                                               f" {RHO_MIN:g})"}
+    return {"z0_error": z0_error(zf.mean(axis=0), sf, zc.mean(axis=0), sc, rho).tolist(), "z0_rho": rho,
+            "coarse_z0": zc.mean(axis=0).tolist()}
 
 
 @dataclass
@@ -209,10 +234,11 @@ class SolveRequest:
         """Memory first (one-line ConfigError)."""
         return check_memory(case, self.runs, keep or self.keep, self.test_points, self.device)
 
-    def run(self, case, rules, keep=None):
+    def run(self, case, rules, keep=None, z0=False):
         """Solve ``case`` (every run checked by the divergence guard when ``guard``): a :class:`Solution`.
         A :class:`~srmdp.divergence.DivergenceError` carries ``runs_done`` (runs computed, the failing one
-        included) for the refinement's time model."""
+        included) and ``seconds_per_run`` for the refinement's time model.  ``z0``: also z(0, x0) of every run
+        by its first step (:mod:`srmdp.first_step`), in ``result["z0_runs"]`` (kept or not)."""
         from .divergence import DivergenceError, data_scale, divergence, growth, remedies
         from .solver import NumericalError, run_case
 
@@ -221,13 +247,18 @@ class SolveRequest:
         kept = list(range(self.runs)) if keep == "all" else [self.runs - 1]
         scale = data_scale(case, self.problem) if self.guard else 0.0
         done = [0]
+        stamps = []  # the end of each run: their differences are runs' seconds without the compilation
+        z0_runs = []
 
         def keep_coefficients(r, backend):
             done[0] = r + 1
+            stamps.append(time.perf_counter())
             if self.guard:
                 why = divergence(growth(backend), case, scale)
                 if why:
                     raise DivergenceError(f"case {case.label}, run {r}: {why}")
+            if z0:
+                z0_runs.append(self.first_step_z0(case, backend.coefficients(), r))
             if r not in kept:
                 return
             c = backend.coefficients()
@@ -241,16 +272,29 @@ class SolveRequest:
                               on_run=keep_coefficients)
         except DivergenceError as exc:
             exc.runs_done = done[0]
+            exc.seconds_per_run = min(np.diff(stamps)) if len(stamps) > 1 else None
             raise
         except NumericalError as exc:
             err = DivergenceError(f"{exc}; {remedies(case)}")
             err.runs_done = done[0] + 1
+            err.seconds_per_run = min(np.diff(stamps)) if len(stamps) > 1 else None
             raise err from None
         result["data_scale"] = scale
+        if z0:
+            result["z0_runs"] = np.array(z0_runs).tolist()
         if self.remedies:
             result["remedies"] = list(self.remedies)
         return Solution(case, store["coef"], result, seed=self.seed, runs=self.runs, keep=keep, rules=rules,
                         threads=self.threads)
+
+
+    def first_step_z0(self, case, coef, r):
+        """z(0, x0) of run r from its coefficients (N x K x (1+q) x nb), by the first step (:mod:`srmdp.first_step`)."""
+        from .first_step import first_step_z0
+
+        one = Solution(case, np.array(coef)[None], {}, seed=self.seed, runs=1, problem=self.problem,
+                       threads=self.threads)
+        return first_step_z0(one, streams=[r])[2][0]
 
 
 def check_memory(case, runs, keep, test_points=1000, device="cpu", available=None):

@@ -345,6 +345,28 @@ def test_a_ladder_ended_by_the_budget(monkeypatch):
     assert len(sol.result["refinement"]) < 19  # the ladder had more levels than were run
 
 
+def test_a_first_level_diverging_during_its_compilation_gives_no_rate(monkeypatch):
+    """The first level diverges in its first run after 0.3 s (standing in for its compilation: 225 s measured on
+    tests/data/steep_quadratic.py, d = 4, for 0.1 s of runs).  Those seconds are not a rate: the remedy's ladder
+    starts (before half the budget) instead of being stopped by a prediction of 4 runs x 0.3 s > what is left."""
+    import time
+
+    fake = _Fake(_exact_like)
+
+    def call(req, case, rules, keep=None):
+        if not req.remedies:  # the first level, before any remedy (which cures it)
+            time.sleep(0.3)
+            err = DivergenceError(f"case {case.label}: the estimators diverge")
+            err.runs_done, err.seconds_per_run = 1, None
+            raise err
+        return fake(req, case, rules, keep)
+
+    sol, _ = _refine(monkeypatch, call, tol=0.06, budget_s=1.0)
+    rows = sol.result["refinement"]
+    assert rows[0]["status"] == "diverged" and len(rows) > 1 and rows[1]["status"] == "ok"
+    assert rows[1]["remedies"]  # the level after the remedy ran
+
+
 @pytest.mark.slow
 def test_g_zero_with_a_running_cost_never_trips_the_guard():
     """tests/data/running_cost.py (|u| <= T, g = 0) at N = 50 and 200, box strata, no truncation: no
