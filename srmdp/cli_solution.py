@@ -129,7 +129,7 @@ def main(args):
         return 0
 
     # eval: every check (file, step, points, output) before the kernels are built
-    from .solution_file import load
+    from .solution import load
     from .solver import check_threads
 
     check_threads(args.threads)

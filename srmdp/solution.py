@@ -28,19 +28,15 @@ from collections import namedtuple
 
 import numpy as np
 
-from .adapt import adapted_spec, split_spec, xi_of
+from . import solution_file
+from .adapt import split_spec, xi_of
 from .cases import is_int, plain
 from .exceptions import ConfigError
-from .problems import REGISTRY, Problem, load_problem
+from .problems import load_problem
+from .solution_file import saved_spec
 
 Estimate = namedtuple("Estimate", "value se")
 Estimate.__doc__ = "A Monte-Carlo estimate and its standard error over the runs (None with one run)."
-
-
-def saved_spec(problem: Problem) -> str:
-    """The spec that finds the same file again from any working directory (absolute path for a user's file)."""
-    base = problem.name if REGISTRY.get(problem.name) == problem.path else f"{problem.path}:{problem.name}"
-    return adapted_spec(base, problem.adapted_d) if problem.adapted_d else base
 
 
 # --- the solution ---------------------------------------------------------------------------------
@@ -254,13 +250,17 @@ class Solution:
 
     # --- files
     def metadata(self) -> dict:
-        from .solution_file import metadata
-
-        return metadata(self)
+        return solution_file.metadata(self)
 
     def save(self, path):
         """Write the solution to ``path`` (.npz: coefficients + JSON metadata, checksummed), atomically
         (:mod:`srmdp.solution_file`)."""
-        from .solution_file import save
+        return solution_file.save(self, path)
 
-        return save(self, path)
+
+def load(path, threads=None) -> Solution:
+    """Read a solution written by :meth:`Solution.save` (:func:`srmdp.solution_file.read`: refuses a damaged file,
+    another format version or a problem file changed since, in one line) and rebuild its kernels."""
+    case, coef, meta, problem = solution_file.read(path)
+    return Solution(case, coef, meta["result"], seed=meta["seed"], runs=meta["runs"], keep=meta["keep"],
+                    rules=meta.get("rules"), threads=threads, problem=problem)

@@ -1,9 +1,10 @@
-"""The solution file format: one ``.npz`` (NumPy, no pickle) written by :meth:`srmdp.solution.Solution.save`.
+"""The solution file format: one ``.npz`` (NumPy, no pickle) written by :meth:`srmdp.solution.Solution.save`
+and read back by :func:`srmdp.solution.load` (through :func:`read`; this module never builds a Solution).
 
 It holds ``coef`` (R_kept x N x K x (1+q) x nb) and ``meta``, a JSON text: format name and version, the
 case, the problem (its spec and the sha256 of its source), seed, runs, the rules used, the solver's result
 (indicators or u0, timings, the error estimate, provenance), the coefficients' sha256, and a checksum over
-all of it.  :func:`load` refuses, in one line (:class:`~srmdp.exceptions.ConfigError`), a file that is
+all of it.  :func:`read` refuses, in one line (:class:`~srmdp.exceptions.ConfigError`), a file that is
 unreadable, damaged (checksum, coefficient hash), of another format version, or whose problem file has
 changed since it was saved; it rebuilds the kernels from the saved problem spec.
 """
@@ -17,14 +18,20 @@ from pathlib import Path
 
 import numpy as np
 
+from .adapt import adapted_spec
 from .cases import Case
 from .exceptions import ConfigError
-from .problems import load_problem
+from .problems import REGISTRY, Problem, load_problem
 from .results import checksum_ok, seal, write_atomic
-from .solution import Solution, saved_spec
 
 FORMAT = "srmdp-solution"
 SOLUTION_FORMAT_VERSION = 1
+
+
+def saved_spec(problem: Problem) -> str:
+    """The spec that finds the same file again from any working directory (absolute path for a user's file)."""
+    base = problem.name if REGISTRY.get(problem.name) == problem.path else f"{problem.path}:{problem.name}"
+    return adapted_spec(base, problem.adapted_d) if problem.adapted_d else base
 
 
 def metadata(sol) -> dict:
@@ -61,9 +68,9 @@ def _sha256(a: np.ndarray) -> str:
     return h.hexdigest()
 
 
-def load(path, threads=None) -> Solution:
-    """Read a solution written by :meth:`Solution.save`; refuses a damaged file, another format version or a
-    problem file changed since, in one line (ConfigError), and rebuilds the kernels from the problem spec."""
+def read(path):
+    """(case, coef, meta, problem) of a solution file; refuses a damaged file, another format version or a problem
+    file changed since, in one line (ConfigError), and loads the problem from its saved spec."""
     where = f"invalid solution file {path}"
     if not Path(path).is_file():
         raise ConfigError(f"{where}: no such file")
@@ -96,6 +103,4 @@ def load(path, threads=None) -> Solution:
     if problem.source_hash != saved:
         raise ConfigError(f"{where}: the problem {spec} changed since the solution was saved (source hash"
                           f" {problem.source_hash}, saved {saved}); solve again")
-    case = Case.from_dict(dict(meta["case"], problem=spec))
-    return Solution(case, coef, meta["result"], seed=meta["seed"], runs=meta["runs"], keep=meta["keep"],
-                    rules=meta.get("rules"), threads=threads, problem=problem)
+    return Case.from_dict(dict(meta["case"], problem=spec)), coef, meta, problem

@@ -21,7 +21,8 @@ from .options import SolveOptions
 from .problems import DEFAULT as DEFAULT_PROBLEM
 from .problems import REGISTRY, Problem, load_problem
 from .rules import DEFAULT_STEPS, paper_rule
-from .solution import Solution, saved_spec
+from .solution import Solution
+from .solution_file import saved_spec
 
 # strata for problems other than the paper's when the user does not choose (the paper's problem keeps the
 # paper's box): decided by measurement, srmdp/problems/README.md ("Defaults").
