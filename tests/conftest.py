@@ -104,3 +104,24 @@ def cuda_usable():
 
 def pytest_report_header(config):
     return f"NUMBA_ENABLE_CUDASIM={os.environ.get('NUMBA_ENABLE_CUDASIM', '0')}"
+
+
+# --- CPU time per test (opt-in: SRMDP_CPU_DURATIONS=<file>) -----------------------------------------------------
+# On a shared machine wall-clock durations measure the neighbours; the CPU seconds of the test's process and of the
+# subprocesses it waited for (snakemake, the CLI) do not.  One line per test phase: CPU s, children's CPU s, wall s.
+_CPU_LOG = os.environ.get("SRMDP_CPU_DURATIONS")
+if _CPU_LOG:
+    import resource
+    import time
+
+    def _cpu():
+        own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        return own.ru_utime + own.ru_stime, kids.ru_utime + kids.ru_stime, time.perf_counter()
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(item, nextitem):
+        start = _cpu()
+        yield
+        end = _cpu()
+        with open(_CPU_LOG, "a") as fh:
+            fh.write(f"{end[0] - start[0]:.2f}\t{end[1] - start[1]:.2f}\t{end[2] - start[2]:.2f}\t{item.nodeid}\n")

@@ -1,7 +1,7 @@
 """The Snakemake workflow, end to end on the ci preset, in a temporary copy of the repository.
 
-One module-scoped run of `snakemake --cores 2 --configfile config/ci.yaml` (about 1-2 min on 2
-cores: 9 compute jobs, each ~10 s of JIT compilation) feeds the checks:
+One module-scoped run of `snakemake --cores 2 --configfile config/ci.yaml` feeds the checks: a copy of the
+working tree run here, or, in CI, the run of .ci/run's end-to-end step (SRMDP_CI_RUN, see reused_ci_run):
   * the tables parse as booktabs LaTeX tables with every paper row and both readings;
   * every number in them traces back to a result file (or to srmdp/data/paper_cases.csv);
   * the reproduced small-N indicators agree with the paper (paper-fit reading) within tolerance;
@@ -72,8 +72,31 @@ def ran_jobs(log: str) -> dict:
     return counts
 
 
+def _head(repo) -> str:
+    return subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+def reused_ci_run(folder: Path):
+    """CI's end-to-end step (.ci/run): a fresh clone of this commit in folder/repo, its committed tables, figures
+    and summaries removed, after `snakemake --cores 2 --configfile config/ci.yaml` (output in folder/snakemake.log).
+    The same jobs as a copy_repo run: reading it saves CI a second run.  Refused (a failure, not a fallback) when it
+    is not a run of this checkout: another commit, local changes, or committed outputs still there."""
+    repo = folder / "repo"
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT, capture_output=True,
+                           text=True, check=True).stdout.strip()
+    assert _head(repo) == _head(ROOT) and not dirty, (
+        f"SRMDP_CI_RUN={folder} is a run of commit {_head(repo)}; this checkout is {_head(ROOT)}"
+        f"{' with local changes' if dirty else ''}: unset SRMDP_CI_RUN to run the ci preset here")
+    # the ci preset never writes the default preset's summaries: their presence means a clone run as committed
+    assert not (repo / "data" / "summaries" / "default").exists(), "SRMDP_CI_RUN: committed outputs left in place"
+    return repo, (folder / "snakemake.log").read_text()
+
+
 @pytest.fixture(scope="module")
 def ci_run(tmp_path_factory):
+    if os.environ.get("SRMDP_CI_RUN"):  # CI ran the ci preset end to end already (.ci/run, step e2e)
+        return reused_ci_run(Path(os.environ["SRMDP_CI_RUN"]))
     repo = copy_repo(tmp_path_factory.mktemp("repo"))
     proc = snakemake(repo, "--cores", "2", "--configfile", "config/ci.yaml")
     return repo, proc.stdout + proc.stderr
