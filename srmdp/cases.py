@@ -1,6 +1,9 @@
 """Cases: the numerical parameters of one SRMDP run.
 
-The paper's 35 rows are the paper's layer's (:mod:`srmdp.paper.rows`, which maps each to a :class:`Case`).
+A case holds numbers only, no name.  A caller that names its cases subclasses :class:`Case`: the fields the
+subclass adds join the case's record (:meth:`Case.as_dict`), which a result carries and which its identity
+(``case_hash``, :func:`srmdp.results.identity_hash`) covers.  The paper's 35 rows are the paper's layer's
+(:mod:`srmdp.paper.rows`: its ``PaperCase`` adds the table and row).
 """
 
 import math
@@ -68,8 +71,6 @@ class Case:
     precision: str = "float64"
     maturity: float | None = None  # None: the problem's MATURITY
     half_width: float | None = None  # None: the problem's BOX_HALF_WIDTH
-    table: str = ""
-    row: int = 0
     problem: str = field(default="gobet2016")
     z_cv: bool = False  # the control variate of the Z regression (srmdp.scheme), beyond the paper
     martingale_cv: bool = False  # with z_cv: the martingale control variates too (srmdp.scheme, bench/zcv.md)
@@ -113,10 +114,11 @@ class Case:
 
     @property
     def label(self) -> str:
-        return f"{self.table}_r{self.row}" if self.table else (
-            f"{self.basis}_d{self.d}_dt{self.dt:g}_C{self.cells}_M{self.paths}")
+        """The case's name in messages, progress bars and results (a subclass that names its cases overrides it)."""
+        return f"{self.basis}_d{self.d}_dt{self.dt:g}_C{self.cells}_M{self.paths}"
 
     def as_dict(self) -> dict:
+        """The case's record: every field (a subclass's too), "no truncation" as None, and N, K, nb."""
         out = asdict(self)
         for key in ("trunc_y", "trunc_z"):
             out[key] = truncation_for_json(out[key])
@@ -192,10 +194,6 @@ class Case:
             bad("precision", self.precision, f"allowed values are {', '.join(PRECISIONS)}")
         if self.arithmetic not in ARITHMETICS:
             bad("arithmetic", self.arithmetic, f"allowed values are {', '.join(ARITHMETICS)}")
-        if not isinstance(self.table, str):
-            bad("table", self.table, "must be a string (a table id, or empty for a free case)")
-        if not is_int(self.row) or self.row < 0:
-            bad("row", self.row, "must be an integer >= 0")
         if not isinstance(self.z_cv, (bool, np.bool_)):
             bad("z_cv", self.z_cv, "must be true or false")
         if not isinstance(self.martingale_cv, (bool, np.bool_)):

@@ -26,7 +26,8 @@ from .solver import NumericalError, check_threads, run_case, summary_line
 # plan): the entry points of this group, each main(argv) -> exit status.  The library never imports them.
 COMMANDS_GROUP = "srmdp.commands"
 # The paper's rows for `srmdp run --table T [--dt DT | --row R]`: the entry point named "paper" of this group,
-# a function (table, dt=, row=, **case options) -> Case (srmdp.paper.rows.paper_case).
+# a function (table, dt=, row=, **case options) -> Case (srmdp.paper.rows.paper_case: a subclass of Case whose
+# table and row join the result's case record, its case_hash and its label).
 TABLES_GROUP = "srmdp.tables"
 
 

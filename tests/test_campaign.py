@@ -25,11 +25,10 @@ import yaml
 
 from srmdp import chunks
 from srmdp.aggregate import ChunkError, aggregate, load_chunk
-from srmdp.cases import Case
 from srmdp.exceptions import ConfigError
 from srmdp.indicators import indicators
 from srmdp.paper import campaign as cp
-from srmdp.paper.rows import paper_case, paper_rows
+from srmdp.paper.rows import PaperCase, paper_case, paper_rows
 from srmdp.results import identity_hash, write_json_atomic
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -463,8 +462,8 @@ def test_plan_groups_data_gpu_chunks_per_row_reading_and_precision(tmp_path):
     write_chunk(gpu / "campaign", pcase("LP0d4", 1), 2, 3, reading="paper-fit")
     write_chunk(gpu / "campaign", pcase("LP0d4", 1, THEORY), 0, 2, reading="theory")
     write_chunk(gpu / "campaign", pcase("LP0d4", 1, precision="float64"), 0, 2, reading="paper-fit")
-    odd = Case(d=2, dt=0.5, basis="LP0", cells=2, paths=4, table="tinyLP0", row=1, outside="zero", trunc_y=1.0,
-               trunc_z=1.0, precision="float32")
+    odd = PaperCase(d=2, dt=0.5, basis="LP0", cells=2, paths=4, table="tinyLP0", row=1, outside="zero",
+                    trunc_y=1.0, trunc_z=1.0, precision="float32")
     write_chunk(gpu / "campaign", odd, 0, 2, reading="paper-fit")  # not a paper row: not in the tables
     write_chunk(gpu, pcase("LP0d4", 1, cp.PresetReading("clamp", "clamp", None, None)), 0, 2)  # no such reading
     plan = _plan(tmp_path, gpu)

@@ -31,7 +31,7 @@ import srmdp.solver
 from srmdp.cases import Case
 from srmdp.cli import main
 from srmdp.exceptions import ConfigError
-from srmdp.paper.rows import TABLE_ALIASES, table_ids
+from srmdp.paper.rows import TABLE_ALIASES, PaperCase, table_ids
 
 ROOT = Path(__file__).resolve().parent.parent
 MAX_THREADS = numba.config.NUMBA_NUM_THREADS
@@ -222,8 +222,11 @@ BAD_CASE = {
     "maturity": st.one_of(st.floats(max_value=0.0), st.just(math.inf), st.just(math.nan)),
     "half_width": st.one_of(st.floats(max_value=0.0), st.floats(min_value=700.5), st.just(math.nan)),
     "problem": st.sampled_from(["heat", "", "GOBET2016"]),
-    "row": st.one_of(st.integers(max_value=-1), st.just(1.0)),
-    "table": st.one_of(st.integers(), st.none()),
+}
+# the name of a paper row's case (srmdp.paper.rows.PaperCase; Case itself has none)
+BAD_NAME = {
+    "row": st.one_of(st.integers(max_value=-1), st.just(1.0), st.just(True)),
+    "table": st.one_of(st.integers(), st.none(), st.just("")),
 }
 
 
@@ -238,6 +241,17 @@ def test_invalid_case_field_raises_config_error_naming_it(d, basis, field, data)
     kwargs[field] = value
     with pytest.raises(ConfigError) as info:
         Case(**kwargs)
+    msg = str(info.value)
+    assert "\n" not in msg and msg.startswith(f"invalid {field}="), msg
+
+
+@SETTINGS
+@given(field=st.sampled_from(sorted(BAD_NAME)), data=st.data())
+def test_invalid_paper_case_name_raises_config_error_naming_it(field, data):
+    kwargs = dict(d=1, dt=0.25, basis="LP0", cells=2, paths=3, table="LP0d4", row=1)
+    kwargs[field] = data.draw(BAD_NAME[field])
+    with pytest.raises(ConfigError) as info:
+        PaperCase(**kwargs)
     msg = str(info.value)
     assert "\n" not in msg and msg.startswith(f"invalid {field}="), msg
 

@@ -16,9 +16,7 @@ is byte-identical to the one the workflow renders from those uninterrupted chunk
 two more compiles in CI.)  The random moment is printed and can be replayed with SRMDP_CRASH_SEED.
 """
 
-import dataclasses
 import json
-import math
 import os
 import random
 import shutil
@@ -31,7 +29,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from srmdp.cases import Case
+from srmdp.paper.rows import case_of_record
 from srmdp.results import checksum_ok, write_json_atomic
 from srmdp.solver import run_case
 
@@ -185,12 +183,9 @@ def test_killed_workflow_resumes_to_the_same_tables(tmp_path):
     # the reference: the same chunks computed uninterrupted (in this process, by the function behind
     # `srmdp run`), then gathered and rendered by the workflow in a fresh copy
     ref_tree, _ = _prepare(tmp_path, "reference")
-    fields = {f.name for f in dataclasses.fields(Case)}
     for rel, data in chunks.items():
-        kw = {k: (math.inf if v is None and k.startswith("trunc_") else v) for k, v in data["case"].items()
-              if k in fields}
-        res = run_case(Case(**kw), runs=data["runs"], run_start=data["run_start"], test_points=data["test_points"],
-                       seed=data["seed"])
+        res = run_case(case_of_record(data["case"]), runs=data["runs"], run_start=data["run_start"],
+                       test_points=data["test_points"], seed=data["seed"])
         write_json_atomic(ref_tree / rel, res)
     ref = _run(ref_tree, table, "--rerun-triggers", "mtime")
     assert ref.returncode == 0, ref.stderr[-3000:]

@@ -3,6 +3,7 @@ parsing, and it never imports srmdp.paper or the [paper] extra; the paper's comm
 checkout (one line, exit status 2)."""
 
 import ast
+import dataclasses
 import json
 import re
 import subprocess
@@ -93,6 +94,17 @@ def test_importing_the_library_loads_neither_the_paper_nor_its_extra():
             f" or m.split('.')[0] in {extra!r})))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert json.loads(out.stdout) == []
+
+
+def test_case_holds_no_paper_row():
+    """Case has no table/row, as a field, an attribute or in its record: the paper's layer names its rows
+    (srmdp.paper.rows.PaperCase)."""
+    from srmdp.cases import Case
+
+    assert not {f.name for f in dataclasses.fields(Case)} & {"table", "row"}
+    case = Case(d=2, dt=0.5, basis="LP0", cells=2, paths=4)
+    assert not hasattr(case, "table") and not hasattr(case, "row")
+    assert not {"table", "row"} & set(case.as_dict()) and case.label == "LP0_d2_dt0.5_C2_M4"
 
 
 def test_srmdp_exports_no_paper():

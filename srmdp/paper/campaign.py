@@ -51,7 +51,7 @@ from pathlib import Path
 
 from .. import chunks as chunkmod
 from ..aggregate import ChunkError, load_chunk
-from ..cases import PRECISIONS, Case, ConfigError, check_seed_run, is_int
+from ..cases import PRECISIONS, ConfigError, check_seed_run, is_int
 from ..cli_options import Parser, exit_status
 from ..gpu import gpu_unavailable_reason
 from ..indicators import indicators
@@ -60,7 +60,7 @@ from ..solver import check_threads, run_case
 from . import REPOSITORY
 from .cost import THROUGHPUT_FILE, CostModel, load_throughput
 from .preset_reading import PresetReading, readings_from_config  # a config's readings (z_cv, rows: see there)
-from .rows import find_row, paper_case, paper_rows
+from .rows import PaperCase, case_of_record, find_row, paper_case, paper_rows
 
 DEFAULT_CONFIG = REPOSITORY / "config" / "config.yaml"
 DEFAULT_DATA = "data/gpu"
@@ -129,15 +129,15 @@ class Row:
     """One row the campaign may run: a paper row or a free case of a case list."""
     table: str
     row: int
-    spec: dict  # Case fields other than the reading and the precision
+    spec: dict  # PaperCase fields (table and row too) other than the reading and the precision
     order: int
 
     @property
     def label(self) -> str:
         return f"{self.table}_r{self.row}"
 
-    def case(self, reading: PresetReading, precision: str) -> Case:
-        return Case(**self.spec, precision=precision, **reading.options())
+    def case(self, reading: PresetReading, precision: str) -> PaperCase:
+        return PaperCase(**self.spec, precision=precision, **reading.options())
 
 
 def paper_selection(spec: str | None) -> list:
@@ -195,7 +195,7 @@ def case_list(path) -> list:
                               " with numbers where numbers belong") from None
         if not spec["table"]:
             raise ConfigError(f"invalid case-list={str(path)!r}: line {i + 2} has an empty table name")
-        Case(**spec)  # validates (one line naming the field)
+        PaperCase(**spec)  # validates (one line naming the field)
         out.append(Row(spec["table"], spec["row"], spec, i))
     if not out:
         raise ConfigError(f"invalid case-list={str(path)!r}: no case in it")
@@ -212,7 +212,7 @@ class Slot:
     """One (row, reading) of the campaign: its case and the group of chunks it adds to."""
     row: Row
     reading: PresetReading
-    case: Case
+    case: PaperCase
     case_hash: str
     streams: str = DEFAULT_STREAMS
     failed: str | None = None
@@ -613,7 +613,7 @@ def refresh_chunks(paths, threads=None, out=print, runner=None) -> int:
             _check_device(device, threads if device == "cpu" else None)
     failures = 0
     for path, old in chunks:
-        case = Case.from_dict(old["case"])
+        case = case_of_record(old["case"])  # its table and row too: the same case_hash
         res = run(case, runs=old["runs"], run_start=old["run_start"], test_points=old["test_points"],
                   seed=old["seed"], device=old["device"], threads=threads if old["device"] == "cpu" else None)
         same = [k for k in ("ey", "ez", "u0") if k in old["per_run"]]

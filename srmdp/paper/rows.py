@@ -1,5 +1,9 @@
 """The paper's 35 rows: read from the package data ``srmdp/data/paper_cases.csv`` and mapped to cases.
 
+A paper row's case is a :class:`PaperCase`: the library's :class:`~srmdp.cases.Case` (numbers only) named by
+its table and row.  The name joins the case's record and so the identity (``case_hash``) of its results, exactly
+as in every file written while the library's ``Case`` held it: chunks written before and after pool together.
+
 The paper's rows (table id, d, dt, #C, K, M, the #C and M formulas, its three MSE values and CPU/GPU
 seconds) live only in that file (:data:`REFERENCE_SOURCE`); they are read here, and only here, for case
 parameters and, in the workflow, for comparison, never copied into a result.  ``srmdp run --table`` and
@@ -9,10 +13,11 @@ imports this package).
 
 import csv
 import math
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-from ..cases import Case
+from ..cases import Case, is_int, plain
 from ..exceptions import ConfigError
 from ..rules import formula
 
@@ -117,8 +122,45 @@ def find_row(table: str, dt=None, row=None, d=None):
     return sel[0]
 
 
-def paper_case(table: str, dt=None, row=None, d=None, **options) -> Case:
+@dataclass(frozen=True)
+class PaperCase(Case):
+    """A case named by a table and a row: a paper row's (:func:`paper_case`) or a campaign case list's.
+
+    ``table`` and ``row`` are part of its record (:meth:`as_dict`), so of its results' ``case_hash``: the record is
+    the one written while the library's ``Case`` held them (same keys, same order), so a new chunk of a row pools
+    with the chunks committed before."""
+
+    table: str = ""
+    row: int = 0
+
+    def validate(self):
+        super().validate()
+        if not isinstance(self.table, str) or not self.table:
+            raise ConfigError(f"invalid table={self.table!r}: must be a table id (a non-empty string)")
+        if not is_int(self.row) or self.row < 0:
+            raise ConfigError(f"invalid row={plain(self.row)!r}: must be an integer >= 0")
+
+    @property
+    def label(self) -> str:
+        return f"{self.table}_r{self.row}"
+
+    def as_dict(self) -> dict:
+        out = super().as_dict()
+        keys = [k for k in out if k not in ("table", "row")]
+        at = keys.index("half_width") + 1  # where the files written while Case held them have table and row
+        return {k: out[k] for k in (*keys[:at], "table", "row", *keys[at:])}
+
+
+def case_of_record(record: dict) -> Case:
+    """The case of a result's case record: a :class:`PaperCase` where it names a table (a paper row's, or a
+    campaign case list's), else a :class:`Case` (a record of a free case written while Case held an empty table
+    and row 0 drops them)."""
+    return (PaperCase if record.get("table") else Case).from_dict(record)
+
+
+def paper_case(table: str, dt=None, row=None, d=None, **options) -> PaperCase:
+    """The case of a paper row (selected as :func:`find_row` does), with the reading's ``options``."""
     r = find_row(table, dt=dt, row=row, d=d)
-    return Case(d=r["d"], dt=r["dt"], basis=r["basis"], cells=r["cells"], paths=r["M"],
-                table=r["table"], row=r["row"], **options)
+    return PaperCase(d=r["d"], dt=r["dt"], basis=r["basis"], cells=r["cells"], paths=r["M"],
+                     table=r["table"], row=r["row"], **options)
 
