@@ -3,6 +3,7 @@ srmdp installed (bench/gpu_env.sh), and the step kernel's local-memory reading a
 (a lent H200 run at c6de8c6 failed on both)."""
 
 import os
+import shutil
 import subprocess
 import sys
 import types
@@ -20,8 +21,12 @@ def test_gpu_env_registers_the_source_trees_entry_points(tmp_path):
     (the ones of pyproject.toml, every group and name) and then refuses, with its message, because the paper's
     rows need numpy, which ``-S`` hides too (on the host the carried wheel provides it)."""
     site = tmp_path / "site"
+    tree = tmp_path / "tree"  # what travels to the host: tracked files only (a checkout's srmdp.egg-info would
+    (tree / "bench").mkdir(parents=True)  # register the entry points through the working directory)
+    shutil.copy(ROOT / "bench" / "gpu_env.sh", tree / "bench")
+    shutil.copy(ROOT / "pyproject.toml", tree)
     env = dict(os.environ, PY=f"{sys.executable} -S", SRMDP_SITE=str(site), PYTHONPATH="")
-    proc = subprocess.run(["bash", "-c", ". bench/gpu_env.sh; echo \"sourced rc=$?\""], cwd=ROOT, env=env,
+    proc = subprocess.run(["bash", "-c", ". bench/gpu_env.sh; echo \"sourced rc=$?\""], cwd=tree, env=env,
                           capture_output=True, text=True, timeout=60)
     assert "sourced rc=1" in proc.stdout and "cannot resolve the paper's rows" in proc.stdout, proc.stdout + proc.stderr
     written = (site / "srmdp_source-0.dist-info" / "entry_points.txt").read_text()
@@ -33,7 +38,8 @@ def test_gpu_env_registers_the_source_trees_entry_points(tmp_path):
     # and a Python with the dist-info on its path finds them without importing anything
     probe = ("import sys; sys.path.insert(0, sys.argv[1]); from importlib.metadata import entry_points as e;"
              "print(sorted(x.value for x in e(group='srmdp.tables')))")
-    out = subprocess.run([sys.executable, "-S", "-c", probe, str(site)], capture_output=True, text=True, timeout=60)
+    out = subprocess.run([sys.executable, "-S", "-c", probe, str(site)], cwd=tree, capture_output=True, text=True,
+                         timeout=60)
     assert out.stdout.strip() == str(sorted(eps["srmdp.tables"].values())), out.stderr
 
 
