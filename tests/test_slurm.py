@@ -12,6 +12,7 @@ this test did not write is never touched.
 
 import importlib.util
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -174,13 +175,22 @@ def slurm_cluster():
 
 
 def test_ci_preset_through_the_slurm_executor(slurm_cluster, tmp_path):
+    """The whole ci preset is planned through the SLURM profile (a dry run evaluates every rule's resources, the
+    beyond, lsmdp and coverage rules' included), and the jobs of its two paper tables run as SLURM jobs (the full
+    preset runs once in CI, in .ci/run's end-to-end step: running it a third time here bought no other check)."""
     repo = copy_repo(tmp_path / "repo")
     t0 = time.time()
-    proc = snakemake(
-        repo, "--profile", "profiles/slurm", "--configfile", "config/ci.yaml", "--jobs", "4",
-        "--slurm-status-command", "squeue", "--slurm-no-account", "--slurm-init-seconds-before-status-checks", "2",
-        "--default-resources", "slurm_partition=debug", "mem_mb=1000", "runtime=30",
-        "--config", "paper_pdf=false", timeout=1200)
+    common = ("--profile", "profiles/slurm", "--configfile", "config/ci.yaml", "--jobs", "4",
+              "--slurm-status-command", "squeue", "--slurm-no-account", "--slurm-init-seconds-before-status-checks",
+              "2", "--default-resources", "slurm_partition=debug", "mem_mb=1000", "runtime=30",
+              "--config", "paper_pdf=false")
+    plan = snakemake(repo, "-n", *common, timeout=600).stdout
+    blocks = re.findall(r"^rule (\w+):\n(.*?)(?=^\S|\Z)", plan, flags=re.M | re.S)
+    rules = {name for name, _ in blocks}
+    assert {"solve", "time", "table", "beyond_solve", "beyond_coverage"} <= rules, sorted(rules)
+    no_resources = sorted({name for name, body in blocks if "resources:" not in body})
+    assert not no_resources, f"rules planned without their resources: {no_resources}"
+    proc = snakemake(repo, *common, "--", "tables/LP0d4.tex", "tables/LP1d4.tex", timeout=1200)
     log = proc.stdout + proc.stderr
     jobs = ran_jobs(log)
     assert jobs.get("solve") == 8 and jobs.get("time") == 1, jobs
