@@ -37,6 +37,9 @@ CONTRACTION = re.compile(r"^(FFMA|FMUL|DFMA|DMUL|MUFU|HFMA2(?!\()|HMUL2)")
 def functions_sass(ptx):
     """{function: Counter of its FP opcodes (with modifiers)}, {function: Counter of the functions it calls}."""
     ptxas, nvdisasm = find_tool("ptxas"), find_tool("nvdisasm")
+    if not (ptxas and nvdisasm):
+        sys.exit("gpu_bounds_fp: needs ptxas (nvidia-cuda-nvcc-cu12) and nvdisasm (pip install nvidia-cuda-nvdisasm:"
+                 " in the [test] extra)")
     with tempfile.TemporaryDirectory() as tmp:
         src, cubin = Path(tmp) / "k.ptx", Path(tmp) / "k.cubin"
         src.write_text(ptx)
