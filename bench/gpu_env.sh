@@ -5,9 +5,10 @@
 #     --python-version 3.12 --implementation cp --platform manylinux_2_28_x86_64 -d .whl numpy==2.4.6
 export PYTHONUNBUFFERED=1 NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS=0
 PY=${PY:-python3}
+# (a wheel for another Python, e.g. the cp312 one on a 3.11 machine, is left out without a word)
 if ls .whl/numpy-*.whl >/dev/null 2>&1; then
   $PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/numpy-*.whl \
-    && export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
+    2>/dev/null && export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
 fi
 # The paper's rows and subcommands are entry points (pyproject.toml), which a source tree on PYTHONPATH does not
 # register: when the host's Python has no installed srmdp, write the tree's entry points as a dist-info in the same

@@ -23,11 +23,11 @@ import numpy as np
 import pytest
 import yaml
 
-from srmdp import chunks
 from srmdp.aggregate import ChunkError, aggregate, load_chunk
 from srmdp.exceptions import ConfigError
 from srmdp.indicators import indicators
 from srmdp.paper import campaign as cp
+from srmdp.paper import chunks
 from srmdp.paper.rows import PaperCase, paper_case, paper_rows
 from srmdp.results import identity_hash, write_json_atomic
 

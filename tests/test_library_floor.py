@@ -17,11 +17,12 @@ from srmdp.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 LIBRARY = sorted(p for p in (ROOT / "srmdp").rglob("*.py") if "paper" not in p.relative_to(ROOT / "srmdp").parts)
-# what the paper's layer holds (srmdp.paper.rows, .preset_reading, .splits, .student, .index, .campaign)
+# what the paper's layer holds (srmdp.paper.rows, .preset_reading, .splits, .student, .index, .campaign, .chunks)
 PAPER_NAMES = {"paper_rows", "paper_case", "find_row", "check_reference", "TABLE_ALIASES", "FIRST_RESULT_TABLE",
                "paper_table_number", "canonical_table", "table_ids", "REFERENCE_SOURCE", "PAPER_SPLITS", "split",
                "paper_splits", "z_limit", "t_quantile", "machine_of", "free_range", "chunk_name", "Reading",
-               "PresetReading", "reading_from_config", "readings_from_config"}
+               "PresetReading", "reading_from_config", "readings_from_config", "group_key", "group_id",
+               "aggregate_flags"}
 # the [paper] extra; scipy only at module level: a problem's reference solution may import it where it is called
 # (srmdp/problems/bs_diff_rates.py), and numba imports it by itself where it is installed
 PAPER_EXTRA_MODULES = {"snakemake", "yaml", "jsonschema", "jinja2", "matplotlib"}

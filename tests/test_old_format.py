@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from srmdp import chunks
 from srmdp.aggregate import aggregate
+from srmdp.paper import chunks
 from srmdp.paper.index import machine_of
 from srmdp.results import seal
 

@@ -15,7 +15,7 @@ chunk that does not fit the time left is skipped for the next one that does.
 
 **Never a repeated run.**  The run indices already present — chunk files under ``--data`` (the
 repository's ``data/gpu/``, the single-run files there included) and under ``--out`` — are read first
-(checksums verified, see :mod:`srmdp.chunks` for which chunks belong together: same case, reading,
+(checksums verified, see :mod:`srmdp.paper.chunks` for which chunks belong together: same case, reading,
 precision, seed, test points and random streams); each new chunk takes the lowest free indices of its
 group.
 
@@ -49,7 +49,6 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import chunks as chunkmod
 from ..aggregate import ChunkError, load_chunk
 from ..cases import PRECISIONS, ConfigError, check_seed_run, is_int
 from ..cli_options import Parser, exit_status
@@ -58,6 +57,7 @@ from ..indicators import indicators
 from ..results import DEFAULT_STREAMS, check_writable, content_hash, cpu_model, identity_hash, write_json_atomic
 from ..solver import check_threads, run_case
 from . import REPOSITORY
+from . import chunks as chunkmod
 from .cost import THROUGHPUT_FILE, CostModel, load_throughput
 from .preset_reading import PresetReading, readings_from_config  # a config's readings (z_cv, rows: see there)
 from .rows import PaperCase, case_of_record, find_row, paper_case, paper_rows

@@ -16,10 +16,10 @@ import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .. import chunks
 from ..memory import required_bytes
 from ..readings import reading_key, reading_name, same_reading
 from ..results import read_json
+from . import chunks
 from .cost import estimate_seconds
 from .lsmdp import model_bytes as lsmdp_model_bytes
 from .preset_reading import PresetReading, readings_from_config
@@ -376,7 +376,7 @@ class Plan:
         """The chunk groups under gpu_results that are paper rows run under one of the preset's readings.
 
         Chunks pool per (row, reading, precision, seed, test points, random streams), see
-        :mod:`srmdp.chunks`; each group becomes one ``srmdp aggregate`` job and one table line.
+        :mod:`srmdp.paper.chunks`; each group becomes one ``srmdp aggregate`` job and one table line.
         """
         if getattr(self, "_gpu_groups", None) is None:
             rows = {(r["table"], r["row"]) for r in paper_rows()}

@@ -67,7 +67,7 @@ rule publish:
 
 
 # The run chunks kept under gpu_results (data/gpu/: GPU campaign chunks and single-run files), pooled
-# per (row, reading, precision, seed, test points, random streams): see srmdp.chunks.
+# per (row, reading, precision, seed, test points, random streams): see srmdp.paper.chunks.
 localrules:
     aggregate_gpu,
 

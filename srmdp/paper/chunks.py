@@ -22,9 +22,9 @@ import json
 import os
 from dataclasses import dataclass, field
 
-from .aggregate import load_chunk
-from .readings import reading_of
-from .results import content_hash, streams_of
+from ..aggregate import load_chunk
+from ..readings import reading_of
+from ..results import content_hash, streams_of
 
 
 def group_key(res: dict) -> tuple:
