@@ -16,12 +16,14 @@ fi
 SRMDP_SITE=${SRMDP_SITE:-/tmp/site}
 if ! $PY -c "import sys; from importlib.metadata import entry_points as e; sys.exit(not e(group='srmdp.tables'))" 2>/dev/null
 then
-  mkdir -p "$SRMDP_SITE/srmdp_source-0.dist-info" && $PY - "$SRMDP_SITE/srmdp_source-0.dist-info" <<'PYEOF'
+  mkdir -p "$SRMDP_SITE/srmdp-0.dist-info" && $PY - "$SRMDP_SITE/srmdp-0.dist-info" <<'PYEOF'
 import sys, tomllib
 from pathlib import Path
 out = Path(sys.argv[1])
 eps = tomllib.loads(Path("pyproject.toml").read_text())["project"]["entry-points"]
-(out / "METADATA").write_text("Metadata-Version: 2.1\nName: srmdp-source\nVersion: 0\n")
+# named srmdp with the tree's version, so that the runs' provenance records it (srmdp.results.versions)
+version = tomllib.loads(Path("pyproject.toml").read_text())["project"]["version"]
+(out / "METADATA").write_text(f"Metadata-Version: 2.1\nName: srmdp\nVersion: {version}\n")
 (out / "entry_points.txt").write_text("".join(
     f"[{group}]\n" + "".join(f"{name} = {value}\n" for name, value in sorted(table.items())) + "\n"
     for group, table in eps.items()))

@@ -130,8 +130,6 @@ def _mismatch(c, ref, pool_devices=False):
         return "case " + ", ".join(f"{k} {c['case'].get(k)!r} != {ref['case'].get(k)!r}" for k in diff)
     if c["case_hash"] != ref["case_hash"]:
         return f"case_hash {c['case_hash']!r} != {ref['case_hash']!r}"
-    if _version(c) != _version(ref):
-        return f"srmdp version {_version(c)!r} != {_version(ref)!r}"
     return None
 
 
@@ -152,6 +150,14 @@ def aggregate(paths, expect_runs=None, run_start=0, pool_devices=False) -> dict:
         why = _mismatch(c, ref, pool_devices)
         if why:
             raise ChunkError(f"chunk {p} does not belong with {ref_path}: {why}")
+    # one srmdp version; a run made from a source tree without installed metadata (the GPU hosts' chunks until
+    # bench/gpu_env.sh recorded the tree's version) records none: it cannot contradict one, and the case hash
+    # already holds every numerical parameter
+    versioned = [(p, _version(c)) for p, c in chunks if _version(c) is not None]
+    for p, v in versioned[1:]:
+        if v != versioned[0][1]:
+            raise ChunkError(f"chunk {p} does not belong with {versioned[0][0]}: srmdp version {v!r} != "
+                             f"{versioned[0][1]!r}")
     chunks.sort(key=lambda pc: pc[1]["run_start"])
     covered = []
     for p, c in chunks:

@@ -446,6 +446,22 @@ def test_cpu_and_gpu_chunks_pool_only_with_identical_streams_and_precision(tmp_p
         aggregate([g1, dup])
 
 
+def test_a_chunk_without_a_recorded_version_pools_but_two_versions_do_not(tmp_path):
+    # the committed GPU chunks were written from a source tree (no installed metadata: version None); a chunk made
+    # by an installed srmdp pools with them, one made by another version does not
+    case = pcase("LP0d4", 1)
+    gpu = write_chunk(tmp_path / "g", case, 0, 2, reading="paper-fit")
+    paths = []
+    for start, version in ((2, "0.1.0"), (4, "0.2.0")):
+        res = fake_result(case, start, 2)
+        res["provenance"]["versions"] = {"srmdp": version}
+        paths.append(tmp_path / f"v{version}.json")
+        write_json_atomic(paths[-1], res)
+    assert aggregate([gpu, paths[0]])["runs"] == 4
+    with pytest.raises(ChunkError, match="srmdp version '0.2.0' != '0.1.0'"):
+        aggregate([gpu, *paths])
+
+
 def _plan(tmp_path, gpu_dir, cases=None):
     from srmdp.paper.plan import Plan, load_configs
 

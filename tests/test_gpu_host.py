@@ -29,7 +29,7 @@ def test_gpu_env_registers_the_source_trees_entry_points(tmp_path):
     proc = subprocess.run(["bash", "-c", ". bench/gpu_env.sh; echo \"sourced rc=$?\""], cwd=tree, env=env,
                           capture_output=True, text=True, timeout=60)
     assert "sourced rc=1" in proc.stdout and "cannot resolve the paper's rows" in proc.stdout, proc.stdout + proc.stderr
-    written = (site / "srmdp_source-0.dist-info" / "entry_points.txt").read_text()
+    written = (site / "srmdp-0.dist-info" / "entry_points.txt").read_text()
     eps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["entry-points"]
     for group, table in eps.items():
         assert f"[{group}]" in written
@@ -41,6 +41,12 @@ def test_gpu_env_registers_the_source_trees_entry_points(tmp_path):
     out = subprocess.run([sys.executable, "-S", "-c", probe, str(site)], cwd=tree, capture_output=True, text=True,
                          timeout=60)
     assert out.stdout.strip() == str(sorted(eps["srmdp.tables"].values())), out.stderr
+    # ... and the tree's version, which the runs' provenance records (aggregate compares it)
+    probe = ("import sys; sys.path.insert(0, sys.argv[1]); from importlib.metadata import version;"
+             "print(version('srmdp'))")
+    out = subprocess.run([sys.executable, "-S", "-c", probe, str(site)], cwd=tree, capture_output=True, text=True,
+                         timeout=60)
+    assert out.stdout.strip() == tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"], out.stderr
 
 
 def test_local_bytes_reads_the_compiled_kernels_not_the_signature_api(monkeypatch):
