@@ -12,11 +12,12 @@
 #      (PHASES="... old": also the pre-redesign kernels, bc35092^ in .old/, float64 arithmetic);
 #   3. Nsight Compute (ncu, when the host has it) stall reasons of the two d=4 step kernels in float32 arithmetic
 #      (the defaults): step_thread of LP0d4 and step_block of LP1d4 (ncu.txt);
-#   4. the campaign in the paper's precision (float32 storage and arithmetic): the rows below 2 runs first
-#      (one run of each, cheapest first, then a second), then more runs of the heavy rows, one run per chunk (a
-#      chunk cut by the time limit loses one run), with what is left of SECONDS; result JSONs in
-#      $OUT/campaign/ (one chunk per srmdp run; srmdp aggregate pools them; a float32-arithmetic chunk never
-#      pools with a float64 one: another case_hash and reading).
+#   4. the campaign in the paper's precision (float32 storage and arithmetic, reading theory, as the H200's two
+#      chunks): `srmdp campaign run --arithmetic float32` on the rows below 2 runs, with what is left of SECONDS:
+#      its planner (srmdp/paper/campaign.py) counts the chunks of data/gpu/, gives every row its first 2 runs in
+#      order, as far as they fit, then more runs where the s.e. is largest; chunks (named .float32.f32a.) in
+#      $OUT/campaign/, re-packed into $OUT/campaign.tgz after each one (a chunk cut by the time limit is the
+#      only loss); a float32-arithmetic chunk never pools with a float64 one (another case_hash).
 # Prepare here once (carry .whl, and .old for PHASES with old; both git-ignored):
 #   bash bench/gpu_next.sh --prepare
 # Device call (15 min of device time in all, ~1 min to start: 360 s leaves room for one rerun;
@@ -50,10 +51,8 @@ export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH}
 left() { echo $((TOTAL - ($(date +%s) - T0))); }
 el() { echo "[$(($(date +%s) - T0)) s]"; }
 has() { case " $PHASES " in *" $1 "*) return 0 ;; esac; return 1; }
-# the rows below 2 paper-fit runs after the 15455c8 campaign (../shared/gpu/README.md), cheapest first (path-steps
-# x d of one run: 2.8e11, 4.8e11, 3.9e12, 2.3e12, 6.3e12, 7.8e12); then more runs of the heavy rows
+# the rows below 2 paper-fit runs after the 15455c8 campaign (../shared/gpu/README.md)
 ROWS="LP1d15_19:4 LP1d15_19:5 LP0d11:3 LP0d6_0:4 LP1d6_1:4 LP0d4:4"
-HEAVY="LP1d15_19:4 LP1d15_19:5 LP0d11:3"
 TINY=()
 WARM="LP0d4:3,LP1d4:3,LP1d15_19:5,${ROWS// /,}"
 if [ "$DRY" = 1 ]; then TINY=(--set dt=0.5,cells=1,paths=24 --test-points 8) WARM=LP0d4:3; fi  # paths >= nb = 20 of LP1 d=19
@@ -135,29 +134,17 @@ if has ncu; then
     fi
   done
 fi
-if has campaign; then
-  echo "== campaign, float32 storage and arithmetic: $ROWS first, then $HEAVY $(el)"
-  run_chunk() {  # run_chunk TABLE:ROW START RUNS
-    local t=${1%%:*} r=${1##*:} out="$OUT/campaign/${1/:/_r}.f32a.runs$2-$(($2 + $3 - 1)).json"
-    local args=(--table "$t" --row "$r")
-    if [ "$DRY" = 1 ]; then args=(--d 4 --basis LP0 --dt 0.5 --cells 1 --paths 8 --test-points 8); fi
-    timeout $(($(left) - 15)) $PY -m srmdp run "${args[@]}" --device gpu --precision float32 --arithmetic float32 \
-      --runs "$3" --run-start "$2" --no-progress --out "$out" && echo "chunk $1 runs $2..$(($2 + $3 - 1)) ok $(el)" \
-      && return 0
-    local rc=$?
-    echo "chunk $1 runs $2.. stopped (rc=$rc)"
-    [ $rc -ne 2 ] || { echo "invalid arguments: the campaign stops (no GPU time spent on a failing command)"; TOTAL=0; }
-  }
-  for start in 0 1; do
-    for row in $ROWS; do [ "$(left)" -gt 40 ] && run_chunk "$row" $start 1; done
-  done
-  start=2
-  while [ "$(left)" -gt 60 ]; do
-    for row in $HEAVY; do [ "$(left)" -gt 40 ] && run_chunk "$row" $start 1; done
-    start=$((start + 1))
-    [ "$DRY" = 1 ] && break
-  done
-  tar -czf "$OUT/campaign.tgz" -C "$OUT" campaign && echo "campaign chunks: $(ls "$OUT/campaign" | wc -l)"
+if has campaign && [ "$(left)" -gt 60 ]; then
+  echo "== campaign, float32 storage and arithmetic, reading theory: $ROWS $(el)"
+  CASES=(--cases "${ROWS// /,}")
+  if [ "$DRY" = 1 ]; then  # tiny free cases, 2 runs each at most
+    printf 'table,row,d,dt,basis,cells,paths\ntiny,1,4,0.5,LP0,1,8\ntiny,2,2,0.5,LP1,1,8\n' > "$OUT/tiny_cases.csv"
+    CASES=(--case-list "$OUT/tiny_cases.csv" --max-runs 2 --test-points 8)
+  fi
+  timeout $(($(left) - 10)) $PY -m srmdp campaign run --budget $(($(left) - 25)) --out "$OUT/campaign" \
+    --device gpu --precision float32 --arithmetic float32 --readings theory "${CASES[@]}" \
+    --pack "$OUT/campaign.tgz" || echo "campaign rc=$?"
+  echo "campaign chunks: $(ls "$OUT/campaign" | wc -l)"
 fi
 echo "== done $(el)"
 ls -la "$OUT"

@@ -233,7 +233,10 @@ def test_cost_model_table_measurements_and_session():
     assert cost.rate("LP0", 4).path_steps_per_s > 1.5e10
     # this campaign's rate for (LP0, 4) now beats the repository's old time of LP0d4 row 2
     assert cost.run_seconds(pcase("LP0d4", 2)) < 0.1
-    assert (4, 1, "float32") in cost.compiled and cost.compile_seconds(pcase("LP0d4", 2)) == 0.0
+    assert (4, 1, "float32", "float64") in cost.compiled and cost.compile_seconds(pcase("LP0d4", 2)) == 0.0
+    # float32 arithmetic is another compilation
+    f32a = paper_case("LP0d4", row=2, precision="float32", arithmetic="float32", **PAPER_FIT.options())
+    assert cost.compile_seconds(f32a) > 0
     # another GPU model: the table's H100 rows; the CPU rows for the CPU
     assert cp.CostModel(table, "gpu", "NVIDIA H200").rate("LP0", 4).path_steps_per_s == pytest.approx(4.66e9)
     assert cp.CostModel(table, "cpu", "AMD EPYC", threads=2).scale == 2
@@ -251,6 +254,26 @@ def test_dry_run_plans_every_row_in_priority_order(tmp_path, capsys):
     assert first_theory >= 25  # most of the 35 rows fit 900 s of H100 at the table's rates
     assert not (tmp_path / "o").exists()  # a dry run writes nothing
     assert "still below 2 runs" in lines[-1] and "LP0d4_r4 paper-fit" in lines[-1]
+
+
+def test_a_float32_arithmetic_campaign_runs_its_own_cases_and_names_them(tmp_path, capsys):
+    """The paper's precision (float32 storage and arithmetic) is its own case: a float64-arithmetic chunk of the
+    same row does not count towards it, and its chunk names say f32a (no name shared with float64 arithmetic)."""
+    case64 = pcase("LP0d4", 1, reading=THEORY)
+    write_chunk(tmp_path / "data", case64, 0, 2, reading="theory")
+    argv = ["run", "--budget", "60", "--out", str(tmp_path / "o"), "--dry-run", "--data", str(tmp_path / "data"),
+            "--model", H100, "--cases", "LP0d4:1", "--readings", "theory"]
+    assert cp.run_campaign(cp.build_parser().parse_args(argv)) == 0
+    plan64 = [x for x in capsys.readouterr().out.splitlines() if x.startswith("chunk ")]
+    assert all("(first runs" not in x for x in plan64)  # its 2 first runs are there
+    assert cp.run_campaign(cp.build_parser().parse_args([*argv, "--arithmetic", "float32"])) == 0
+    out = capsys.readouterr().out
+    plan32 = [x for x in out.splitlines() if x.startswith("chunk ")]
+    assert "float32 storage, float32 arithmetic" in out
+    assert plan32[0].split("(")[1].startswith("first runs, theory") and " runs 0-" in plan32[0]
+    assert all(".float32.f32a.gpu.seed0." in x for x in plan32)
+    case32 = paper_case("LP0d4", row=1, precision="float32", arithmetic="float32", **THEORY.options())
+    assert cp.chunk_name(case32, "theory", "gpu", 0, 0, 2) != cp.chunk_name(case64, "theory", "gpu", 0, 0, 2)
 
 
 # --- the cut-off ----------------------------------------------------------------------------------------------
@@ -341,6 +364,7 @@ def _campaign(*args, env=None, cwd=ROOT):
     (["--budget", "nan"], "budget"),
     (["--budget", "x"], "budget"),
     (["--precision", "float16"], "precision"),
+    (["--arithmetic", "float16"], "arithmetic"),
     (["--cases", "LP9d9"], "table"),
     (["--cases", "LP0d4:7"], "row"),
     (["--case-list", "/nonexistent.csv"], "case-list"),

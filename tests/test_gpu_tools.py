@@ -8,6 +8,7 @@ bitwise equal.  On a real GPU (FMA contraction, libdevice) the difference is bou
 import json
 import os
 import sys
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -73,7 +74,12 @@ def test_gpu_next_dry_run(tmp_path):
     log = proc.stdout + proc.stderr
     assert proc.returncode == 0, log[-3000:]
     assert "rc=" not in log.replace("rc=0", ""), log[-3000:]  # a failing command prints its rc
-    assert "campaign chunks: 15" in log and "== done" in log  # 6 rows below 2 runs x 2 + 3 heavy ones
+    assert "== done" in log
+    # the campaign phase is `srmdp campaign run --arithmetic float32` on 2 tiny free cases, 2 runs each at most
+    assert "campaign chunks: 2" in log and "float32 storage, float32 arithmetic" in log
+    with tarfile.open(tmp_path / "campaign.tgz") as tgz:
+        names = sorted(Path(n).name for n in tgz.getnames())
+    assert names == [f"tiny_r{r}.theory.float32.f32a.gpu.seed0.tp8.runs0000-0001.json" for r in (1, 2)], names
     for tag, arith in (("ab_f64", "float64"), ("ab_f32", "float32")):
         rows = [json.loads(line) for line in (tmp_path / f"{tag}.jsonl").read_text().splitlines()]
         assert [r["mode"] for r in rows] == ["thread", "block", "block", "block"]

@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..aggregate import ChunkError, load_chunk
-from ..cases import PRECISIONS, ConfigError, check_seed_run, is_int
+from ..cases import ARITHMETICS, PRECISIONS, ConfigError, check_seed_run, is_int
 from ..cli_options import Parser, exit_status
 from ..gpu import gpu_unavailable_reason
 from ..indicators import indicators
@@ -58,7 +58,7 @@ from ..results import DEFAULT_STREAMS, check_writable, content_hash, cpu_model, 
 from ..solver import check_threads, run_case
 from . import REPOSITORY
 from . import chunks as chunkmod
-from .cost import THROUGHPUT_FILE, CostModel, load_throughput
+from .cost import THROUGHPUT_FILE, CostModel, compiled_key, load_throughput
 from .preset_reading import PresetReading, readings_from_config  # a config's readings (z_cv, rows: see there)
 from .rows import PaperCase, case_of_record, find_row, paper_case, paper_rows
 
@@ -76,9 +76,11 @@ class CutOff(BaseException):
 
 # --- chunk files and run ranges -----------------------------------------------------------------------
 def chunk_name(case, reading: str, device: str, seed: int, run_start: int, runs: int, test_points: int = 1000) -> str:
-    """File name of a campaign chunk: row, reading, precision, device, seed and run range."""
+    """File name of a campaign chunk: row, reading, precision (``.f32a`` after it: float32 arithmetic), device,
+    seed and run range."""
     tp = "" if test_points == 1000 else f".tp{test_points}"
-    return (f"{case.label}.{reading}.{case.precision}.{device}.seed{seed}{tp}"
+    arith = ".f32a" if case.arithmetic == "float32" else ""
+    return (f"{case.label}.{reading}.{case.precision}{arith}.{device}.seed{seed}{tp}"
             f".runs{run_start:04d}-{run_start + runs - 1:04d}.json")
 
 
@@ -129,15 +131,15 @@ class Row:
     """One row the campaign may run: a paper row or a free case of a case list."""
     table: str
     row: int
-    spec: dict  # PaperCase fields (table and row too) other than the reading and the precision
+    spec: dict  # PaperCase fields (table and row too) other than the reading, the precision and the arithmetic
     order: int
 
     @property
     def label(self) -> str:
         return f"{self.table}_r{self.row}"
 
-    def case(self, reading: PresetReading, precision: str) -> PaperCase:
-        return PaperCase(**self.spec, precision=precision, **reading.options())
+    def case(self, reading: PresetReading, precision: str, arithmetic: str = "float64") -> PaperCase:
+        return PaperCase(**self.spec, precision=precision, arithmetic=arithmetic, **reading.options())
 
 
 def paper_selection(spec: str | None) -> list:
@@ -239,7 +241,8 @@ class ChunkPlan:
 
 class Planner:
     """The next chunk, in priority order, given the chunks present and the time left."""
-    def __init__(self, rows, readings, groups, cost, *, precision="float32", seed=0, test_points=1000,
+    def __init__(self, rows, readings, groups, cost, *, precision="float32", arithmetic="float64", seed=0,
+                 test_points=1000,
                  first_runs=2, max_runs=100, max_chunk_seconds=120.0, min_chunk_seconds=10.0):
         self.readings = readings
         self.groups = groups  # {group key: chunks.Group}, updated as chunks are written
@@ -253,7 +256,7 @@ class Planner:
             for row in rows:
                 if not reading.runs_row(row.label):  # a reading restricted to some rows (its ``rows`` key)
                     continue
-                case = row.case(reading, precision)
+                case = row.case(reading, precision, arithmetic)
                 self.slots.append(Slot(row, reading, case, identity_hash(case.as_dict(), seed, test_points)))
         for s in self.slots:
             self.refresh(s)
@@ -414,11 +417,13 @@ def run_campaign(args, out=print, runner=None) -> int:
                 " refuse them together: delete one")
         for c in g.chunks:
             cost.learn(c.data)
-    planner = Planner(rows, readings, groups, cost, precision=args.precision, seed=args.seed,
+    planner = Planner(rows, readings, groups, cost, precision=args.precision, arithmetic=args.arithmetic,
+                      seed=args.seed,
                       test_points=args.test_points, first_runs=args.first_runs, max_runs=args.max_runs,
                       max_chunk_seconds=args.max_chunk_seconds, min_chunk_seconds=args.min_chunk_seconds)
     present = sum(planner.have(s) for s in planner.slots)
-    out(f"campaign: budget {args.budget:.0f} s on {args.device} ({model}), {args.precision}, seed {args.seed},"
+    out(f"campaign: budget {args.budget:.0f} s on {args.device} ({model}), {args.precision} storage,"
+        f" {args.arithmetic} arithmetic, seed {args.seed},"
         f" {args.test_points} test points, {len(rows)} rows x {len(readings)} readings; {len(paths)} files scanned,"
         f" {present} runs present; {planner.progress()}" + (" [dry run: nothing is computed]" if args.dry_run else ""))
     if not args.dry_run:
@@ -446,7 +451,7 @@ def run_campaign(args, out=print, runner=None) -> int:
                     f" {plan.run_start}-{plan.run_start + plan.runs - 1} ({plan.stage})")
             if args.dry_run:
                 s.pending.update(range(plan.run_start, plan.run_start + plan.runs))
-                cost.compiled.add((s.case.d, s.case.n_basis, s.case.precision))
+                cost.compiled.add(compiled_key(s.case))
                 clock += plan.seconds
                 have = planner.have(s)  # s.e. ~ 1/sqrt(runs); a nominal value where no run is there yet
                 if s.se is not None:
@@ -638,6 +643,8 @@ def build_parser():
     r.add_argument("--out", required=True, help="folder of the chunk files written (flat)")
     r.add_argument("--device", choices=["gpu", "cpu"], default="gpu")
     r.add_argument("--precision", default="float32", help="coefficient storage (float32 as the paper)")
+    r.add_argument("--arithmetic", default="float64",
+                   help="path arithmetic (float32: the paper's precision; its chunks are their own cases)")
     r.add_argument("--seed", type=int, default=0, help="seed of the streams (0: that of data/gpu's runs)")
     r.add_argument("--test-points", type=int, default=1000)
     r.add_argument("--data", action="append", default=None,
@@ -678,6 +685,8 @@ def validate_run_args(args):
         raise ConfigError(f"invalid budget={args.budget!r}: must be a number of seconds > 0")
     if args.precision not in PRECISIONS:
         raise ConfigError(f"invalid precision={args.precision!r}: allowed values are {', '.join(PRECISIONS)}")
+    if args.arithmetic not in ARITHMETICS:
+        raise ConfigError(f"invalid arithmetic={args.arithmetic!r}: allowed values are {', '.join(ARITHMETICS)}")
     check_seed_run(args.seed, 0)
     if not is_int(args.test_points) or args.test_points < 1:
         raise ConfigError(f"invalid test_points={args.test_points!r}: must be an integer >= 1")

@@ -73,7 +73,13 @@ def load_throughput(path=THROUGHPUT_FILE) -> list:
 
 def _case_signature(case) -> tuple:
     c = case if isinstance(case, dict) else case.as_dict()
-    return (c["basis"], c["d"], c["cells"], c["paths"], c["steps"], c["precision"])
+    return (c["basis"], c["d"], c["cells"], c["paths"], c["steps"], c["precision"], c.get("arithmetic", "float64"))
+
+
+def compiled_key(case) -> tuple:
+    """What one compilation serves: (d, number of basis functions, precision, arithmetic)."""
+    c = case if isinstance(case, dict) else case.as_dict()
+    return (int(c["d"]), int(c["n_basis"]), c["precision"], c.get("arithmetic", "float64"))
 
 
 class CostModel:
@@ -128,7 +134,7 @@ class CostModel:
         return secs
 
     def compile_seconds(self, case) -> float:
-        if (case.d, case.n_basis, case.precision) in self.compiled:
+        if compiled_key(case) in self.compiled:
             return 0.0
         return self.rate(case.basis, case.d).compile_s
 
@@ -161,7 +167,7 @@ class CostModel:
                 self.rates[(case["basis"], case["d"])] = Rate(measured, base.step_overhead_s, base.compile_s,
                                                               "session" if session else "repo")
         if session:
-            self.compiled.add((int(case["d"]), int(case["n_basis"]), case["precision"]))
+            self.compiled.add(compiled_key(case))
 
     def learn_chunk(self, res: dict, wall: float):
         """What a chunk of this campaign cost beyond its runs and compilation (kept as the overhead)."""
