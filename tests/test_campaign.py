@@ -235,7 +235,7 @@ def test_cost_model_table_measurements_and_session():
     assert cost.run_seconds(pcase("LP0d4", 2)) < 0.1
     assert (4, 1, "float32", "float64") in cost.compiled and cost.compile_seconds(pcase("LP0d4", 2)) == 0.0
     # float32 arithmetic is another compilation
-    f32a = paper_case("LP0d4", row=2, precision="float32", arithmetic="float32", **PAPER_FIT.options())
+    f32a = paper_case("LP0d4", row=2, precision="float32", **(PAPER_FIT.options() | {"arithmetic": "float32"}))
     assert cost.compile_seconds(f32a) > 0
     # another GPU model: the table's H100 rows; the CPU rows for the CPU
     assert cp.CostModel(table, "gpu", "NVIDIA H200").rate("LP0", 4).path_steps_per_s == pytest.approx(4.66e9)
@@ -272,7 +272,7 @@ def test_a_float32_arithmetic_campaign_runs_its_own_cases_and_names_them(tmp_pat
     assert "float32 storage, float32 arithmetic" in out
     assert plan32[0].split("(")[1].startswith("first runs, theory") and " runs 0-" in plan32[0]
     assert all(".float32.f32a.gpu.seed0." in x for x in plan32)
-    case32 = paper_case("LP0d4", row=1, precision="float32", arithmetic="float32", **THEORY.options())
+    case32 = paper_case("LP0d4", row=1, precision="float32", **(THEORY.options() | {"arithmetic": "float32"}))
     assert cp.chunk_name(case32, "theory", "gpu", 0, 0, 2) != cp.chunk_name(case64, "theory", "gpu", 0, 0, 2)
 
 

@@ -297,7 +297,7 @@ def test_editing_a_paper_module_renders_its_tables_again(ci_run):
     out = proc.stdout + proc.stderr
     planned = dict(re.findall(r"^(\w+)\s+(\d+)$", out, flags=re.M))
     assert int(planned.get("table", 0)) == len(TABLE_IDS), out[-3000:]
-    assert {"agreement", "preset_tex", "zcv_table", "summary"} <= set(planned), planned
+    assert {"agreement", "preset_tex", "switch_table", "summary"} <= set(planned), planned
     assert not {"solve", "aggregate", "claims_tables", "beyond_table", "figure"} & set(planned), planned
 
 

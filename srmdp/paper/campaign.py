@@ -138,8 +138,10 @@ class Row:
     def label(self) -> str:
         return f"{self.table}_r{self.row}"
 
-    def case(self, reading: PresetReading, precision: str, arithmetic: str = "float64") -> PaperCase:
-        return PaperCase(**self.spec, precision=precision, arithmetic=arithmetic, **reading.options())
+    def case(self, reading: PresetReading, precision: str, arithmetic: str | None = None) -> PaperCase:
+        """The row under ``reading``; ``arithmetic`` (the campaign's --arithmetic) overrides the reading's."""
+        options = reading.options() | ({} if arithmetic is None else {"arithmetic": arithmetic})
+        return PaperCase(**self.spec, precision=precision, **options)
 
 
 def paper_selection(spec: str | None) -> list:
@@ -241,7 +243,7 @@ class ChunkPlan:
 
 class Planner:
     """The next chunk, in priority order, given the chunks present and the time left."""
-    def __init__(self, rows, readings, groups, cost, *, precision="float32", arithmetic="float64", seed=0,
+    def __init__(self, rows, readings, groups, cost, *, precision="float32", arithmetic=None, seed=0,
                  test_points=1000,
                  first_runs=2, max_runs=100, max_chunk_seconds=120.0, min_chunk_seconds=10.0):
         self.readings = readings
@@ -423,7 +425,7 @@ def run_campaign(args, out=print, runner=None) -> int:
                       max_chunk_seconds=args.max_chunk_seconds, min_chunk_seconds=args.min_chunk_seconds)
     present = sum(planner.have(s) for s in planner.slots)
     out(f"campaign: budget {args.budget:.0f} s on {args.device} ({model}), {args.precision} storage,"
-        f" {args.arithmetic} arithmetic, seed {args.seed},"
+        f" {args.arithmetic or 'each reading' + chr(39) + 's'} arithmetic, seed {args.seed},"
         f" {args.test_points} test points, {len(rows)} rows x {len(readings)} readings; {len(paths)} files scanned,"
         f" {present} runs present; {planner.progress()}" + (" [dry run: nothing is computed]" if args.dry_run else ""))
     if not args.dry_run:
@@ -643,8 +645,8 @@ def build_parser():
     r.add_argument("--out", required=True, help="folder of the chunk files written (flat)")
     r.add_argument("--device", choices=["gpu", "cpu"], default="gpu")
     r.add_argument("--precision", default="float32", help="coefficient storage (float32 as the paper)")
-    r.add_argument("--arithmetic", default="float64",
-                   help="path arithmetic (float32: the paper's precision; its chunks are their own cases)")
+    r.add_argument("--arithmetic", help="path arithmetic of every reading (default: the reading's, float64 unless"
+                   " the config says; float32: the paper's precision, its chunks are their own cases)")
     r.add_argument("--seed", type=int, default=0, help="seed of the streams (0: that of data/gpu's runs)")
     r.add_argument("--test-points", type=int, default=1000)
     r.add_argument("--data", action="append", default=None,
@@ -685,7 +687,7 @@ def validate_run_args(args):
         raise ConfigError(f"invalid budget={args.budget!r}: must be a number of seconds > 0")
     if args.precision not in PRECISIONS:
         raise ConfigError(f"invalid precision={args.precision!r}: allowed values are {', '.join(PRECISIONS)}")
-    if args.arithmetic not in ARITHMETICS:
+    if args.arithmetic is not None and args.arithmetic not in ARITHMETICS:
         raise ConfigError(f"invalid arithmetic={args.arithmetic!r}: allowed values are {', '.join(ARITHMETICS)}")
     check_seed_run(args.seed, 0)
     if not is_int(args.test_points) or args.test_points < 1:

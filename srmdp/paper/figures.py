@@ -142,7 +142,7 @@ def figure_convergence(plan, summaries, stem, campaign=(), indicators=INDICATORS
         dts = [r["dt"] for r in rows]
         ax.plot(dts, [r[ind] for r in rows], "k-", marker="o", mfc="none", ms=6, label="paper", lw=1)
         for n, reading in enumerate(plan.readings):
-            if getattr(reading, "z_cv", False) and ind != "mse_z_av":
+            if (reading.z_cv and ind != "mse_z_av") or reading in plan.arithmetic_readings:
                 continue
             cpu_pts, gpu_pts, gpu_label = [], [], "GPU"
             for r in rows:

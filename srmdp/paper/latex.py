@@ -60,6 +60,16 @@ def fmt_delta(x) -> str:
     return "--" if x is None else f"${x:+.3f}$"
 
 
+def fmt_sci(x, digits=1) -> str:
+    """A small number in scientific notation: ``$-1.9\\times10^{-7}$`` (``$0$`` when exactly zero)."""
+    if x is None:
+        return "--"
+    if x == 0:
+        return "$0$"
+    mantissa, exponent = f"{x:.{digits}e}".split("e")
+    return f"${mantissa}\\times10^{{{int(exponent)}}}$"
+
+
 def fmt_z(z) -> str:
     if z is None:
         return "--"
@@ -94,7 +104,7 @@ def jinja_env(template_dir):
         undefined=jinja2.StrictUndefined,
     )
     env.filters.update(pm=fmt_pm, value=fmt_value, delta=fmt_delta, seconds=fmt_seconds,
-                       paper_seconds=fmt_paper_seconds, z=fmt_z, sigma=fmt_sigma, tex=tex_escape)
+                       paper_seconds=fmt_paper_seconds, z=fmt_z, sigma=fmt_sigma, tex=tex_escape, sci=fmt_sci)
     return env
 
 

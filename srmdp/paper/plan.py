@@ -147,9 +147,10 @@ class Plan:
         # the LSMDP baseline (srmdp.paper.lsmdp): its own small list of paper rows, one reading
         lsmdp = config.get("lsmdp") or {}
         self.lsmdp_reading = lsmdp.get("reading", self.readings[0].name)
-        if self.lsmdp_reading not in names or self.reading(self.lsmdp_reading).z_cv:
+        if self.lsmdp_reading not in [r.name for r in self.paper_readings]:
             raise ValueError(f"config lsmdp.reading: unknown reading {self.lsmdp_reading!r};"
-                             f" allowed: {', '.join(r.name for r in self.paper_readings)} (LSMDP has no z_cv)")
+                             f" allowed: {', '.join(r.name for r in self.paper_readings)} (LSMDP has no z_cv and"
+                             " computes in float64)")
         chosen = {}
         for entry in lsmdp.get("cases", []):
             table = canonical_table(entry["table"])
@@ -199,17 +200,24 @@ class Plan:
 
     @property
     def paper_readings(self) -> list:
-        """The readings of the paper's scheme (no Z control variate): the paper's tables and agreement."""
-        return [r for r in self.readings if not r.z_cv]
+        """The readings of the paper's tables and agreement: the paper's scheme (no Z control variate) in float64
+        path arithmetic (a float32 one is compared with its float64 twin apart, tables/arithmetic.tex)."""
+        return [r for r in self.readings if not r.z_cv and r.arithmetic == "float64"]
 
     @property
     def zcv_readings(self) -> list:
         """The readings with the Z control variate (beyond the paper): tables/zcv.tex and the Z panel."""
         return [r for r in self.readings if r.z_cv]
 
+    @property
+    def arithmetic_readings(self) -> list:
+        """The readings in float32 path arithmetic (the paper's precision) without the Z control variate."""
+        return [r for r in self.readings if not r.z_cv and r.arithmetic != "float64"]
+
     def base_reading(self, reading: PresetReading) -> PresetReading | None:
-        """The reading that differs from ``reading`` only by the Z control variate (off), if any."""
-        off = reading_key(replace(reading, z_cv=False, martingale_cv=False))
+        """The paper reading that differs from ``reading`` only by the Z control variate (off) and the
+        arithmetic (float64), if any."""
+        off = reading_key(replace(reading, z_cv=False, martingale_cv=False, arithmetic="float64"))
         return next((r for r in self.paper_readings if same_reading(reading_key(r), off)), None)
 
     def case(self, key: str, reading: str | None = None):
@@ -352,9 +360,20 @@ class Plan:
 
     def zcv_summaries(self, device=None):
         """The summaries tables/zcv.tex reads: per row of a z_cv reading, its and its base reading's."""
+        return self._twin_summaries(self.zcv_readings, device)
+
+    def arithmetic_summaries(self, device=None):
+        """The summaries tables/arithmetic.tex reads: per row of a float32 reading, its and its float64 twin's."""
+        return self._twin_summaries(self.arithmetic_readings, device)
+
+    def switch_summaries(self, switch: str) -> list:
+        """The summaries of tables/<switch>.tex (``zcv`` or ``arithmetic``)."""
+        return {"zcv": self.zcv_summaries, "arithmetic": self.arithmetic_summaries}[switch]()
+
+    def _twin_summaries(self, readings, device=None):
         device = device or self.error_device
         out = []
-        for r in self.zcv_readings:
+        for r in readings:
             base = self.base_reading(r)
             for s in self.selected:
                 if r.runs_row(s.key):

@@ -20,7 +20,9 @@ class PresetReading:
 
     ``z_cv``: the Z control variate (``srmdp run --z-cv``, beyond the paper); such a reading is left out of
     the paper's tables and agreement and shown in ``tables/zcv.tex``.  ``rows``: the row keys
-    (``LP1d4_r2``, ...) the reading runs, ``None`` for every row of the preset.
+    (``LP1d4_r2``, ...) the reading runs, ``None`` for every row of the preset.  ``arithmetic``: the paths'
+    arithmetic (``srmdp run --arithmetic``); a float32 reading (the paper's precision) is compared with its
+    float64 twin in ``tables/arithmetic.tex``, not shown in the paper's tables.
     """
 
     name: str
@@ -30,6 +32,7 @@ class PresetReading:
     z_cv: bool = False
     rows: tuple | None = None
     martingale_cv: bool = False  # with z_cv: the martingale control variates too (srmdp run --martingale-cv)
+    arithmetic: str = "float64"
 
     def options(self) -> dict:
         return {
@@ -38,6 +41,7 @@ class PresetReading:
             "trunc_z": float(truncation_for_case(self.trunc_z)),
             "z_cv": bool(self.z_cv or self.martingale_cv),
             "martingale_cv": bool(self.martingale_cv),
+            "arithmetic": self.arithmetic,
         }
 
     def cli(self) -> str:
@@ -50,6 +54,8 @@ class PresetReading:
             out += " --z-cv"
         if self.martingale_cv:
             out += " --martingale-cv"
+        if self.arithmetic != "float64":
+            out += f" --arithmetic {self.arithmetic}"
         return out
 
     def describe(self) -> str:
@@ -61,6 +67,9 @@ class PresetReading:
             out += ", $Z$ control variate $y^M_{i+1}(x_i)$"
             out += " and the martingale control variates" if self.martingale_cv else ""
             out += " (beyond the paper"
+            out += f"; {len(self.rows)} rows)" if self.rows is not None else ")"
+        if self.arithmetic != "float64":
+            out += f", {self.arithmetic} path arithmetic (the paper's precision"
             out += f"; {len(self.rows)} rows)" if self.rows is not None else ")"
         return out
 
@@ -74,7 +83,8 @@ def reading_from_config(r: dict) -> PresetReading:
     rows = r.get("rows")
     mart = bool(r.get("martingale_cv", False))
     return PresetReading(r["name"], r["outside"], r.get("trunc_y"), r.get("trunc_z"),
-                         bool(r.get("z_cv", False)) or mart, None if rows is None else tuple(rows), mart)
+                         bool(r.get("z_cv", False)) or mart, None if rows is None else tuple(rows), mart,
+                         r.get("arithmetic", "float64"))
 
 
 def _g(x):

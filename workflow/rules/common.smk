@@ -50,8 +50,8 @@ def all_targets():
     targets.append(
         "tables/summary.tex"
     )  # the summary page and the sentences of the text
-    # beyond the paper: the Z control variate (workflow/rules/zcv.smk)
-    targets += ["tables/zcv.tex"]
+    # beyond the paper's tables: the Z control variate, float32 arithmetic (workflow/rules/switches.smk)
+    targets += ["tables/zcv.tex", "tables/arithmetic.tex"]
     targets.append("tables/beyond.tex")  # the suite beyond the paper (beyond.smk)
     targets += [f"figures/{f}.{ext}" for f in FIGURES for ext in ("pdf", "png")]
     for (

@@ -16,6 +16,7 @@ rule latex:
         residuals="tables/residuals.tex",
         summary="tables/summary.tex",
         zcv="tables/zcv.tex",
+        arithmetic="tables/arithmetic.tex",
         beyond="tables/beyond.tex",
         figures=[f"figures/{f}.pdf" for f in FIGURES],
         code=paper_code("latex", "plan"),

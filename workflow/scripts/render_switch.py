@@ -1,16 +1,17 @@
-"""Render tables/zcv.tex, the Z control variate beyond the paper (thin wrapper around srmdp.render_zcv)."""
+"""Render tables/zcv.tex or tables/arithmetic.tex: a reading against the paper reading it differs from by one
+switch (a thin wrapper around srmdp.paper.tables.render_zcv / render_arithmetic, named by params.render)."""
 
 from pathlib import Path
 
+from srmdp.paper import tables
 from srmdp.paper.latex import run_logged
 from srmdp.paper.plan import Plan
-from srmdp.paper.tables import render_zcv
 
 snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
 
 run_logged(
     snakemake.log[0],
-    render_zcv,
+    getattr(tables, snakemake.params.render),
     Plan(snakemake.config),
     list(snakemake.input.summaries),
     Path(snakemake.input.template).parent,
