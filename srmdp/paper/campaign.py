@@ -424,8 +424,9 @@ def run_campaign(args, out=print, runner=None) -> int:
                       test_points=args.test_points, first_runs=args.first_runs, max_runs=args.max_runs,
                       max_chunk_seconds=args.max_chunk_seconds, min_chunk_seconds=args.min_chunk_seconds)
     present = sum(planner.have(s) for s in planner.slots)
+    arithmetic = args.arithmetic or "each reading's"
     out(f"campaign: budget {args.budget:.0f} s on {args.device} ({model}), {args.precision} storage,"
-        f" {args.arithmetic or 'each reading' + chr(39) + 's'} arithmetic, seed {args.seed},"
+        f" {arithmetic} arithmetic, seed {args.seed},"
         f" {args.test_points} test points, {len(rows)} rows x {len(readings)} readings; {len(paths)} files scanned,"
         f" {present} runs present; {planner.progress()}" + (" [dry run: nothing is computed]" if args.dry_run else ""))
     if not args.dry_run:
