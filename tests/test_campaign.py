@@ -604,8 +604,9 @@ def test_campaign_end_to_end_under_the_simulator(tmp_path):
     data.mkdir()
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", OUT=str(dev_out), PY=sys.executable)
     common = ["--case-list", str(TINY), "--test-points", "20", "--data", str(data), "--min-chunk-seconds", "0"]
-    proc = subprocess.run(["bash", str(ROOT / "bench/gpu_campaign.sh"), "60", str(out_dir), *common, "--max-runs",
-                           "2"], env=env, capture_output=True, text=True, timeout=120)
+    # budgets far above the work (--max-runs ends each session): under load a tight budget would shorten the chunks
+    proc = subprocess.run(["bash", str(ROOT / "bench/gpu_campaign.sh"), "400", str(out_dir), *common, "--max-runs",
+                           "2"], env=env, capture_output=True, text=True, timeout=480)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     first = sorted(out_dir.glob("*.json"))
     assert len(first) == 4, proc.stdout  # 2 rows x 2 readings x runs 0-1
@@ -624,8 +625,8 @@ def test_campaign_end_to_end_under_the_simulator(tmp_path):
                            "4", "--readings", "paper-fit", "--cases", "LP0d4"], env=env, capture_output=True,
                           text=True, timeout=120)
     assert proc.returncode == 2 and "--cases or --case-list" in proc.stderr  # refused before any compute
-    proc = subprocess.run(["bash", str(ROOT / "bench/gpu_campaign.sh"), "40", str(out_dir), *common, "--max-runs",
-                           "4", "--readings", "paper-fit"], env=env, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(["bash", str(ROOT / "bench/gpu_campaign.sh"), "400", str(out_dir), *common, "--max-runs",
+                           "4", "--readings", "paper-fit"], env=env, capture_output=True, text=True, timeout=480)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     new = sorted(set(out_dir.glob("*.json")) - set(first))
     assert new and all(".paper-fit." in f.name and ".runs0002-" in f.name for f in new), new
