@@ -84,23 +84,28 @@ VARIANTS = {
 }
 
 
+def patched_source(name, module, text):
+    """The kernel module's text ``text`` (srmdp/<module>.py as the builder copies it) with variant ``name``'s
+    substitutions; a substitution that does not apply exactly once is an error (the kernel changed).  The slow
+    branch's two forms (float64, float32 arithmetic) are alternatives: one of them must apply."""
+    subs = VARIANTS[name].get(module, [])
+    for old, new in subs:
+        if old in (_SLOW64, _SLOW32) and text.count(old) == 0:
+            continue
+        if text.count(old) != 1:
+            raise SystemExit(f"variant {name}: the text to replace occurs {text.count(old)} times in "
+                             f"srmdp/{module}.py (the kernel changed: update bench/cpu_profile.py):\n{old}")
+        text = text.replace(old, new)
+    slow = [old for old, _ in subs if old in (_SLOW64, _SLOW32)]
+    if slow and not any(new in text for _, new in subs):
+        raise SystemExit(f"variant {name}: neither form of the slow branch occurs in srmdp/{module}.py")
+    return text
+
+
 def build_variant(name, case, problem):
     """The generated kernel module of ``case`` with variant ``name``'s substitutions (a private cache)."""
-    subs = VARIANTS[name]
     original = build._module_source
-
-    def patched(module):
-        text = original(module)
-        for old, new in subs.get(module, []):
-            if old in (_SLOW64, _SLOW32) and text.count(old) == 0:
-                continue
-            if text.count(old) != 1:
-                raise SystemExit(f"variant {name}: the text to replace occurs {text.count(old)} times in "
-                                 f"srmdp/{module}.py (the kernel changed: update bench/cpu_profile.py):\n{old}")
-            text = text.replace(old, new)
-        return text
-
-    build._module_source = patched
+    build._module_source = lambda module: patched_source(name, module, original(module))
     build.kernels.cache_clear()
     try:
         return build.kernels(problem, case.basis, case.d, "cpu", arithmetic=case.arithmetic)
