@@ -35,20 +35,8 @@ def life_ranges(cubin, nvdisasm):
     """[(address, instruction, live GPR count, one character per register: blank = not live)], labels."""
     txt = subprocess.run([nvdisasm, "-plr", "-lrm", "narrow", str(cubin)], capture_output=True, text=True,
                          check=True).stdout
-    rows, labels, pending = [], {}, []
-    for line in txt.splitlines():
-        lab = re.match(r"^\s*(\.L_x_\d+):", line)
-        if lab:
-            pending.append(lab.group(1))
-            continue
-        m = _LINE.match(line)
-        if m:
-            addr = int(m.group(1), 16)
-            for name in pending:
-                labels[name] = addr
-            pending = []
-            rows.append((addr, m.group(2).strip(), int(m.group(3) or 0), m.group(4)))
-    return rows, labels
+    found, labels = gpu_ptxas.labelled_matches(txt, _LINE)
+    return [(addr, m.group(2).strip(), int(m.group(3) or 0), m.group(4)) for addr, m in found], labels
 
 
 def last_writer(rows, idx, reg):

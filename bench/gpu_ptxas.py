@@ -103,7 +103,26 @@ def find_tool(name):
 
 # FP64 SASS: the double-precision pipe (DADD, DMUL, DFMA, DSETP, DMNMX, ...) and conversions to or from double
 _FP64 = re.compile(r"^(D[A-Z]+\b|[FI]2[FI]\S*\.F64|F2F\S*\.F64|MUFU\.\w+\.64|DMMA)")
-_INSN = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)([^;]*);")
+_INSN = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)([^;]*);")
+
+
+def labelled_matches(text, pattern):
+    """[(address, match)] of the SASS lines ``pattern`` matches (group 1: the address), and {label: address of the
+    first instruction after it} (``.L_x_N:`` lines)."""
+    rows, labels, pending = [], {}, []
+    for line in text.splitlines():
+        lab = re.match(r"^\s*(\.L_x_\d+):", line)
+        if lab:
+            pending.append(lab.group(1))
+            continue
+        m = pattern.search(line)
+        if m:
+            addr = int(m.group(1), 16)
+            for name in pending:
+                labels[name] = addr
+            pending = []
+            rows.append((addr, m))
+    return rows, labels
 
 
 def sass_counts(sass):
@@ -112,19 +131,8 @@ def sass_counts(sass):
     Loops are the spans [label, backward BRA to it].  The path loop (over j > i, :func:`srmdp.scheme.continue_path`)
     is the largest loop nested in another one (the loop over paths); its ``hot`` count leaves out the loops nested
     in it (the ziggurat's rare branches, ``normal_slow``, a ``while`` loop inlined there)."""
-    lines, labels, pending = [], {}, []
-    for text in sass.splitlines():
-        lab = re.match(r"^\s*(\.L_x_\d+):", text)
-        if lab:
-            pending.append(lab.group(1))
-            continue
-        m = _INSN.search(text)
-        if m:
-            addr = int(re.search(r"/\*([0-9a-f]{4,})\*/", text).group(1), 16)
-            for name in pending:
-                labels[name] = addr
-            pending = []
-            lines.append((addr, m.group(1), m.group(2).replace(" ", "")))
+    found, labels = labelled_matches(sass, _INSN)
+    lines = [(addr, m.group(2), m.group(3).replace(" ", "")) for addr, m in found]
 
     def fp64(op, args):
         return bool(_FP64.match(op) or _FP64.match(op + args))
