@@ -1,0 +1,54 @@
+"""The SASS scans of the offline GPU tools (no GPU, no compiler): bench/gpu_ptxas.py's instruction counts and
+bench/gpu_liveregs.py's live ranges read labels, loops and FP64 instructions from nvdisasm text as they should."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+import gpu_liveregs  # noqa: E402
+import gpu_ptxas  # noqa: E402
+
+# a kernel with a loop over paths (.L_x_0) holding the path loop (.L_x_1), which holds a rare branch's loop (.L_x_2)
+SASS = """
+        /*0000*/                   MOV R1, c[0x0][0x28] ;  /* 0x000fe200 */
+.L_x_0:
+        /*0010*/                   DADD R2, R2, R4 ;
+.L_x_1:
+.L_x_9:
+        /*0020*/                   FFMA R3, R3, R5, R6 ;
+        /*0030*/              @!P1 F2F.F64.F32 R8, R3 ;
+.L_x_2:
+        /*0040*/                   MUFU.RCP64H R9, R8 ;
+        /*0050*/              @P2 BRA `(.L_x_2) ;
+        /*0060*/              @P0 BRA `(.L_x_1) ;
+        /*0070*/              @P3 BRA `(.L_x_0) ;
+        /*0080*/                   EXIT ;
+"""
+
+
+def test_labels_point_at_the_next_instruction():
+    rows, labels = gpu_ptxas.labelled_matches(SASS, gpu_ptxas._INSN)
+    assert [a for a, _ in rows] == [0x00, 0x10, 0x20, 0x30, 0x40, 0x50, 0x60, 0x70, 0x80]
+    assert labels == {".L_x_0": 0x10, ".L_x_1": 0x20, ".L_x_9": 0x20, ".L_x_2": 0x40}
+
+
+def test_sass_counts_find_the_path_loop_and_its_fp64():
+    c = gpu_ptxas.sass_counts(SASS)
+    assert (c["sass"], c["sass_fp64"]) == (9, 2)  # FP64: DADD and F2F.F64.F32 (MUFU.RCP64H is not a .64 MUFU)
+    assert (c["loop_sass"], c["loop_fp64"]) == (5, 1)  # the path loop: .L_x_1 to its BRA, 0x20-0x60
+    # the hot part leaves the nested loop (.L_x_2: 0x40-0x50) out
+    assert (c["hot_sass"], c["hot_fp64"], c["hot_fp64_ops"]) == (3, 1, ["F2F.F64.F32"])
+
+
+def test_life_ranges_parse_nvdisasm_live_register_columns(monkeypatch):
+    text = """
+.L_x_3:
+        /*0000*/                   MOV R1, c[0x0][0x28] ;   // |   1  ^     |
+        /*0010*/                   IADD3 R2, R1, 0x4, RZ ;  // |   2  :^    |
+"""
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: subprocess.CompletedProcess(a, 0, stdout=text))
+    rows, labels = gpu_liveregs.life_ranges("k.cubin", "nvdisasm")
+    assert rows == [(0x0, "MOV R1, c[0x0][0x28]", 1, "^     "), (0x10, "IADD3 R2, R1, 0x4, RZ", 2, ":^    ")]
+    assert labels == {".L_x_3": 0x0}
