@@ -12,6 +12,7 @@ rule switch_table:
         summaries=lambda w: PLAN.switch_summaries(w.switch),
         reference="srmdp/data/paper_cases.csv",
         template="workflow/templates/{switch}.tex.j2",
+        rows="workflow/templates/switch_rows.tex.j2",
         code=paper_code("tables", "plan"),
     output:
         "tables/{switch}.tex",
