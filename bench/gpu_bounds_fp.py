@@ -13,69 +13,13 @@ no fast-math is the evidence; the argument is in bench/gpu_NOTES.md.)
 """
 
 import argparse
-import re
-import subprocess
 import sys
-import tempfile
-from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from gpu_ptxas import find_tool, stub_current_device  # noqa: E402
-
-FP = re.compile(r"^(F(FMA|MUL|ADD|SETP|MNMX|SEL|CHK)|D(FMA|MUL|ADD|SETP|MNMX)|MUFU|F2F|I2F|F2I|FRND|HFMA2)")
-# Without fast-math the compiler may change a value in one way only: contracting a multiply and an add into an FMA
-# (FFMA/DFMA in place of FMUL/DMUL + FADD/DADD).  So the evidence is that the FMA and multiply counts (and MUFU's)
-# match: a contraction moves both.  Adds, comparisons, selects and conversions of a given value may differ in number
-# with the code's placement (an add duplicated into both arms of a branch instead of a select before one add; one
-# conversion per return point of a called function, shared ones when inlined) without changing any value.
-CONTRACTION = re.compile(r"^(FFMA|FMUL|DFMA|DMUL|MUFU|HFMA2(?!\()|HMUL2)")
-
-
-def functions_sass(ptx):
-    """{function: Counter of its FP opcodes (with modifiers)}, {function: Counter of the functions it calls}."""
-    ptxas, nvdisasm = find_tool("ptxas"), find_tool("nvdisasm")
-    if not (ptxas and nvdisasm):
-        sys.exit("gpu_bounds_fp: needs ptxas (nvidia-cuda-nvcc-cu12) and nvdisasm (pip install nvidia-cuda-nvdisasm:"
-                 " in the [test] extra)")
-    with tempfile.TemporaryDirectory() as tmp:
-        src, cubin = Path(tmp) / "k.ptx", Path(tmp) / "k.cubin"
-        src.write_text(ptx)
-        subprocess.run([ptxas, "-arch=sm_90", str(src), "-o", str(cubin)], check=True, capture_output=True)
-        text = subprocess.run([nvdisasm, str(cubin)], check=True, capture_output=True, text=True).stdout
-    funcs, calls, name = {}, {}, None
-    for line in text.splitlines():
-        # a function starts at its section (.text.<kernel>) or, for device functions and ptxas's internal
-        # subroutines placed in the kernel's section, at its label ($<kernel>$<function>:, $__internal_...:)
-        m = re.match(r"\s*\.section\s+\.text\.([^,\s]+)", line) or re.match(r"\s*(\$[^\s:]+):", line)
-        if m:
-            name = m.group(1)
-            funcs[name], calls[name] = Counter(), Counter()
-            continue
-        m = re.search(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)([^;]*);", line)
-        if m and name:
-            op = m.group(1)
-            if op.startswith("HFMA2") and re.match(r"\s*R\w+,\s*-RZ,\s*RZ,", m.group(2)):
-                op = "HFMA2(constant)"  # ptxas's idiom for a constant into a register (-0 x 0 + imm): no data
-            if FP.match(op):
-                funcs[name][op] += 1
-            if op.startswith("CALL"):
-                t = re.search(r"`\(([^)]+)\)", m.group(2))
-                calls[name][t.group(1) if t else m.group(2).strip()] += 1
-    return funcs, calls
-
-
-def expanded(funcs, calls, root):
-    """FP opcodes of ``root`` with every call replaced by the callee's (recursively): the inlined equivalent."""
-    total = Counter(funcs[root])
-    for callee, n in calls[root].items():
-        if callee not in funcs:
-            raise RuntimeError(f"call target {callee[:80]!r} not found")
-        for op, c in expanded(funcs, calls, callee).items():
-            total[op] += n * c
-    return total
+from gpu_ptxas import CONTRACTION, expanded, functions_sass, stub_current_device  # noqa: E402
 
 
 def main(argv=None):

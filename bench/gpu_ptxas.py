@@ -1,7 +1,7 @@
 """Compile every SRMDP CUDA kernel for sm_90 without a GPU and report ptxas resources.
 
     python bench/gpu_ptxas.py [--d 1,4,19] [--basis LP0,LP1] [--arithmetic float64,float32] [--json out.json]
-                              [--compare before.json] [--sass]
+                              [--compare before.json] [--sass] [--contraction]
 
 Stubs numba-cuda's "current device" (compute capability 9.0) so that device functions compile
 with no driver, calls ``numba.cuda.compile_ptx(..., cc=(9, 0))`` for each kernel, then runs the
@@ -16,6 +16,10 @@ registers, spills and occupancy against an earlier JSON of this script (``--tabl
 ``--arithmetic``: the type the kernels compute in (``Case.arithmetic``; a row without the key is float64).
 ``--sass``: also disassemble each cubin (``nvdisasm`` of the nvidia-cuda-nvcc-cu12 wheel, else on PATH) and
 count its instructions, FP64 ones apart, in the whole kernel and in the inner path loop (:func:`sass_counts`).
+``--contraction``: also count each kernel's FMA, multiply and MUFU instructions with its calls expanded
+(:func:`contraction_counts`); ``--compare`` then says per kernel whether a change of the source kept them, the SASS
+evidence that it changed no value on the device (the argument at :data:`CONTRACTION`).  A source change is compared
+as ``--json before.json`` on the old tree, ``--compare before.json`` on the new one.
 """
 
 import argparse
@@ -27,6 +31,7 @@ import sys
 import tempfile
 import time
 import types
+from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -155,6 +160,72 @@ def sass_counts(sass):
                 hot_fp64_ops=sorted({op for _, op, a in hot if fp64(op, a)}))
 
 
+FP = re.compile(r"^(F(FMA|MUL|ADD|SETP|MNMX|SEL|CHK)|D(FMA|MUL|ADD|SETP|MNMX)|MUFU|F2F|I2F|F2I|FRND|HFMA2)")
+# Without fast-math the compiler may change a value in one way only: contracting a multiply and an add into an FMA
+# (FFMA/DFMA in place of FMUL/DMUL + FADD/DADD).  So the evidence is that the FMA and multiply counts (and MUFU's)
+# match: a contraction moves both.  Adds, comparisons, selects and conversions of a given value may differ in number
+# with the code's placement (an add duplicated into both arms of a branch instead of a select before one add; one
+# conversion per return point of a called function, shared ones when inlined) without changing any value.
+CONTRACTION = re.compile(r"^(FFMA|FMUL|DFMA|DMUL|MUFU|HFMA2(?!\()|HMUL2)")
+
+
+def functions_sass(ptx):
+    """{function: Counter of its FP opcodes (with modifiers)}, {function: Counter of the functions it calls}."""
+    ptxas, nvdisasm = find_tool("ptxas"), find_tool("nvdisasm")
+    if not (ptxas and nvdisasm):
+        sys.exit("needs ptxas (nvidia-cuda-nvcc-cu12) and nvdisasm (pip install nvidia-cuda-nvdisasm:"
+                 " in the [test] extra)")
+    with tempfile.TemporaryDirectory() as tmp:
+        src, cubin = Path(tmp) / "k.ptx", Path(tmp) / "k.cubin"
+        src.write_text(ptx)
+        subprocess.run([ptxas, "-arch=sm_90", str(src), "-o", str(cubin)], check=True, capture_output=True)
+        text = subprocess.run([nvdisasm, str(cubin)], check=True, capture_output=True, text=True).stdout
+    return fp_by_function(text)
+
+
+def fp_by_function(text):
+    """:func:`functions_sass` of nvdisasm's text."""
+    funcs, calls, name = {}, {}, None
+    for line in text.splitlines():
+        # a function starts at its section (.text.<kernel>) or, for device functions and ptxas's internal
+        # subroutines placed in the kernel's section, at its label ($<kernel>$<function>:, $__internal_...:)
+        m = re.match(r"\s*\.section\s+\.text\.([^,\s]+)", line) or re.match(r"\s*(\$[^\s:]+):", line)
+        if m:
+            name = m.group(1)
+            funcs[name], calls[name] = Counter(), Counter()
+            continue
+        m = re.search(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)([^;]*);", line)
+        if m and name:
+            op = m.group(1)
+            if op.startswith("HFMA2") and re.match(r"\s*R\w+,\s*-RZ,\s*RZ,", m.group(2)):
+                op = "HFMA2(constant)"  # ptxas's idiom for a constant into a register (-0 x 0 + imm): no data
+            if FP.match(op):
+                funcs[name][op] += 1
+            if op.startswith("CALL"):
+                t = re.search(r"`\(([^)]+)\)", m.group(2))
+                calls[name][t.group(1) if t else m.group(2).strip()] += 1
+    return funcs, calls
+
+
+def expanded(funcs, calls, root):
+    """FP opcodes of ``root`` with every call replaced by the callee's (recursively): the inlined equivalent."""
+    total = Counter(funcs[root])
+    for callee, n in calls[root].items():
+        if callee not in funcs:
+            raise RuntimeError(f"call target {callee[:80]!r} not found")
+        for op, c in expanded(funcs, calls, callee).items():
+            total[op] += n * c
+    return total
+
+
+def contraction_counts(ptx):
+    """The kernel's FMA, multiply and MUFU counts with every call replaced by the callee's (:func:`expanded`): equal
+    counts before and after a change of the source = the same contractions (:data:`CONTRACTION`)."""
+    funcs, calls = functions_sass(ptx)
+    kernel = next(f for f in funcs if not any(f in c for c in calls.values()))  # the one nobody calls
+    return {op: n for op, n in sorted(expanded(funcs, calls, kernel).items()) if CONTRACTION.match(op)}
+
+
 def ptxas_report(ptx, ptxas, arch="sm_90", sass=False):
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / "k.ptx"
@@ -194,10 +265,11 @@ def variants(ds, bases, precisions=("float64", "float32"), arithmetics=("float64
 
 
 def check(ds, bases, precisions=("float64", "float32"), kernels=("step", "test"), verbose=True, only=None,
-          arithmetics=("float64",), sass=False, min_blocks=None, pad_rows=None):
+          arithmetics=("float64",), sass=False, min_blocks=None, pad_rows=None, contraction=False):
     """Compile and assemble; returns the list of report rows (with 'ok' and 'why').  ``min_blocks``, ``pad_rows``:
     the launch bounds and row stride of :func:`srmdp.cuda.layout` (None: its defaults, i.e. the environment's
-    SRMDP_CUDA_MIN_BLOCKS / SRMDP_CUDA_PAD_ROWS or the default rule)."""
+    SRMDP_CUDA_MIN_BLOCKS / SRMDP_CUDA_PAD_ROWS or the default rule).  ``contraction``: also each kernel's
+    :func:`contraction_counts` (row key ``contraction``)."""
     from numba import cuda
 
     from srmdp.build import SPECIALISE_MAX_D
@@ -229,6 +301,8 @@ def check(ds, bases, precisions=("float64", "float32"), kernels=("step", "test")
             ptx, _ = cuda.compile_ptx(src[name].py_func, sigs[name], cc=(9, 0), launch_bounds=bounds)
             t1 = time.perf_counter()
             rep = ptxas_report(ptx, ptxas, sass=sass)
+            if contraction:
+                rep["contraction"] = contraction_counts(ptx)
             why = []
             if (rep["spill_stores"] or rep["spill_loads"]) and not bounds:  # under launch bounds: spills by choice
                 why.append(f"spills {rep['spill_stores']}/{rep['spill_loads']} B")
@@ -257,11 +331,20 @@ def _key(r):
     return (r["kernel"], r["basis"], r["mode"], r["precision"], r.get("arithmetic", "float64"), r["d"])
 
 
+def contraction_change(before, after):
+    """'same', the opcodes whose counts differ ('FFMA 389 -> 390'), or '-' where a row has no counts."""
+    if "contraction" not in before or "contraction" not in after:
+        return "-"
+    b, a = before["contraction"], after["contraction"]
+    diff = [f"{op} {b.get(op, 0)} -> {a.get(op, 0)}" for op in sorted(set(b) | set(a)) if b.get(op, 0) != a.get(op, 0)]
+    return "; ".join(diff) or "same"
+
+
 def compare(before, after, markdown=False):
-    """Lines comparing two lists of rows (registers, spill stores, occupancy) kernel by kernel."""
+    """Lines comparing two lists of rows (registers, spill stores, occupancy, contractions) kernel by kernel."""
     old = {_key(r): r for r in before}
     head = ("kernel", "basis", "mode", "precision", "arithmetic", "d", "regs before", "after", "spill B before",
-            "after", "occupancy before", "after")
+            "after", "occupancy before", "after", "FMA/MUL/MUFU")
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)] if markdown else ["  ".join(head)]
     for r in sorted(after, key=_key):
         b = old.get(_key(r))
@@ -269,6 +352,7 @@ def compare(before, after, markdown=False):
             continue
         cells = [*_key(r), b["registers"], r["registers"], b["spill_stores"], r["spill_stores"]]
         cells += [f"{100 * occupancy(x['registers'], x['block'], x['smem'])[0]:.2f} %" for x in (b, r)]
+        cells.append(contraction_change(b, r))
         lines.append("| " + " | ".join(map(str, cells)) + " |" if markdown else "  ".join(map(str, cells)))
     return lines
 
@@ -289,6 +373,9 @@ def main(argv=None):
                     " (0: none; default: SRMDP_CUDA_MIN_BLOCKS, else srmdp.cuda's default rule)")
     ap.add_argument("--packed-rows", action="store_true",
                     help="shared-memory rows at their packed length (SRMDP_CUDA_PAD_ROWS=0)")
+    ap.add_argument("--contraction", action="store_true",
+                    help="also count each kernel's FMA, multiply and MUFU instructions, calls expanded (nvdisasm):"
+                    " --compare then says whether a change of the source kept the contractions")
     ap.add_argument("--json")
     ap.add_argument("--compare", help="an earlier --json of this script: print the kernels' changes")
     ap.add_argument("--table", action="store_true", help="--compare as a Markdown table")
@@ -304,7 +391,8 @@ def main(argv=None):
         return mode in modes and (f32 is None or prec != "float32" or d in f32)
     rows = check([int(v) for v in args.d.split(",")], args.basis.split(","), tuple(args.precision.split(",")),
                  tuple(args.kernels.split(",")), only=only, arithmetics=tuple(args.arithmetic.split(",")),
-                 sass=args.sass, min_blocks=args.min_blocks, pad_rows=False if args.packed_rows else None)
+                 sass=args.sass, min_blocks=args.min_blocks, pad_rows=False if args.packed_rows else None,
+                 contraction=args.contraction)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))
     if args.compare:

@@ -52,3 +52,43 @@ def test_life_ranges_parse_nvdisasm_live_register_columns(monkeypatch):
     rows, labels = gpu_liveregs.life_ranges("k.cubin", "nvdisasm")
     assert rows == [(0x0, "MOV R1, c[0x0][0x28]", 1, "^     "), (0x10, "IADD3 R2, R1, 0x4, RZ", 2, ":^    ")]
     assert labels == {".L_x_3": 0x0}
+
+
+# a kernel calling a device function twice; the function calls ptxas's division subroutine
+CALLS = """
+        .section .text.kern,"ax",@progbits
+        /*0000*/                   FFMA R3, R3, R5, R6 ;
+        /*0010*/                   CALL.REL.NOINC `($kern$slow) ;
+        /*0020*/                   CALL.REL.NOINC `($kern$slow) ;
+        /*0030*/                   FMUL R2, R2, R4 ;
+        /*0040*/                   HFMA2.MMA R7, -RZ, RZ, 1.875, 0 ;
+        /*0050*/                   EXIT ;
+$kern$slow:
+        /*0060*/                   DFMA R8, R8, R10, R12 ;
+        /*0070*/              @!P0 CALL.REL.NOINC `($__internal_0_div) ;
+        /*0080*/                   RET.REL.NODEC R20 `(kern) ;
+$__internal_0_div:
+        /*0090*/                   MUFU.RCP64H R9, R11 ;
+        /*00a0*/                   DADD R8, R8, R10 ;
+        /*00b0*/                   RET.REL.NODEC R2 `(kern) ;
+"""
+
+
+def test_contraction_counts_expand_calls_and_compare():
+    """Calls count as their callees' instructions (recursively); HFMA2 with -RZ, RZ is a constant, not arithmetic;
+    the comparison names the opcodes whose counts moved."""
+    funcs, calls = gpu_ptxas.fp_by_function(CALLS)
+    assert set(funcs) == {"kern", "$kern$slow", "$__internal_0_div"}
+    assert funcs["kern"]["HFMA2(constant)"] == 1 and calls["kern"]["$kern$slow"] == 2
+    total = gpu_ptxas.expanded(funcs, calls, "kern")
+    counts = {op: n for op, n in total.items() if gpu_ptxas.CONTRACTION.match(op)}
+    assert counts == {"FFMA": 1, "FMUL": 1, "DFMA": 2, "MUFU.RCP64H": 2}
+    assert total["DADD"] == 2  # counted, not a contraction opcode
+    before, after = {"contraction": counts}, {"contraction": dict(counts, FFMA=2, FMUL=0)}
+    assert gpu_ptxas.contraction_change(before, {"contraction": dict(counts)}) == "same"
+    assert gpu_ptxas.contraction_change(before, after) == "FFMA 1 -> 2; FMUL 1 -> 0"
+    assert gpu_ptxas.contraction_change(before, {}) == "-"
+    row = dict(kernel="step", basis="LP0", mode="block", precision="float32", arithmetic="float32", d=4,
+               registers=72, spill_stores=0, block=128, smem=3776)
+    lines = gpu_ptxas.compare([dict(row, registers=92, **before)], [dict(row, **after)])
+    assert lines[1].split("  ")[-1] == "FFMA 1 -> 2; FMUL 1 -> 0" and " 92  72 " in lines[1]
