@@ -5,7 +5,7 @@ run) under the *key* (seed, domain) to a 128-bit state; the path's draws then co
 xoroshiro128++ started at that state.  Philox is a bijection of the counter for a fixed key, so two
 different (run, i, k, m) never start at the same state; the layout below is checked against the
 largest paper case in ``tests/test_rng.py``.  Normals use Doornik's 128-layer ziggurat (ZIGNOR),
-one 64-bit draw per accepted normal in ~98.8 % of the cases.
+one 64-bit draw per normal in ~97.2 % of the cases (the rectangle test; bench/gpu_NOTES.md).
 
 Kernel code (see :mod:`srmdp.jit`): the stream state travels as two uint64 scalars ``(s0, s1)``,
 passed in and returned, so that it stays in registers along a path.  uint64 arithmetic uses
@@ -181,7 +181,7 @@ def normal_slow_rounded(n, idx, s0, s1):
 def normal_s(s0, s1):
     """Standard normal, Doornik's ZIGNOR ziggurat (128 layers): (x, s0, s1).
 
-    The rectangle test (98.8 %) is inlined; the wedges and the tail are a call.  In float32 arithmetic the
+    The rectangle test (97.2 % of the draws) is inlined; the wedges and the tail are a call.  In float32 arithmetic the
     same test as integers and a float32 product (``ZIG_LIMIT``): the same draws and stream, rounded.
     """
     r, s0, s1 = next_s(s0, s1)
