@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from gpu_ptxas import CONTRACTION, expanded, functions_sass, stub_current_device  # noqa: E402
+from gpu_ptxas import CONTRACTION, expanded, functions_sass, kernel_function, stub_current_device  # noqa: E402
 
 
 def main(argv=None):
@@ -48,8 +48,7 @@ def main(argv=None):
         ptx, _ = cuda.compile_ptx(fn.py_func, signatures("float32")["step"], cc=(9, 0), launch_bounds=bounds)
         out[n] = functions_sass(ptx) + (bounds,)
     (free, free_calls, _), (capped, calls, bounds) = out[0], out[8]
-    kname = next(f for f in free if not any(f in c for c in free_calls.values()))
-    kernel = next(f for f in capped if not any(f in c for c in calls.values()))  # the one nobody calls
+    kname, kernel = kernel_function(free, free_calls), kernel_function(capped, calls)
     total = expanded(capped, calls, kernel)
     print(f"{args.basis} d={args.d} {args.mode} {args.arithmetic}: without bounds {len(free)} function(s),"
           f" {sum(free_calls[kname].values())} calls in the kernel; with bounds {bounds}: {len(capped)} functions,"

@@ -218,12 +218,17 @@ def expanded(funcs, calls, root):
     return total
 
 
+def kernel_function(funcs, calls):
+    """The kernel among :func:`functions_sass`'s functions: the one nobody calls."""
+    return next(f for f in funcs if not any(f in c for c in calls.values()))
+
+
 def contraction_counts(ptx):
     """The kernel's FMA, multiply and MUFU counts with every call replaced by the callee's (:func:`expanded`): equal
     counts before and after a change of the source = the same contractions (:data:`CONTRACTION`)."""
     funcs, calls = functions_sass(ptx)
-    kernel = next(f for f in funcs if not any(f in c for c in calls.values()))  # the one nobody calls
-    return {op: n for op, n in sorted(expanded(funcs, calls, kernel).items()) if CONTRACTION.match(op)}
+    total = expanded(funcs, calls, kernel_function(funcs, calls))
+    return {op: n for op, n in sorted(total.items()) if CONTRACTION.match(op)}
 
 
 def ptxas_report(ptx, ptxas, arch="sm_90", sass=False):
