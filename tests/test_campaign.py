@@ -444,6 +444,38 @@ def test_import_verifies_and_never_adds_overlapping_runs(tmp_path):
     assert lines[-1].endswith("; 2 refused")
 
 
+def test_import_names_a_plain_run_result_as_a_chunk_and_records_its_arithmetic_and_device(tmp_path):
+    # a `srmdp run` output made on another GPU (no campaign record) pools with the committed chunk of its case
+    into = tmp_path / "repo" / "data" / "gpu" / "campaign"
+    case = pcase("LP0d4", 1)
+    write_chunk(into, case, 0, 1, reading="paper-fit")
+    plain = fake_result(case, 1, 1, model="NVIDIA H200")
+    plain["reading"]["arithmetic"] = "float64"
+    src = tmp_path / "h200" / "LP0d4_r1.paper-fit.run1.json"
+    write_json_atomic(src, plain)
+    lines = []
+    assert cp.import_chunks([src.parent], into, [], out=lines.append) == 0
+    name = cp.chunk_name(case, "paper-fit", "gpu", 0, 1, 1)
+    got = load_chunk(into / name)  # sealed again: its checksum verifies
+    rec = got["campaign"]
+    assert (rec["reading_name"], rec["precision"], rec["arithmetic"], rec["device_model"]) == (
+        "paper-fit", "float32", "float64", "NVIDIA H200")
+    assert rec["imported_from"] == src.name and rec["source_checksum"] == json.loads(src.read_text())["checksum"]
+    assert got["per_run"] == plain["per_run"] and got["case_hash"] == plain["case_hash"]
+    assert any("float32 storage, float64 arithmetic, NVIDIA H200" in x for x in lines)
+    groups = chunks.index(chunks.result_paths(into), verify=True)
+    assert [g.runs for g in groups.values()] == [2]  # pooled with run 0
+    assert aggregate(groups[next(iter(groups))].paths)["runs"] == 2
+    lines.clear()
+    assert cp.import_chunks([src.parent], into, [], out=lines.append) == 0  # the same file again
+    assert any("already there" in x for x in lines) and len(list(into.glob("*.json"))) == 2
+    odd = fake_result(pcase("LP0d4", 1, cp.PresetReading("clamp", "clamp", None, None)), 0, 1)
+    write_json_atomic(tmp_path / "odd" / "x.json", odd)
+    lines.clear()
+    assert cp.import_chunks([tmp_path / "odd"], into, [], out=lines.append) == 3
+    assert "none of the config's" in lines[0]
+
+
 # --- grouping for the workflow, and srmdp aggregate ---------------------------------------------------------
 def test_cpu_and_gpu_chunks_pool_only_with_identical_streams_and_precision(tmp_path):
     case = pcase("LP0d4", 1)
