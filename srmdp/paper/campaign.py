@@ -59,6 +59,7 @@ from ..results import DEFAULT_STREAMS, check_writable, content_hash, cpu_model, 
 from ..solver import check_threads, run_case
 from . import REPOSITORY
 from . import chunks as chunkmod
+from .config_readings import check_readings, load_readings_data
 from .cost import THROUGHPUT_FILE, CostModel, compiled_key, load_throughput
 from .preset_reading import PresetReading, readings_from_config  # a config's readings (z_cv, rows: see there)
 from .rows import PaperCase, case_of_record, find_row, paper_case, paper_rows
@@ -98,14 +99,12 @@ def free_range(used, n: int) -> tuple[int, int]:
 
 # --- readings and cases ---------------------------------------------------------------------------------
 def load_readings(config_path) -> list:
-    import yaml
-
+    """The config's readings, checked (:func:`readings_from_config`); PyYAML is not needed (see
+    :mod:`srmdp.paper.config_readings`)."""
+    data = load_readings_data(config_path)
+    check_readings(data, f"invalid config={str(config_path)!r}")
     try:
-        data = yaml.safe_load(Path(config_path).read_text()) or {}
-    except (OSError, yaml.YAMLError) as exc:
-        raise ConfigError(f"invalid config={str(config_path)!r}: cannot read it ({type(exc).__name__})") from None
-    try:
-        out = readings_from_config(data.get("readings") or [], f"invalid config={str(config_path)!r}")
+        out = readings_from_config(data, f"invalid config={str(config_path)!r}")
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
     if not out:
