@@ -124,6 +124,27 @@ def test_priority_order_first_runs_paper_fit_then_theory_then_largest_se(tmp_pat
     assert all(s.se is not None and s.se < slot.se for s in others)
 
 
+def test_heavy_rows_get_their_first_run_each_then_their_second_one_run_per_chunk(tmp_path):
+    rows = cp.paper_selection("LP0d4:4,LP1d6_1:4,LP0d6_0:4")  # minutes per run on an H100
+    planner, _ = planner_for(rows, [tmp_path], max_chunk_seconds=10_000.0)
+    cost = planner.cost
+    seen = []
+    for _ in range(6):
+        plan = planner.next(1e6)
+        seen.append((plan.slot.reading.name, plan.slot.row.label, plan.run_start, plan.runs))
+        apply(planner, plan, tmp_path)
+    assert all(s[0] == "paper-fit" and s[3] == 1 for s in seen)  # one run per chunk
+    assert [s[2] for s in seen] == [0, 0, 0, 1, 1, 1]  # every row's first run, then its second
+    order = sorted(("LP0d4_r4", "LP1d6_1_r4", "LP0d6_0_r4"), key=lambda r: cost.run_seconds(
+        next(s.case for s in planner.slots if s.row.label == r)))
+    assert [s[1] for s in seen[:3]] == order  # cheapest first
+    # a chunk that cannot end in the time left is not started, and is named with the reason
+    rest = cp.Planner(cp.paper_selection("LP0d4:4"), [PAPER_FIT], {}, cost)
+    assert rest.next(60.0) is None and list(rest.skipped) == [rest.slots[0].name]
+    need, left = rest.skipped[rest.slots[0].name]
+    assert left == 60.0 and need > left
+
+
 def test_never_repeats_a_run_index_present_in_the_repository_or_the_outdir(tmp_path):
     data, out = tmp_path / "data", tmp_path / "out"
     case = pcase("LP0d4", 1)
@@ -248,7 +269,7 @@ def test_dry_run_plans_every_row_in_priority_order(tmp_path, capsys):
     assert cp.run_campaign(args) == 0
     lines = capsys.readouterr().out.splitlines()
     chunk_lines = [x for x in lines if x.startswith("chunk ")]
-    stages = [x.split("(")[1].split(")")[0] for x in chunk_lines]
+    stages = [x.split("(")[1].split(")")[0].split(":")[0] for x in chunk_lines]  # "first runs, R: 1 each"
     first_theory = stages.index("first runs, theory")
     assert all(s == "first runs, paper-fit" for s in stages[:first_theory])
     assert first_theory >= 25  # most of the 35 rows fit 900 s of H100 at the table's rates

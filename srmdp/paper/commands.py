@@ -20,20 +20,20 @@ PAPER_EXTRA = ("snakemake", "yaml", "jsonschema", "jinja2", "matplotlib", "scipy
 CHECKOUT_FILES = ("Snakefile", "config/config.yaml")
 
 
-def checkout_problem(extra=PAPER_EXTRA) -> str | None:
+def checkout_problem(extra=None) -> str | None:
     """Why the paper's checkout commands cannot run here (one phrase), or None; ``extra``: the modules of the
-    [paper] extra the command imports."""
+    [paper] extra the command imports (None: all of them)."""
     missing = [f for f in CHECKOUT_FILES if not (REPOSITORY / f).is_file()]
     if missing:
         return (f"{REPOSITORY} has no {' or '.join(missing)}; clone the repository and run"
                 f' `pip install -e ".[paper]"` in it')
-    absent = [m for m in extra if importlib.util.find_spec(m) is None]
+    absent = [m for m in (PAPER_EXTRA if extra is None else extra) if importlib.util.find_spec(m) is None]
     if absent:
         return f'the [paper] extra is not installed (no {", ".join(absent)}): `pip install -e ".[paper]"`'
     return None
 
 
-def _in_checkout(name: str, extra=PAPER_EXTRA):
+def _in_checkout(name: str, extra=None):
     """The entry point of ``srmdp NAME``: srmdp.paper.NAME.main, once the checkout and the modules ``extra`` of
     the [paper] extra are there."""
 
