@@ -31,7 +31,7 @@ from ..bases import BASES
 
 HEAVY_PATH_STEPS = 1e10  # a "heavy" run (the validation's reported subset): >= this many path-steps
 MIN_SHAPES = 8  # the reference group needs this many distinct shapes for a fit
-AB_FILES = ("ab_f32.jsonl", "ab_f64.jsonl")  # the A/B files of this tree's default kernels (not the variants)
+AB_FILES = ("ab_f32.jsonl", "ab_f64.jsonl", "ab_heavy.jsonl")  # the default kernels (not the variants)
 FEATURES = ("N", "N K nb^3", "PS LP0", "PS d LP0", "PS LP1", "PS d LP1", "PS d^2 LP1")
 
 
