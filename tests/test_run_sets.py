@@ -38,3 +38,8 @@ def test_with_every_reading_each_run_set_keeps_its_own_reading():
     assert sorted((e["name"], e["sources"][0]) for e in got) == [("paper-fit", "a.json"), ("paper-fit-f32a", "b.json")]
     theory = summary("t.json", 2, outside="unbounded", trunc=None)
     assert [e["name"] for e in campaign_entries(PLAN, [theory])] == ["theory"]
+
+
+def test_only_the_fit_reading_takes_a_run_set_of_another_arithmetic():
+    theory32 = summary("t.json", 1, "float32", outside="unbounded", trunc=None)  # theory-f32a: not a theory line
+    assert campaign_entries(PLAN, [theory32]) == []

@@ -105,18 +105,19 @@ def campaign_entries(plan, results, readings=None):
     """The lines of one paper row from summaries of pooled data/gpu/ chunks, in the preset's reading order.
 
     ``readings``: those to match (default: the paper's, :func:`paper_readings`).  A run set that matches none of
-    them exactly but one of them in another path arithmetic (the GPU campaign's float32-arithmetic paper-fit runs,
-    the paper's precision) is a run set of that reading too: the two arithmetics are never pooled, and of the run
-    sets of one reading and kind (device set, storage, seed, test points) the one with the most runs is the line
-    (the float64 one on a tie); its ``arithmetic`` is given (the tables print it with the precision)."""
+    them exactly but the first (the fit reading, paper-fit) in another path arithmetic (the GPU campaign's
+    float32-arithmetic paper-fit runs, the paper's precision) is a run set of that reading too: the two arithmetics
+    are never pooled, and of the run sets of one reading and kind (device set, storage, seed, test points) the one
+    with the most runs is the line (the float64 one on a tie); its ``arithmetic`` is given (the tables print it
+    with the precision)."""
     readings = plan.paper_readings if readings is None else list(readings)
     names = [r.name for r in readings]
     out = []
     for res in results:
         name = next((r.name for r in readings if matches(res, r)), None)
         arith = (res.get("reading") or {}).get("arithmetic") or "float64"
-        if name is None:
-            name = next((r.name for r in readings if matches(res, replace(r, arithmetic=arith))), None)
+        if name is None and readings and matches(res, replace(readings[0], arithmetic=arith)):
+            name = readings[0].name  # the fit reading (the config's first, paper-fit) in another arithmetic
         if name is None:
             continue
         e = {"name": name, "label": campaign_label(res, name), "runs": res["runs"], "test_points": res["test_points"],
