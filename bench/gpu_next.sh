@@ -4,9 +4,9 @@
 #   1. warm: every kernel below compiles at once, one process each (bench/gpu_warm.py --jobs 16): the four heavy
 #      rows and the A/B's d = 4 rows, float32 and float64 arithmetic;
 #   2. A/B on the heavy shapes, paths reduced so that a timing takes seconds (the strata K and steps N of the row:
-#      the grid the kernels see), thread and block modes, float32 storage and float32 arithmetic (the campaign's):
-#        LP0d4 r4 (K = 614 656, N = 50) M = 16;  LP1d6_1 r4 (K = 46 656, N = 50) M = 200;
-#        LP0d11 r3 (K = 4 194 304, N = 20) M = 8;  and LP0d4 dt=.05 (K = 83 521, N = 20, M = 400, as before)
+#      the grid the kernels see), float32 storage and float32 arithmetic (the campaign's), 45 s at most each:
+#        LP0d4 r4 (K = 614 656, N = 50) M = 16 thread, block;  LP1d6_1 r4 (K = 46 656, N = 50) M = 200 block, thread;
+#        LP0d11 r3 (K = 4 194 304, N = 20) M = 8 thread;  LP0d4 dt=.05 (K = 83 521, N = 20, M = 400) thread, block
 #      -> ab_heavy.jsonl; LP0d4/LP1d4 dt=.05 in both arithmetics -> ab_f32.jsonl, ab_f64.jsonl (the defaults, the
 #      series of earlier sessions). PHASES="... old": the same heavy A/B with the kernels of $OLD (default
 #      5b0f582) from .old/ (bash bench/gpu_next.sh --prepare) -> ab_heavy_old.jsonl: a kernel change against them;
@@ -58,7 +58,8 @@ el() { echo "[$(($(date +%s) - T0)) s]"; }
 has() { case " $PHASES " in *" $1 "*) return 0 ;; esac; return 1; }
 # the paper-fit rows with no run of ours (issue: the heavy rows), and the A/B's heavy shapes: TABLE:DT:ROW PATHS
 HEAVY="LP0d4:4,LP1d6_1:4,LP0d6_0:4,LP0d11:3"
-SHAPES=("LP0d4:0.02:4 16" "LP1d6_1:0.02:4 200" "LP0d11:0.05:3 8")
+# (modes: the one the kernels pick first; LP0d11 r3's 4.2 M strata in block mode at M = 8 would idle its threads)
+SHAPES=("LP0d4:0.02:4 16 thread,block" "LP1d6_1:0.02:4 200 block,thread" "LP0d11:0.05:3 8 thread")
 WARM="LP0d4:3,LP1d4:3,$HEAVY"
 TINY=()
 if [ "$DRY" = 1 ]; then TINY=(--test-points 8) WARM=LP0d4:3; fi
@@ -68,17 +69,18 @@ $PY -c "import sys, numpy, numba, numba_cuda; print(sys.version.split()[0], 'num
 
 bench() {  # bench TAG ARITHMETIC PATHS -- gpu_bench options (PATHS: --set paths=; a tiny case in DRY)
   local tag=$1 arith=$2 paths=$3; shift 4
-  local set=()
+  local set=() cap=$(($(left) - 20))
+  [ "${CAP:-0}" -gt 0 ] && [ "$CAP" -lt "$cap" ] && cap=$CAP  # one call never eats the whole window
   if [ "$DRY" = 1 ]; then set=(--set dt=0.5,cells=1,paths=24); elif [ "$paths" != - ]; then set=(--set "paths=$paths"); fi
-  timeout $(($(left) - 20)) $PY bench/gpu_bench.py --precision float32 --arithmetic "$arith" \
+  timeout "$cap" $PY bench/gpu_bench.py --precision float32 --arithmetic "$arith" \
     --no-write --summary "$OUT/$tag.jsonl" "${TINY[@]}" "${set[@]}" "$@" || echo "bench $tag rc=$?"
 }
-heavy_ab() {  # heavy_ab TAG: the heavy shapes, float32 arithmetic, thread and block
+heavy_ab() {  # heavy_ab TAG: the heavy shapes, float32 arithmetic, 45 s at most each
   for spec in "${SHAPES[@]}"; do
     set -- $spec
-    bench "$TAG" float32 "$2" -- --runs 2 --modes thread,block --cases "$1"
+    CAP=45 bench "$TAG" float32 "$2" -- --runs 2 --modes "$3" --cases "$1"
   done
-  bench "$TAG" float32 - -- --runs 2 --modes thread,block --cases LP0d4:0.05
+  CAP=45 bench "$TAG" float32 - -- --runs 2 --modes thread,block --cases LP0d4:0.05
 }
 
 if has warm; then
@@ -101,11 +103,13 @@ if has old; then
   else
     (cd .old && PYTHONPATH=$PWD:${PYTHONPATH#*:} OUT=$OUT DRY=$DRY PY=$PY TOTAL=$TOTAL T0=$T0 bash -c '
       left() { echo $((TOTAL - ($(date +%s) - T0))); }
-      for spec in "LP0d4:0.02:4 16" "LP1d6_1:0.02:4 200" "LP0d11:0.05:3 8" "LP0d4:0.05 -"; do
+      for spec in "LP0d4:0.02:4 16 thread,block" "LP1d6_1:0.02:4 200 block,thread" "LP0d11:0.05:3 8 thread" \
+          "LP0d4:0.05 - thread,block"; do
         set -- $spec
         if [ "$DRY" = 1 ]; then s=(--set dt=0.5,cells=1,paths=24 --test-points 8); elif [ "$2" != - ]; then s=(--set "paths=$2"); else s=(); fi
-        timeout $(($(left) - 20)) $PY bench/gpu_bench.py --precision float32 --arithmetic float32 --no-write \
-          --summary "$OUT/ab_heavy_old.jsonl" --runs 2 --modes thread,block --cases "$1" "${s[@]}" || echo "bench old rc=$?"
+        cap=$(($(left) - 20)); [ "$cap" -gt 45 ] && cap=45
+        timeout "$cap" $PY bench/gpu_bench.py --precision float32 --arithmetic float32 --no-write \
+          --summary "$OUT/ab_heavy_old.jsonl" --runs 2 --modes "$3" --cases "$1" "${s[@]}" || echo "bench old rc=$?"
       done')
   fi
 fi

@@ -84,7 +84,8 @@ def test_gpu_next_dry_run(tmp_path):
     # the A/B: the heavy shapes (paths reduced) in float32 arithmetic, thread and block; the d = 4 series in both
     rows = [json.loads(line) for line in (tmp_path / "ab_heavy.jsonl").read_text().splitlines()]
     assert [(r["label"], r["mode"]) for r in rows] == [
-        (label, mode) for label in ("LP0d4_r4", "LP1d6_1_r4", "LP0d11_r3", "LP0d4_r3") for mode in ("thread", "block")]
+        ("LP0d4_r4", "thread"), ("LP0d4_r4", "block"), ("LP1d6_1_r4", "block"), ("LP1d6_1_r4", "thread"),
+        ("LP0d11_r3", "thread"), ("LP0d4_r3", "thread"), ("LP0d4_r3", "block")]
     assert {r["arithmetic"] for r in rows} == {"float32"}
     for tag, arith in (("ab_f64", "float64"), ("ab_f32", "float32")):
         rows = [json.loads(line) for line in (tmp_path / f"{tag}.jsonl").read_text().splitlines()]

@@ -11,8 +11,10 @@ trunc_y=trunc_z=1): (1) every row's first run (a cheap row's ``--first-runs`` ru
 ``CHEAP_FIRST_SECONDS`` in all, in one chunk), (2) every row's first ``--first-runs`` (2) runs; then
 (3) more runs of the (row, reading) whose largest standard error of the three indicators is largest
 (doubling its runs, up to ``--max-runs``, 8).  Within (1) and (2) the cheapest rows go first, so a short
-slot covers as many rows as it can.  A chunk that would not end in the time left is never started: the
-next one that does is taken, and the campaign's last lines name what was not started and why.
+slot covers as many rows as it can; up to ``PACK_MAX`` rows are packed into the time left (as many rows as
+fit, and of those choices the most seconds of work: a dear row that fits alone is not crowded out by a cheaper
+one).  A chunk that would not end in the time left is never started: the next one that does is taken, and the
+campaign's last lines name what was not started and why.
 
 **Never a repeated run.**  The run indices already present — chunk files under ``--data`` (the
 repository's ``data/gpu/``, the single-run files there included) and under ``--out`` — are read first
@@ -74,6 +76,7 @@ ARCHIVE_DIR = "data/gpu/campaign"  # where the chunks are committed (and their p
 ASSUMED_GPU = "NVIDIA H100 80GB HBM3"
 SAFETY = 1.3  # planned seconds x SAFETY must fit the time left
 HEAVY_RUN_SECONDS = 60.0  # a row whose run takes this long runs one run per chunk
+PACK_MAX = 12  # first-run candidates up to this many are packed into the time left (2^n subsets), else cheapest first
 CHEAP_FIRST_SECONDS = 30.0  # a row whose first runs take this long at most gets them in one chunk
 NOMINAL_SE = 0.05  # dry run: the s.e. assumed for 2 runs of a row that has none yet
 
@@ -355,13 +358,33 @@ class Planner:
         that would not end in the time left is never started: it is noted in ``skipped`` (slot name -> (seconds
         it needs, seconds left))."""
         for stage, reading, target in self.stages():
-            for slot, want in self.candidates(reading, target):
+            cands = self.candidates(reading, target)
+            if reading is not None and 1 < len(cands) <= PACK_MAX:
+                cands = self.packed(cands, left)
+            for slot, want in cands:
                 start, count = self.free_range(slot, want)
                 n, secs = self.fit(slot, count, left)
                 if n >= 1:
                     return ChunkPlan(slot, start, n, stage, secs)
                 self.skipped[slot.name] = (secs * self.safety, left)
         return None
+
+    def packed(self, cands, left: float) -> list:
+        """The first-run candidates reordered so that the time left holds as many rows as it can and, among the
+        ways to hold that many, the most seconds of work: the chosen chunks first (cheapest first), then the rest.
+        Cheapest-first alone would fill a window with a cheap heavy row and leave a dearer one that fitted alone
+        never started."""
+        sized = []
+        for slot, want in cands:
+            n, secs = self.fit(slot, self.free_range(slot, want)[1], left)
+            sized.append(secs if n >= 1 else math.inf)
+        best, best_key = (), (0, 0.0)
+        for mask in range(1, 1 << len(cands)):
+            pick = [i for i in range(len(cands)) if mask >> i & 1]
+            total = sum(sized[i] for i in pick)
+            if total * self.safety <= left and (len(pick), total) > best_key:
+                best, best_key = tuple(pick), (len(pick), total)
+        return [cands[i] for i in best] + [c for i, c in enumerate(cands) if i not in best]
 
     def progress(self) -> str:
         parts = []
