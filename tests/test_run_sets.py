@@ -17,9 +17,18 @@ def summary(path, runs, arithmetic=None, outside="zero", trunc=1.0):
     reading = {"outside": outside, "trunc_y": trunc, "trunc_z": trunc, "z_cv": False}
     if arithmetic:
         reading["arithmetic"] = arithmetic
-    return {"_path": path, "runs": runs, "test_points": 1000, "reading": reading, "device": "gpu", "seed": 0,
-            "case": {"precision": "float32"}, "provenance": {"hardware": {"model": "NVIDIA H200"}},
-            "mse_y_max": -1.0, "mse_y_max_se": 0.1}
+    return {
+        "_path": path,
+        "runs": runs,
+        "test_points": 1000,
+        "reading": reading,
+        "device": "gpu",
+        "seed": 0,
+        "case": {"precision": "float32"},
+        "provenance": {"hardware": {"model": "NVIDIA H200"}},
+        "mse_y_max": -1.0,
+        "mse_y_max_se": 0.1,
+    }
 
 
 def test_the_run_set_with_the_most_runs_is_the_line_and_its_arithmetic_is_printed():
