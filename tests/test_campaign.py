@@ -28,13 +28,15 @@ from srmdp.exceptions import ConfigError
 from srmdp.indicators import indicators
 from srmdp.paper import campaign as cp
 from srmdp.paper import chunks
+from srmdp.paper.cost import CostModel, load_throughput
+from srmdp.paper.preset_reading import PresetReading
 from srmdp.paper.rows import PaperCase, paper_case, paper_rows
 from srmdp.results import identity_hash, write_json_atomic
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = ROOT / "tests" / "data" / "campaign_tiny.csv"
-PAPER_FIT = cp.PresetReading("paper-fit", "zero", 1.0, 1.0)
-THEORY = cp.PresetReading("theory", "unbounded", None, None)
+PAPER_FIT = PresetReading("paper-fit", "zero", 1.0, 1.0)
+THEORY = PresetReading("theory", "unbounded", None, None)
 H100 = "NVIDIA H100 80GB HBM3"
 
 
@@ -78,7 +80,7 @@ def pcase(table, row, reading=PAPER_FIT, precision="float32"):
 
 def planner_for(rows, data_dirs, cost=None, **kw):
     groups = chunks.index(chunks.result_paths(*data_dirs), verify=True)
-    cost = cost or cp.CostModel(cp.load_throughput(), "gpu", H100)
+    cost = cost or CostModel(load_throughput(), "gpu", H100)
     return cp.Planner(rows, [PAPER_FIT, THEORY], groups, cost, **kw), groups
 
 
@@ -249,7 +251,7 @@ def test_a_corrupt_chunk_is_refused_before_any_compute(tmp_path):
 # --- sizing and the cost model -------------------------------------------------------------------------------
 def test_chunks_are_sized_to_fit_the_time_left_and_the_cap():
     rows = cp.paper_selection("LP0d4:3")  # 7e9 path-steps: ~1.5 s per run on the H100
-    cost = cp.CostModel(cp.load_throughput(), "gpu", H100)
+    cost = CostModel(load_throughput(), "gpu", H100)
     planner = cp.Planner(rows, [PAPER_FIT], {}, cost, first_runs=2, max_chunk_seconds=4.0)
     slot = planner.slots[0]
     per_run, comp = cost.run_seconds(slot.case), cost.compile_seconds(slot.case) + cost.chunk_overhead
@@ -268,8 +270,8 @@ def test_chunks_are_sized_to_fit_the_time_left_and_the_cap():
 
 
 def test_cost_model_table_measurements_and_session():
-    table = cp.load_throughput()
-    cost = cp.CostModel(table, "gpu", H100)
+    table = load_throughput()
+    cost = CostModel(table, "gpu", H100)
     case = pcase("LP1d15_19", 5)  # d = 19
     assert cost.rate("LP1", 19).path_steps_per_s == pytest.approx(3.18e8)
     # an unknown d is never faster than the nearest smaller d of the table
@@ -296,8 +298,8 @@ def test_cost_model_table_measurements_and_session():
     f32a = paper_case("LP0d4", row=2, precision="float32", **(PAPER_FIT.options() | {"arithmetic": "float32"}))
     assert cost.compile_seconds(f32a) > 0
     # another GPU model: the table's H100 rows; the CPU rows for the CPU
-    assert cp.CostModel(table, "gpu", "NVIDIA H200").rate("LP0", 4).path_steps_per_s == pytest.approx(4.66e9)
-    assert cp.CostModel(table, "cpu", "AMD EPYC", threads=2).scale == 2
+    assert CostModel(table, "gpu", "NVIDIA H200").rate("LP0", 4).path_steps_per_s == pytest.approx(4.66e9)
+    assert CostModel(table, "cpu", "AMD EPYC", threads=2).scale == 2
 
 
 def test_dry_run_plans_every_row_in_priority_order(tmp_path, capsys):
@@ -527,7 +529,7 @@ def test_import_names_a_plain_run_result_as_a_chunk_and_records_its_arithmetic_a
     lines.clear()
     assert cp.import_chunks([src.parent], into, [], out=lines.append) == 0  # the same file again
     assert any("already there" in x for x in lines) and len(list(into.glob("*.json"))) == 2
-    odd = fake_result(pcase("LP0d4", 1, cp.PresetReading("clamp", "clamp", None, None)), 0, 1)
+    odd = fake_result(pcase("LP0d4", 1, PresetReading("clamp", "clamp", None, None)), 0, 1)
     write_json_atomic(tmp_path / "odd" / "x.json", odd)
     lines.clear()
     assert cp.import_chunks([tmp_path / "odd"], into, [], out=lines.append) == 3
@@ -595,7 +597,7 @@ def test_plan_groups_data_gpu_chunks_per_row_reading_and_precision(tmp_path):
     odd = PaperCase(d=2, dt=0.5, basis="LP0", cells=2, paths=4, table="tinyLP0", row=1, outside="zero",
                     trunc_y=1.0, trunc_z=1.0, precision="float32")
     write_chunk(gpu / "campaign", odd, 0, 2, reading="paper-fit")  # not a paper row: not in the tables
-    write_chunk(gpu, pcase("LP0d4", 1, cp.PresetReading("clamp", "clamp", None, None)), 0, 2)  # no such reading
+    write_chunk(gpu, pcase("LP0d4", 1, PresetReading("clamp", "clamp", None, None)), 0, 2)  # no such reading
     plan = _plan(tmp_path, gpu)
     groups = plan.gpu_groups()
     assert [(g.reading, g.key, g.group.split("-")[0], g.runs) for g in groups] == [
