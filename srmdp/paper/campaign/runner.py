@@ -61,6 +61,47 @@ def _learn_present(groups, cost, data_dirs, out):
     cost.learn_points(bench_points(*data_dirs))  # the A/B files of the GPU sessions: more shapes for the model
 
 
+def _planner(args, rows, readings, groups, cost) -> Planner:
+    return Planner(
+        rows,
+        readings,
+        groups,
+        cost,
+        precision=args.precision,
+        arithmetic=args.arithmetic,
+        seed=args.seed,
+        test_points=args.test_points,
+        first_runs=args.first_runs,
+        max_runs=args.max_runs,
+        max_chunk_seconds=args.max_chunk_seconds,
+        min_chunk_seconds=args.min_chunk_seconds,
+        safety=args.safety,
+    )
+
+
+def _header(args, model, rows, readings, paths, planner, out):
+    """The campaign's first line: budget, device, storage, arithmetic, rows x readings, runs present."""
+    present = sum(planner.have(s) for s in planner.slots)
+    arithmetic = args.arithmetic or "each reading's"
+    out(
+        f"campaign: budget {args.budget:.0f} s on {args.device} ({model}), {args.precision} storage,"
+        f" {arithmetic} arithmetic, seed {args.seed},"
+        f" {args.test_points} test points, {len(rows)} rows x {len(readings)} readings; {len(paths)} files scanned,"
+        f" {present} runs present; {planner.progress()}" + (" [dry run: nothing is computed]" if args.dry_run else "")
+    )
+
+
+def _names(args, plan, number) -> tuple[str, str]:
+    """(file name, head of its lines) of the campaign's ``number``-th chunk."""
+    s = plan.slot
+    name = chunk_name(s.case, s.reading.name, args.device, args.seed, plan.run_start, plan.runs, args.test_points)
+    head = (
+        f"chunk {number}: {s.row.label:<13} {s.reading.name:<9} {args.precision} runs"
+        f" {plan.run_start}-{plan.run_start + plan.runs - 1} ({plan.stage})"
+    )
+    return name, head
+
+
 def _plan_dry(planner, cost, plan):
     """A dry run's chunk: its runs count as present, its kernels as compiled, and its s.e. shrinks."""
     s = plan.slot
@@ -147,29 +188,8 @@ def run_campaign(args, out=print, runner=None) -> int:
     if getattr(args, "check_only", False):
         return 0
     _learn_present(groups, cost, args.data, out)
-    planner = Planner(
-        rows,
-        readings,
-        groups,
-        cost,
-        precision=args.precision,
-        arithmetic=args.arithmetic,
-        seed=args.seed,
-        test_points=args.test_points,
-        first_runs=args.first_runs,
-        max_runs=args.max_runs,
-        max_chunk_seconds=args.max_chunk_seconds,
-        min_chunk_seconds=args.min_chunk_seconds,
-        safety=args.safety,
-    )
-    present = sum(planner.have(s) for s in planner.slots)
-    arithmetic = args.arithmetic or "each reading's"
-    out(
-        f"campaign: budget {args.budget:.0f} s on {args.device} ({model}), {args.precision} storage,"
-        f" {arithmetic} arithmetic, seed {args.seed},"
-        f" {args.test_points} test points, {len(rows)} rows x {len(readings)} readings; {len(paths)} files scanned,"
-        f" {present} runs present; {planner.progress()}" + (" [dry run: nothing is computed]" if args.dry_run else "")
-    )
+    planner = _planner(args, rows, readings, groups, cost)
+    _header(args, model, rows, readings, paths, planner, out)
     if not args.dry_run:
         out_dir.mkdir(parents=True, exist_ok=True)
     run = run_case if runner is None and not args.dry_run else runner
@@ -186,13 +206,7 @@ def run_campaign(args, out=print, runner=None) -> int:
             if plan is None:
                 break
             s = plan.slot
-            name = chunk_name(
-                s.case, s.reading.name, args.device, args.seed, plan.run_start, plan.runs, args.test_points
-            )
-            head = (
-                f"chunk {len(done) + 1}: {s.row.label:<13} {s.reading.name:<9} {args.precision} runs"
-                f" {plan.run_start}-{plan.run_start + plan.runs - 1} ({plan.stage})"
-            )
+            name, head = _names(args, plan, len(done) + 1)
             if args.dry_run:
                 _plan_dry(planner, cost, plan)
                 clock += plan.seconds
