@@ -152,8 +152,9 @@ def test_killing_the_atomic_writer_never_leaves_a_partial_file(tmp_path):
     for _ in range(4):
         proc = subprocess.Popen([sys.executable, "-c", code, str(path)], stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, env=_env())
-        for _ in range(rng.randint(1, 8)):  # killed after a drawn number of complete writes, in the next one
-            proc.stdout.readline()
+        proc.stdout.readline()  # at least one complete write
+        # the kill lands at a drawn point of a later write: a delay, since nothing marks a point inside a write
+        time.sleep(rng.uniform(0.0, 0.3))
         proc.kill()
         proc.wait(timeout=30)
         data = json.loads(path.read_text())  # always parses: one whole version
