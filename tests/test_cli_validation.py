@@ -182,6 +182,7 @@ def test_invalid_cli_argument_is_refused_before_compute(outdir, base, field, dat
     (["run", "--table", "LP0d4", "--row", "1", "--dt", "0.1"], ("row=",)),  # row and dt disagree
     (["run", "--table", "LP1d13", "--dt", "0.2"], ("--row",)),          # ambiguous: rows listed
     (["run", "--table", "LP0d4", "--dt", "0.2", "--d", "3"], ("--d",)),  # table and free form mixed
+    (["run", "--table", "LP0d4", "--dt", "0.2", "--problem", "hjb_lq"], ("gobet2016", "hjb_lq")),  # not its problem
     (["run", "--d", "2", "--dt", "0.5", "--basis", "LP0"], ("--cells", "--paths")),  # missing fields
     (["run", "--d", "2", "--dt", "0.5", "--basis", "LP0", "--cells", "2", "--paths", "2", "--row", "1"],
      ("row=",)),
