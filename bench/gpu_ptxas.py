@@ -262,15 +262,27 @@ def _cached(folder, key_parts, make):
     return text
 
 
+def _compile_context():
+    """What shapes the PTX besides the generated module's text: srmdp/cuda.py's numba-cuda patches (no FMA
+    contraction under SRMDP_CUDA_FMA=0, rare functions as calls) and the NUMBA_* / SRMDP_CUDA_* settings."""
+    import hashlib
+
+    import srmdp.cuda
+
+    text = Path(srmdp.cuda.__file__).read_text()
+    env = sorted((k, v) for k, v in os.environ.items() if k.startswith(("NUMBA_", "SRMDP_CUDA_")))
+    return hashlib.sha256(text.encode()).hexdigest(), env
+
+
 def kernel_ptx(module, fn, sig, bounds, cc=(9, 0)):
     """``numba.cuda.compile_ptx`` of kernel ``fn`` (a dispatcher of the generated kernel ``module``), cached on disk
     beside the module: the module's folder is keyed by its source and numba's versions (srmdp.build.kernels), the
-    file by the kernel, its signature, launch bounds, target and the toolchain's versions, so a change of any of
-    them compiles anew.  SRMDP_PTX_CACHE=0 always compiles."""
+    file by the kernel, its signature, launch bounds, target, the toolchain's versions and the compile's context
+    (:func:`_compile_context`), so a change of any of them compiles anew.  SRMDP_PTX_CACHE=0 always compiles."""
     from numba import cuda
 
     folder = Path(module.__file__).parent / "ptx"
-    key = (fn.__name__, str(sig), bounds, cc, _toolchain())
+    key = (fn.__name__, str(sig), bounds, cc, _toolchain(), _compile_context())
     return _cached(folder, key, lambda: cuda.compile_ptx(fn.py_func, sig, cc=cc, launch_bounds=bounds)[0])
 
 
