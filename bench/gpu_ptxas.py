@@ -263,13 +263,15 @@ def _cached(folder, key_parts, make):
 
 
 def _compile_context():
-    """What shapes the PTX besides the generated module's text: srmdp/cuda.py's numba-cuda patches (no FMA
-    contraction under SRMDP_CUDA_FMA=0, rare functions as calls) and the NUMBA_* / SRMDP_CUDA_* settings."""
+    """What shapes the PTX besides the generated module's text: the numba-cuda patches (srmdp/cuda_patches.py: no
+    FMA contraction under SRMDP_CUDA_FMA=0, rare functions as calls), srmdp/cuda.py which applies them, and the
+    NUMBA_* / SRMDP_CUDA_* settings."""
     import hashlib
 
     import srmdp.cuda
+    import srmdp.cuda_patches
 
-    text = Path(srmdp.cuda.__file__).read_text()
+    text = "".join(Path(m.__file__).read_text() for m in (srmdp.cuda, srmdp.cuda_patches))
     env = sorted((k, v) for k, v in os.environ.items() if k.startswith(("NUMBA_", "SRMDP_CUDA_")))
     return hashlib.sha256(text.encode()).hexdigest(), env
 

@@ -23,6 +23,7 @@ from numba import cuda
 
 from . import memory
 from .build import Int32Array, current_target, kernels
+from .cuda_patches import keep_as_call, no_contraction  # noqa: F401  (keep_as_call: the generated modules' import)
 from .exceptions import ConfigError
 from .memory import GPU_RESIDENT_THREADS_PER_SM, gpu_bytes
 
@@ -33,6 +34,8 @@ SIMULATOR = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
 # an FMA when h is inexact (#C = 12), so the sampler's reflection (a >= 0) differs and the paths of
 # that stratum are other (equally valid) draws (bench/README.md, "Measurements behind the defaults").
 STRICT_FP = os.environ.get("SRMDP_CUDA_FMA", "1") == "0"
+if STRICT_FP and not SIMULATOR:
+    no_contraction()
 THREAD, BLOCK = "thread", "block"
 MODES = ("auto", THREAD, BLOCK)
 SHARED_LIMIT = 48 * 1024  # static shared memory per block without opt-in
@@ -71,49 +74,6 @@ PAD_ROWS = os.environ.get("SRMDP_CUDA_PAD_ROWS", "1") != "0"
 
 
 # --- launch layout --------------------------------------------------------------------------------
-def _no_contraction():
-    """Make NVVM compile without FMA contraction unless fastmath was asked (process-wide)."""
-    from numba.cuda.cudadrv import nvvm
-
-    if getattr(nvvm.compile_ir, "_srmdp_strict", False):
-        return
-    inner = nvvm.compile_ir
-
-    def compile_ir(llvmir, **options):
-        if not options.get("fastmath", False):
-            options.setdefault("fma", False)
-        return inner(llvmir, **options)
-
-    compile_ir._srmdp_strict = True
-    nvvm.compile_ir = compile_ir
-
-if STRICT_FP and not SIMULATOR:
-    _no_contraction()
-
-_CALLS = set()  # (module, qualname) of the device functions compiled as calls (srmdp.jit.rare)
-
-
-def keep_as_call(fn):
-    """Mark the Python function ``fn`` to be compiled as a ``noinline`` device function: a call, so that the
-    temporaries of a rare branch (the ziggurat's wedges and tail, float64 exp/log) need not fit in the registers of
-    the path loop around it (bench/gpu_NOTES.md).  Installs, once, the hook in numba-cuda's function declaration."""
-    from numba.cuda.core import funcdesc
-
-    if not getattr(funcdesc.FunctionDescriptor.declare_function, "_srmdp", False):
-        inner = funcdesc.FunctionDescriptor.declare_function
-
-        def declare_function(self, module):
-            f = inner(self, module)
-            if (self.modname, self.qualname) in _CALLS and not self.inline:
-                f.attributes.add("noinline")
-            return f
-
-        declare_function._srmdp = True
-        funcdesc.FunctionDescriptor.declare_function = declare_function
-    _CALLS.add((fn.__module__, fn.__qualname__))
-    return fn
-
-
 def block_size(d, nb):
     """Threads (= paths per shared-memory tile) of the block kernel for sizes (d, nb)."""
     width = nb + d + 1
