@@ -19,7 +19,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from gpu_ptxas import CONTRACTION, expanded, functions_sass, kernel_function, stub_current_device  # noqa: E402
+from gpu_ptxas import (  # noqa: E402
+    CONTRACTION,
+    expanded,
+    functions_sass,
+    kernel_function,
+    kernel_ptx,
+    stub_current_device,
+)
 
 
 def main(argv=None):
@@ -30,8 +37,6 @@ def main(argv=None):
     ap.add_argument("--arithmetic", default="float32")
     args = ap.parse_args(argv)
     stub_current_device()
-    from numba import cuda
-
     from srmdp.bases import BASES
     from srmdp.build import kernels
     from srmdp.cuda import layout, signatures
@@ -45,7 +50,7 @@ def main(argv=None):
                     arithmetic=args.arithmetic)
         fn = k.step_thread if args.mode == "thread" else k.step_block
         bounds = fn.targetoptions.get("launch_bounds")
-        ptx, _ = cuda.compile_ptx(fn.py_func, signatures("float32")["step"], cc=(9, 0), launch_bounds=bounds)
+        ptx = kernel_ptx(k, fn, signatures("float32")["step"], bounds)
         out[n] = functions_sass(ptx) + (bounds,)
     (free, free_calls, _), (capped, calls, bounds) = out[0], out[8]
     kname, kernel = kernel_function(free, free_calls), kernel_function(capped, calls)

@@ -23,6 +23,7 @@ as ``--json before.json`` on the old tree, ``--compare before.json`` on the new 
 """
 
 import argparse
+import functools
 import json
 import os
 import re
@@ -231,28 +232,98 @@ def contraction_counts(ptx):
     return {op: n for op, n in sorted(total.items()) if CONTRACTION.match(op)}
 
 
-def ptxas_report(ptx, ptxas, arch="sm_90", sass=False):
+@functools.cache
+def _toolchain():
+    """The versions the PTX and ptxas's report depend on besides the kernel's source: numba, llvmlite and the
+    CUDA wheels (NVVM, ptxas)."""
+    from importlib import metadata
+
+    prefixes = ("numba", "llvmlite", "nvidia-cuda")
+    names = sorted(f"{d.metadata['Name']} {d.version}" for d in metadata.distributions()
+                   if (d.metadata["Name"] or "").lower().startswith(prefixes))
+    return "; ".join(names)
+
+
+def _cached(folder, key_parts, make):
+    """``make()``'s text, kept in ``folder`` under a hash of ``key_parts`` (None: no cache, always ``make()``).
+    Written atomically: processes compiling in parallel share the folder."""
+    if folder is None or os.environ.get("SRMDP_PTX_CACHE") == "0":
+        return make()
+    import hashlib
+
+    path = Path(folder) / (hashlib.sha256(repr(key_parts).encode()).hexdigest()[:24] + ".txt")
+    if path.exists():
+        return path.read_text()
+    text = make()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+    return text
+
+
+def _compile_context():
+    """What shapes the PTX besides the generated module's text: the numba-cuda patches (srmdp/cuda_patches.py: no
+    FMA contraction under SRMDP_CUDA_FMA=0, rare functions as calls), srmdp/cuda.py which applies them, and the
+    NUMBA_* / SRMDP_CUDA_* settings."""
+    import hashlib
+
+    import srmdp.cuda
+    import srmdp.cuda_patches
+
+    text = "".join(Path(m.__file__).read_text() for m in (srmdp.cuda, srmdp.cuda_patches))
+    env = sorted((k, v) for k, v in os.environ.items() if k.startswith(("NUMBA_", "SRMDP_CUDA_")))
+    return hashlib.sha256(text.encode()).hexdigest(), env
+
+
+def kernel_ptx(module, fn, sig, bounds, cc=(9, 0)):
+    """``numba.cuda.compile_ptx`` of kernel ``fn`` (a dispatcher of the generated kernel ``module``), cached on disk
+    beside the module: the module's folder is keyed by its source and numba's versions (srmdp.build.kernels), the
+    file by the kernel, its signature, launch bounds, target, the toolchain's versions and the compile's context
+    (:func:`_compile_context`), so a change of any of them compiles anew.  SRMDP_PTX_CACHE=0 always compiles."""
+    from numba import cuda
+
+    folder = Path(module.__file__).parent / "ptx"
+    key = (fn.__name__, str(sig), bounds, cc, _toolchain(), _compile_context())
+    return _cached(folder, key, lambda: cuda.compile_ptx(fn.py_func, sig, cc=cc, launch_bounds=bounds)[0])
+
+
+def _ptxas_text(ptx, ptxas, arch, cubin):
+    src = cubin.with_suffix(".ptx")
+    src.write_text(ptx)
+    out = subprocess.run([ptxas, f"-arch={arch}", "-v", str(src), "-o", str(cubin)], capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(f"ptxas failed: {out.stderr.strip()[:2000]}")
+    return out.stderr + out.stdout
+
+
+def ptxas_report(ptx, ptxas, arch="sm_90", sass=False, cache=None):
+    """ptxas's resources of ``ptx`` (registers, stack, spills, shared memory), with ``sass`` its SASS counts.
+    ``cache``: a folder keeping ptxas's report per (PTX, ptxas, arch) (not with ``sass``, which needs the cubin)."""
+    if not sass:
+        def make():
+            with tempfile.TemporaryDirectory() as tmp:
+                return _ptxas_text(ptx, ptxas, arch, Path(tmp) / "k.cubin")
+
+        key = (ptx, os.path.realpath(ptxas), arch, _toolchain())
+        return _parse_ptxas(_cached(cache, key, make))
     with tempfile.TemporaryDirectory() as tmp:
-        src = Path(tmp) / "k.ptx"
-        src.write_text(ptx)
         cubin = Path(tmp) / "k.cubin"
-        out = subprocess.run([ptxas, f"-arch={arch}", "-v", str(src), "-o", str(cubin)],
-                             capture_output=True, text=True)
-        if out.returncode != 0:
-            raise RuntimeError(f"ptxas failed: {out.stderr.strip()[:2000]}")
-        dis = None
-        if sass:
-            tool = find_tool("nvdisasm")
-            if not tool:
-                raise RuntimeError("no nvdisasm (pip install nvidia-cuda-nvcc-cu12 or nvidia-cuda-nvdisasm-cu12)")
-            dis = subprocess.run([tool, "-hex", str(cubin)], capture_output=True, text=True, check=True).stdout
-    text = out.stderr + out.stdout
+        text = _ptxas_text(ptx, ptxas, arch, cubin)
+        tool = find_tool("nvdisasm")
+        if not tool:
+            raise RuntimeError("no nvdisasm (pip install nvidia-cuda-nvcc-cu12 or nvidia-cuda-nvdisasm-cu12)")
+        dis = subprocess.run([tool, "-hex", str(cubin)], capture_output=True, text=True, check=True).stdout
+    rep = _parse_ptxas(text)
+    rep.update(sass_counts(dis))
+    return rep
+
+
+def _parse_ptxas(text):
     rep = {}
     for key, rx in _RE.items():
         vals = [int(v) for v in rx.findall(text)]
         rep[key] = max(vals) if vals else 0
-    if dis is not None:
-        rep.update(sass_counts(dis))
     return rep
 
 
@@ -275,8 +346,6 @@ def check(ds, bases, precisions=("float64", "float32"), kernels=("step", "test")
     the launch bounds and row stride of :func:`srmdp.cuda.layout` (None: its defaults, i.e. the environment's
     SRMDP_CUDA_MIN_BLOCKS / SRMDP_CUDA_PAD_ROWS or the default rule).  ``contraction``: also each kernel's
     :func:`contraction_counts` (row key ``contraction``)."""
-    from numba import cuda
-
     from srmdp.build import SPECIALISE_MAX_D
     from srmdp.build import kernels as build_kernels
     from srmdp.cuda import block_size, layout, signatures
@@ -303,9 +372,9 @@ def check(ds, bases, precisions=("float64", "float32"), kernels=("step", "test")
                 continue
             t0 = time.perf_counter()
             bounds = src[name].targetoptions.get("launch_bounds")  # as the kernel's dispatcher compiles it
-            ptx, _ = cuda.compile_ptx(src[name].py_func, sigs[name], cc=(9, 0), launch_bounds=bounds)
+            ptx = kernel_ptx(k, src[name], sigs[name], bounds)
             t1 = time.perf_counter()
-            rep = ptxas_report(ptx, ptxas, sass=sass)
+            rep = ptxas_report(ptx, ptxas, sass=sass, cache=Path(k.__file__).parent / "ptxas")
             if contraction:
                 rep["contraction"] = contraction_counts(ptx)
             why = []

@@ -211,7 +211,8 @@ def problem_source(problem, target: str, arithmetic: str = "float64") -> str:
     wrap = "\n".join(f"{n} = inline({n})" for n in problem.kernel_functions() + (
         [] if "forward" in problem.module.__dict__ else ["forward"]))
     source = problem.source if arithmetic == "float64" else single_precision_source(problem)
-    return (HEADERS[target] + f"# ---- problem {problem.name}: {problem.path}\n" + source
+    # the file's name, not its path: the text keys the build, and a problem's kernels are the same in every checkout
+    return (HEADERS[target] + f"# ---- problem {problem.name}: {problem.path.name}\n" + source
             + "\n\n# ---- compiled as kernel code\n" + wrap + "\n")
 
 

@@ -26,7 +26,7 @@ from .solver import NumericalError, check_threads, run_case, summary_line
 # plan): the entry points of this group, each main(argv) -> exit status.  The library never imports them.
 COMMANDS_GROUP = "srmdp.commands"
 # The paper's rows for `srmdp run --table T [--dt DT | --row R]`: the entry point named "paper" of this group,
-# a function (table, dt=, row=, **case options) -> Case (srmdp.paper.rows.paper_case: a subclass of Case whose
+# a function (table, dt=, row=, problem=, **case options) -> Case (srmdp.paper.rows.paper_case: a subclass of Case whose
 # table and row join the result's case record, its case_hash and its label).
 TABLES_GROUP = "srmdp.tables"
 
@@ -41,7 +41,7 @@ def build_parser():
     sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
 
     r = sub.add_parser("run", help="run one case (a paper row or free parameters)")
-    r.add_argument("--table", help="paper table id, e.g. LP0d4 or LP1d6_1 (alias LP1d6; see `srmdp cases`)")
+    r.add_argument("--table", help="a table of the registered rows (see `srmdp cases`)")
     r.add_argument("--row", type=int, help="row of the table (1-based) when --dt is ambiguous")
     r.add_argument("--d", type=int, help="dimension d = q (free form)")
     r.add_argument("--dt", type=number, help="time step (dividing the problem's maturity T)")
@@ -83,10 +83,7 @@ def case_from_args(args) -> Case:
         given = [k for k, v in free.items() if v is not None]
         if given:
             raise ConfigError(f"invalid arguments: --table cannot be combined with --{', --'.join(given)}")
-        if args.problem != "gobet2016":
-            raise ConfigError(f"invalid arguments: --table selects a row of the paper, whose problem is gobet2016,"
-                              f" not {args.problem}")
-        return paper_table_case()(args.table, dt=args.dt, row=args.row, **options)
+        return paper_table_case()(args.table, dt=args.dt, row=args.row, problem=args.problem, **options)
     if args.row is not None:
         raise ConfigError(f"invalid row={args.row}: --row selects a row of --table, give --table too")
     missing = [k for k, v in dict(free, dt=args.dt).items() if v is None]

@@ -23,6 +23,7 @@ from numba import cuda
 
 from . import memory
 from .build import Int32Array, current_target, kernels
+from .cuda_patches import keep_as_call, no_contraction  # noqa: F401  (keep_as_call: the generated modules' import)
 from .exceptions import ConfigError
 from .memory import GPU_RESIDENT_THREADS_PER_SM, gpu_bytes
 
@@ -31,8 +32,10 @@ SIMULATOR = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
 # default keeps NVVM's contraction (faster).  It matters beyond rounding in one place: a cell edge
 # a = -L + c h that is 0 in exact arithmetic (even #C) rounds to 0.0 on the CPU but to -2e-16 with
 # an FMA when h is inexact (#C = 12), so the sampler's reflection (a >= 0) differs and the paths of
-# that stratum are other (equally valid) draws -- the max |coef diff| 0.27 seen on LP0d4 dt=0.1.
+# that stratum are other (equally valid) draws (bench/README.md, "Measurements behind the defaults").
 STRICT_FP = os.environ.get("SRMDP_CUDA_FMA", "1") == "0"
+if STRICT_FP and not SIMULATOR:
+    no_contraction()
 THREAD, BLOCK = "thread", "block"
 MODES = ("auto", THREAD, BLOCK)
 SHARED_LIMIT = 48 * 1024  # static shared memory per block without opt-in
@@ -63,7 +66,7 @@ def _min_blocks_override(text):
 
 
 MIN_BLOCKS = _min_blocks_override(os.environ.get("SRMDP_CUDA_MIN_BLOCKS"))
-# SRMDP_CUDA_PAD_ROWS=0: the rows of shared memory at their packed length, as before issue 24 (step_thread's rows
+# SRMDP_CUDA_PAD_ROWS=0: the rows of shared memory at their packed length (step_thread's rows
 # of 3d + nb^2 + (d+1) nb doubles: even at LP0, a 2-way bank conflict on every access; step_block's tile rows of
 # nb + d + 1 values: 2- to 16-way conflicts on its writes where even) instead of padded to a conflict-free stride
 # (odd: srmdp.shared_banks); the A/B of bench/gpu_next.sh.  Bit-identical either way (same values, same order).
@@ -71,49 +74,6 @@ PAD_ROWS = os.environ.get("SRMDP_CUDA_PAD_ROWS", "1") != "0"
 
 
 # --- launch layout --------------------------------------------------------------------------------
-def _no_contraction():
-    """Make NVVM compile without FMA contraction unless fastmath was asked (process-wide)."""
-    from numba.cuda.cudadrv import nvvm
-
-    if getattr(nvvm.compile_ir, "_srmdp_strict", False):
-        return
-    inner = nvvm.compile_ir
-
-    def compile_ir(llvmir, **options):
-        if not options.get("fastmath", False):
-            options.setdefault("fma", False)
-        return inner(llvmir, **options)
-
-    compile_ir._srmdp_strict = True
-    nvvm.compile_ir = compile_ir
-
-if STRICT_FP and not SIMULATOR:
-    _no_contraction()
-
-_CALLS = set()  # (module, qualname) of the device functions compiled as calls (srmdp.jit.rare)
-
-
-def keep_as_call(fn):
-    """Mark the Python function ``fn`` to be compiled as a ``noinline`` device function: a call, so that the
-    temporaries of a rare branch (the ziggurat's wedges and tail, float64 exp/log) need not fit in the registers of
-    the path loop around it (bench/gpu_NOTES.md).  Installs, once, the hook in numba-cuda's function declaration."""
-    from numba.cuda.core import funcdesc
-
-    if not getattr(funcdesc.FunctionDescriptor.declare_function, "_srmdp", False):
-        inner = funcdesc.FunctionDescriptor.declare_function
-
-        def declare_function(self, module):
-            f = inner(self, module)
-            if (self.modname, self.qualname) in _CALLS and not self.inline:
-                f.attributes.add("noinline")
-            return f
-
-        declare_function._srmdp = True
-        funcdesc.FunctionDescriptor.declare_function = declare_function
-    _CALLS.add((fn.__module__, fn.__qualname__))
-    return fn
-
-
 def block_size(d, nb):
     """Threads (= paths per shared-memory tile) of the block kernel for sizes (d, nb)."""
     width = nb + d + 1
@@ -189,12 +149,10 @@ def default_min_blocks(d, nb, arithmetic, smem):
     """Blocks per SM the launch bounds of a specialised step kernel ask by default (0: no bound).
 
     float32 arithmetic with at most BOUND_MAX_NB basis functions: min(BOUND_BLOCKS, what the kernel's shared memory
-    ``smem`` allows) -- a cap below what shared memory admits anyway would spill for no occupancy (step_thread at
-    d = 7, 8: 7 and 6 blocks, 72 and 80 registers).  Measured on an H200 at d = 4 (x1.46 LP0 thread, x1.61 LP0
-    block, x1.38 LP1 block over no bound, with 32-84 B of spill stores); offline (sm_90 ptxas, bench/gpu_NOTES.md)
-    every LP0 kernel (nb = 1) spills <= 100 B under the cap at d = 1..8, LP1 up to nb = 5 (d = 4) <= 84 B, but
-    LP1 d = 5 252 B, d = 8 836 B: there no bound.  float64 arithmetic: 0 (as before; under the cap LP0 d=4 block
-    spilled 288 B in issue 18's pass, 9x float32's 32 B)."""
+    ``smem`` allows) -- a cap below what shared memory admits anyway would spill for no occupancy.  Why these
+    limits: under the cap the small bases spill a little and run faster, larger bases and float64 arithmetic spill
+    several times more (the measurements: bench/README.md, "Measurements behind the defaults").  float64
+    arithmetic: 0."""
     if arithmetic != "float32" or nb > BOUND_MAX_NB:
         return 0
     return min(BOUND_BLOCKS, shared_blocks(smem))

@@ -1,4 +1,4 @@
-"""z(0, x0) from one step out of the deterministic start X_0 = x0 (``Solution.z0``; issue 23, item 7).
+"""z(0, x0) from one step out of the deterministic start X_0 = x0 (``Solution.z0``).
 
 The scheme's z^M_0 is a regression over the stratum that holds x0: its error at the point is the cells' fit
 error and the regression's noise (~ (nb / (M dt))^{1/2}).  But X_0 = x0 is deterministic, so the

@@ -120,7 +120,7 @@ def run_case(case: Case, runs: int = 1, run_start: int = 0, test_points: int = 1
     """Run ``runs`` independent runs of ``case``; returns the result/chunk dictionary.
 
     ``on_run(r, backend)``, if given, is called after each run r (0-based in this call) while the
-    backend holds that run's coefficients (:func:`srmdp.solution.solve` keeps them).
+    backend holds that run's coefficients (:func:`srmdp.solving.solve` keeps them).
 
     All checks (arguments, memory model) happen before any allocation or compilation.  With an exact
     solution the result holds the error indicators (eq. mse); without one, u(0, x0) = y^M_0(x0) per

@@ -192,7 +192,7 @@ class SolveRequest:
             rules["dt"] = f"T/{steps} = {self.problem.maturity / steps:g} (N = {steps})"
         if self.cells is None:
             cells = rule.cells
-            rules["cells"] = f"{rule.cells_formula} (paper's {rule.table}) = {cells}"
+            rules["cells"] = f"{rule.cells_formula} (paper's rule, {rule.scope}) = {cells}"
         elif steps == self.steps:
             cells = self.cells
         else:
@@ -201,7 +201,7 @@ class SolveRequest:
             rules["cells"] = f"the given {self.cells} x (N/{self.steps})^{a} = {cells}"
         if self.paths is None:
             paths = rule.paths
-            rules["paths"] = f"{rule.paths_formula} (paper's {rule.table}) = {paths}"
+            rules["paths"] = f"{rule.paths_formula} (paper's rule, {rule.scope}) = {paths}"
         elif steps == self.steps:
             paths = self.paths
         else:

@@ -102,6 +102,26 @@ def cuda_usable():
         return False
 
 
+def real_gpu():
+    """A CUDA device, not the simulator, is usable (checked in a process without NUMBA_ENABLE_CUDASIM)."""
+    import subprocess
+
+    code = "from srmdp.gpu import gpu_unavailable_reason; import sys; sys.exit(gpu_unavailable_reason() is not None)"
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, timeout=120).returncode == 0
+
+
+@pytest.hookimpl(trylast=True)  # after -m has deselected: the device check runs only when a gpu test is selected
+def pytest_collection_modifyitems(config, items):
+    """Tests marked ``gpu`` need a real CUDA device: skipped without one (the simulator does not count)."""
+    gpu = [item for item in items if item.get_closest_marker("gpu")]
+    if gpu and not real_gpu():
+        skip = pytest.mark.skip(reason="needs a real CUDA GPU (marker gpu; the simulator does not count)")
+        for item in gpu:
+            item.add_marker(skip)
+
+
 def pytest_report_header(config):
     return f"NUMBA_ENABLE_CUDASIM={os.environ.get('NUMBA_ENABLE_CUDASIM', '0')}"
 

@@ -64,6 +64,19 @@ def test_the_build_key_covers_every_source(tmp_path, monkeypatch):
     assert kernel_source(paper, "LP1", 3, "cpu", "P") != base
 
 
+def test_the_build_key_is_the_same_in_every_checkout(tmp_path):
+    """The generated text holds no checkout path: a clone elsewhere (CI's, a wheel's) finds the kernels built."""
+    import srmdp.build as build
+
+    paper = load_problem("gobet2016")
+    copy = tmp_path / "elsewhere" / "gobet2016.py"
+    copy.parent.mkdir()
+    copy.write_text(paper.path.read_text())
+    assert str(paper.path.parent) not in build.problem_source(paper, "cpu")
+    assert build.problem_source(load_problem(str(copy)), "cpu") == build.problem_source(paper, "cpu")
+    assert kernel_source(load_problem(str(copy)), "LP1", 3, "cpu", "P") == kernel_source(paper, "LP1", 3, "cpu", "P")
+
+
 def test_generated_module_binds_the_case_sizes_and_basis():
     src = kernel_source(load_problem("gobet2016"), "LP2d", 3, "cpu", "P")
     assert "\nD = 3\nNB = 7\nNEEDS_U = True\nREPLAY = False\n" in src

@@ -5,7 +5,9 @@ the test-point kernel; float64, and float32 for a few d).
 Runs ``bench/gpu_ptxas.py`` in a subprocess without NUMBA_ENABLE_CUDASIM (the simulator cannot
 compile): it stubs numba-cuda's current device (compute capability 9.0), calls
 ``numba.cuda.compile_ptx`` and assembles with the ptxas of the nvidia-cuda-nvcc-cu12 wheel
-(``ptxas -arch=sm_90 -v``).  The full sweep over every d is ``python bench/gpu_ptxas.py``.
+(``ptxas -arch=sm_90 -v``).  The full sweep over every d is ``python bench/gpu_ptxas.py``.  The three tests share
+their compiles through the PTX and ptxas cache of ``bench/gpu_ptxas.py`` (beside the kernel modules, keyed by their
+source and the toolchain): run on unchanged sources they compile nothing.
 """
 
 import json
@@ -37,7 +39,7 @@ def test_all_kernels_compile_for_sm90_without_spills(root, tmp_path):
     out = tmp_path / "ptxas.json"
     proc = subprocess.run([sys.executable, str(root / "bench" / "gpu_ptxas.py"), "--d", DIMS,
                            "--float32-d", FLOAT32, "--json", str(out)],
-                          cwd=root, env=env, capture_output=True, text=True, timeout=600)
+                          cwd=root, env=env, capture_output=True, text=True, timeout=3600)
     assert out.exists(), proc.stdout[-3000:] + proc.stderr[-3000:]
     rows = json.loads(out.read_text())
     bad = [r for r in rows if not r["ok"]]
@@ -54,8 +56,8 @@ def test_all_kernels_compile_for_sm90_without_spills(root, tmp_path):
 
 # The step kernels' registers at d = 4, 8 (float32 storage) may not grow beyond the committed sweeps + 2 (ptxas's
 # allocation moves by a register or two with unrelated code changes; a lost lever costs 6 or more): float64
-# arithmetic against the occupancy pass of issue 18 (no launch bounds: unchanged by default), float32 arithmetic
-# against its default of issue 24 (launch bounds where srmdp.cuda.default_min_blocks sets them: the same bounds,
+# arithmetic against its committed sweep (no launch bounds by default), float32 arithmetic against its default's
+# sweep (launch bounds where srmdp.cuda.default_min_blocks sets them: the same bounds,
 # and spill stores at most 16 B above the committed ones; without bounds, LP1 d = 8, registers as above).
 PINNED = {"float64": "data/gpu/ptxas_sm90_occupancy_gpu-occupancy-2.json",
           "float32": "data/gpu/ptxas_sm90_float32_default.json"}
@@ -69,7 +71,7 @@ def test_step_kernel_registers_stay_pinned(root, tmp_path):
     out = tmp_path / "ptxas.json"
     proc = subprocess.run([sys.executable, str(root / "bench" / "gpu_ptxas.py"), "--d", "4,8", "--precision",
                            "float32", "--arithmetic", "float64,float32", "--kernels", "step", "--json", str(out)],
-                          cwd=root, env=env, capture_output=True, text=True, timeout=900)
+                          cwd=root, env=env, capture_output=True, text=True, timeout=3600)
     assert out.exists(), proc.stdout[-3000:] + proc.stderr[-3000:]
     got = {(r["arithmetic"], r["d"], r["basis"], r["mode"]): r for r in json.loads(out.read_text())}
     assert len(got) == 2 * 2 * 3
@@ -84,7 +86,7 @@ def test_step_kernel_registers_stay_pinned(root, tmp_path):
             bounds = pin.get("launch_bounds")
             assert (now["launch_bounds"] and list(now["launch_bounds"])) == (bounds and list(bounds)), (arith, key)
             assert now["spill_stores"] <= pin["spill_stores"] + (16 if bounds else 0), (arith, key, now, pin)
-        if arith == "float64":  # no launch bounds by default: float64 is as before issue 24's change
+        if arith == "float64":  # no launch bounds by default in float64 arithmetic
             assert not any(got[(arith, *key)]["launch_bounds"] for key in pinned)
 
 
@@ -96,6 +98,6 @@ def test_launch_bounds_change_no_contraction(root):
     fast-math is contraction, which moves those counts), LP0 d=4 block."""
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
     proc = subprocess.run([sys.executable, str(root / "bench" / "gpu_bounds_fp.py"), "--d", "4", "--basis", "LP0",
-                           "--mode", "block"], cwd=root, env=env, capture_output=True, text=True, timeout=900)
+                           "--mode", "block"], cwd=root, env=env, capture_output=True, text=True, timeout=3600)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert "identical: the same contractions" in proc.stdout and "bounds (128, 8)" in proc.stdout

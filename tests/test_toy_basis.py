@@ -50,5 +50,5 @@ def test_a_test_local_basis_gets_the_rules_of_the_basis_it_names(monkeypatch):
     for paper in ("LP1", "LP0"):
         monkeypatch.setitem(BASES, "TOY2", Basis("TOY2", toy_phi, 2, True, rules=paper))
         toy2, ref = paper_rule("TOY2", 6, 10), paper_rule(paper, 6, 10)
-        assert toy2.cells == ref.cells and toy2.table == ref.table
+        assert toy2.cells == ref.cells and toy2.scope == ref.scope
         assert toy2.paths == (13 * 100 if paper == "LP1" else ref.paths)  # LP1: (d+1) N^2 -> nb N^2; LP0: N^2

@@ -118,7 +118,7 @@ class BeyondPlan:
         # and at the published values' dimension (d = 100) where our reference costs nothing (exact, quadrature)
         refs |= {(r["problem"], r["d"]) for r in published_rows()
                  if r["problem"] in problems and r["same_x0"] == "yes" and closed_form_reference(r["problem"])}
-        self.solves = solves_from(cfg)  # issue 23: the suite through srmdp.solve (srmdp.paper.beyond_solve)
+        self.solves = solves_from(cfg)  # the suite through srmdp.solve (srmdp.paper.beyond_solve)
         self.solve_by_key = {x.key: x for x in self.solves}
         self.coverage = cfg.get("coverage")  # {seeds, dims} of the coverage of u0_error, or None
         refs |= {(x.problem, x.d) for x in self.solves}

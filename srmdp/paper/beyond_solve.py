@@ -1,4 +1,4 @@
-"""The suite through :func:`srmdp.solve` (issue 23): per problem and d, the paper's rules (box strata), adapted
+"""The suite through :func:`srmdp.solve`: per problem and d, the paper's rules (box strata), adapted
 strata, and a refinement to a tolerance, each with u0, its error against the reference, u0_error and the
 seconds; and the coverage of u0_error over seeds on problems with an exact solution.
 
@@ -94,7 +94,7 @@ def exact_u0(spec, d) -> float:
 
 
 def measure_coverage(seeds=20, dims=(2, 4), problems=None, runs=4, root=".", say=print) -> dict:
-    """Coverage of u0_error (issue 23): per (problem, d, #C/M) how often |u0 - exact| <= u0_error, <= 2 u0_error,
+    """Coverage of u0_error: per (problem, d, #C/M) how often |u0 - exact| <= u0_error, <= 2 u0_error,
     the median u0_error / |error|, how many estimates were None, and the CPU seconds."""
     import srmdp
 

@@ -1,4 +1,4 @@
-"""Why do some cells differ from the paper by more than their standard error allows? (issue 10 item 5)
+"""Why do some cells differ from the paper by more than their standard error allows?
 
 For every cell (paper row x indicator) of one reading more than ``threshold`` standard errors from the
 paper's value, the z-score under each hypothesis, i.e. (value under the hypothesis - paper) / its spread:

@@ -80,6 +80,19 @@ TABLE_ALIASES = {"LP1d6": "LP1d6_1"}
 FIRST_RESULT_TABLE = 3  # the paper's Table 3 is LP0d4
 
 
+# The table each dimension range of the library's default rules (srmdp.rules.RULES, in its order) comes from: the
+# rule is the #C and M formulas of the table's first row.
+RULE_TABLES = {"LP0": ("LP0d4", "LP0d6_1", "LP0d11"), "LP1": ("LP1d4", "LP1d6_1", "LP1d11")}
+
+
+def rule_table(basis: str, d: int) -> str:
+    """The paper's table whose first row's formulas :func:`srmdp.rules.paper_rule` applies to ``basis`` (LP0, LP1)
+    in dimension ``d``."""
+    from ..rules import RULES
+
+    return RULE_TABLES[basis][next(j for j, (top, _, _) in enumerate(RULES[basis]) if d <= top)]
+
+
 def canonical_table(table: str) -> str:
     """The paper's label of a table id or alias (``LP1d6`` -> ``LP1d6_1``); other names unchanged."""
     return TABLE_ALIASES.get(table, table) if isinstance(table, str) else table
@@ -158,8 +171,15 @@ def case_of_record(record: dict) -> Case:
     return (PaperCase if record.get("table") else Case).from_dict(record)
 
 
-def paper_case(table: str, dt=None, row=None, d=None, **options) -> PaperCase:
-    """The case of a paper row (selected as :func:`find_row` does), with the reading's ``options``."""
+PAPER_PROBLEM = "gobet2016"  # the problem of the paper's rows (srmdp/problems/gobet2016.py)
+
+
+def paper_case(table: str, dt=None, row=None, d=None, problem=PAPER_PROBLEM, **options) -> PaperCase:
+    """The case of a paper row (selected as :func:`find_row` does), with the reading's ``options``; ``problem``
+    must be the paper's (``srmdp run --table`` passes its ``--problem``)."""
+    if problem != PAPER_PROBLEM:
+        raise ConfigError(f"invalid arguments: --table selects a row of the paper, whose problem is {PAPER_PROBLEM},"
+                          f" not {problem}")
     r = find_row(table, dt=dt, row=row, d=d)
     return PaperCase(d=r["d"], dt=r["dt"], basis=r["basis"], cells=r["cells"], paths=r["M"],
                      table=r["table"], row=r["row"], **options)

@@ -27,8 +27,8 @@ about +-9 standard deviations of ln S_T around ln 100 (sigma sqrt(T) = 0.141); b
 Parameters (E, Han & Jentzen, Comm. Math. Stat. 5 (2017) 349-380, Section 4.4, after Bergman 1995 and
 Gobet, Lemor & Warin 2005): mu = 0.06, sigma = 0.2, R_l = 0.04, R_b = 0.06, T = 0.5, S0 = 100.
 Published for d = 100: u(0, (100,...,100)) ~ 21.299 (EHJ 2017 Sec. 4.4, deep BSDE, against a
-multilevel-Picard reference of E, Hutzenthaler, Jentzen & Kruse; value as quoted in the brief, not
-re-checked here).  This project's lower bound at d = 100 is 21.165 +- 0.002 (20 000 paths, 50 rate
+multilevel-Picard reference of E, Hutzenthaler, Jentzen & Kruse, as that section reports it; not
+recomputed here).  This project's lower bound at d = 100 is 21.165 +- 0.002 (20 000 paths, 50 rate
 steps) and the best single-rate price 21.093: the published value implies a nonlinear effect of 0.21,
 our lower bound one of 0.07.  A lower bound below it does not contradict it; but the bound's feedback is
 locally optimal (perturbing its threshold, its time to maturity or its prices lowers the value) and the
