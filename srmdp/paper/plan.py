@@ -162,7 +162,7 @@ class Plan:
                 chosen[(table, n)] = Selected(table, n, int(entry.get("runs", 4)), 1, False)
         self.lsmdp = [chosen[k] for k in sorted(chosen, key=order.get)]
         self.lsmdp_by_key = {s.key: s for s in self.lsmdp}
-        # the residual experiments (srmdp.paper.residuals, issue 10 item 5): variants of one reading on a few rows
+        # the residual experiments (srmdp.paper.residuals): variants of one reading on a few rows
         res = config.get("residuals") or {}
         self.residual_reading = res.get("reading", self.paper_readings[0].name)
         if self.residual_reading not in [r.name for r in self.paper_readings]:
