@@ -36,8 +36,17 @@ import math
 import time
 from dataclasses import replace
 
+from .bases import BASES
+from .error_estimate import NOISE
 from .exceptions import ConfigError
 from .rng import STEP_BITS
+
+_clock = time.perf_counter  # the refinement's clock (a test injects a fake one: no timed runs)
+# Richardson's check of the first order by a third level (richardson()): the coarse difference must stand out of
+# ORDER_NOISE s.e.s, and the two differences match the first-order ratio within ORDER_NOISE s.e.s and ORDER_SLACK
+# of the coarse difference (orders between about 0.6 and 1.6 pass)
+ORDER_NOISE = 2.0
+ORDER_SLACK = 0.5
 
 DEFAULT_BUDGET_S = 900.0
 # an exploded level: s.e. > EXPLODED_FACTOR x the level below's, u0 off by > EXPLODED_FACTOR x that s.e.
@@ -65,6 +74,9 @@ def ladder(req):
             for name in ORDER:
                 nxt = replace(mid, **{name: getattr(case, name)})
                 if nxt != mid and nxt != case:
+                    if name == "paths":  # Richardson's partners: the same #C and M at N/4 and N/2 (cheap)
+                        for k in sorted({mid.steps // 4, mid.steps // 2} - {0}):
+                            steps_between.append((replace(nxt, dt=nxt.maturity / k), rules, "dt-partner"))
                     steps_between.append((nxt, rules, name))
                     mid = nxt
         for c, r, kind in steps_between + [(case, rules, "rule")]:
@@ -96,7 +108,8 @@ def check_rules_grow(req):
 
 
 def refine(req, tol, budget_s=None, report=None):
-    """Climb the ladder until two consecutive estimates are <= tol (module docstring); returns the finest answer."""
+    """Climb the ladder until two consecutive estimates are <= tol, then spend what is left of the budget on the
+    steps the error model prefers (module docstring); returns the answer."""
     from .divergence import data_bounds
 
     budget = DEFAULT_BUDGET_S if budget_s is None else float(budget_s)
@@ -104,7 +117,7 @@ def refine(req, tol, budget_s=None, report=None):
         raise ConfigError(f"invalid runs={req.runs} with tol: a refinement needs >= 2 runs per level")
     check_rules_grow(req)
     say = report or (lambda line: None)
-    t_start = time.perf_counter()
+    t_start = _clock()
     state = {"rate": None, "rows": [], "why": None}
     while True:
         levels, end = ladder(req)
@@ -131,77 +144,225 @@ def refine(req, tol, budget_s=None, report=None):
     return _answer(state, tol, budget, say)
 
 
+def fill_steps(req, case):
+    """The one-parameter steps from ``case`` that the budget's remainder may buy: (kind, case) for dt/2 ("dt"),
+    2 M ("paths") and #C + 2 ("cells": the same parity, x0 keeps its place in its cell), memory checked."""
+    out = []
+    for kind, c in (("dt", replace(case, dt=case.maturity / (2 * case.steps))), ("paths", replace(case, paths=2 *
+                    case.paths)), ("cells", replace(case, cells=case.cells + 2))):
+        if c.steps >= 2**STEP_BITS:
+            continue
+        try:
+            req.check(c)
+        except ConfigError:
+            continue
+        out.append((kind, c))
+    return out
+
+
+def _predicted_gain(kind, case, best, dt_part):
+    """The error model's predicted reduction of the answer's error by one fill step (module docstring)."""
+    err, se = best["u0_error"], best["u0_se"]
+    bias = math.sqrt(max(err * err - se * se, 0.0))
+    rest = max(bias - dt_part, 0.0)  # the cells' and M's part of the bias
+    q = 1.0 if BASES[case.basis].rules == "LP0" else 2.0
+    if kind == "dt":  # a new dt pair: Richardson removes the plain answer's first-order part; else it halves
+        return dt_part if best["kind"] == "plain" else 0.75 * best.get("next_order", 0.0)
+    if kind == "cells":
+        return rest * (1.0 - (case.cells / (case.cells + 2)) ** q)
+    return se * (1.0 - 1.0 / math.sqrt(2.0)) + 0.25 * rest  # paths: noise / sqrt 2 and the M part of the bias
+
+
+def _choose_fill(req, state, ran, left):
+    """(kind, case) of the fill step with the largest predicted error reduction per second that fits in ``left``
+    seconds, or (None, why)."""
+    ans = state.get("answer")
+    rate = state["rate"]
+    if ans is None or rate is None:
+        return None, "nothing to refine from"
+    row, best = ans[1], ans[1]["best"]
+    if best is None:
+        return None, "the answer has no estimate to refine"
+    case = ans[0].case
+    dt_part = row.get("dt_part") or 0.0
+    options = []
+    for kind, c in fill_steps(req, case):
+        if (c.steps, c.cells, c.paths) in ran:
+            continue
+        secs = c.path_steps * req.runs / rate
+        if secs <= left:
+            options.append((_predicted_gain(kind, case, best, dt_part) / secs, -secs, kind, c))
+    if not options:
+        return None, "no one-parameter step from the answer fits"
+    options.sort(key=lambda o: o[:2])
+    return options[-1][2], options[-1][3]
+
+
 def _climb(req, levels, end, tol, budget, t_start, state, say):
-    """Run the levels; returns "diverged" (state["diverged_case"] set) or None (stopped, state["why"] set)."""
+    """Run the levels, then fill steps; returns "diverged" (state["diverged_case"] set) or None (stopped,
+    state["why"] set)."""
     from .divergence import DivergenceError
-    from .error_estimate import coarser, total_error
 
     rows = state["rows"]
     done = []  # (case, row, solution) of this ladder's completed levels
+    ran = set()  # (N, #C, M) run in this ladder (a fill step may be a later ladder level)
     met = 0
     state["why"] = end
-    for case, rules, kind in levels:
-        elapsed = time.perf_counter() - t_start
-        work = case.path_steps * req.runs
+    pending = list(levels)
+    while True:
+        pending = [lv for lv in pending if (lv[0].steps, lv[0].cells, lv[0].paths) not in ran]
+        elapsed = _clock() - t_start
         rate = state["rate"]
-        if rate is not None and elapsed + work / rate > budget:
-            state["why"] = (f"budget: level N = {case.steps} (#C = {case.cells}, M = {case.paths}) would take about"
-                            f" {work / rate:.0f} s, {budget - elapsed:.0f} s of {budget:g} s are left")
-            return None
-        if rate is None and elapsed > budget / 2:
-            state["why"] = (f"budget: level N = {case.steps} cannot be predicted (no level measured yet) and half of"
-                            f" {budget:g} s is spent")
-            return None
-        t0 = time.perf_counter()
+        if pending:
+            case, rules, kind = pending[0]
+            work = case.path_steps * req.runs
+            if rate is None and elapsed > budget / 2:
+                state["why"] = (f"budget: level N = {case.steps} cannot be predicted (no level measured yet) and half"
+                                f" of {budget:g} s is spent")
+                return None
+            fits = rate is None or elapsed + work / rate <= budget
+            if not fits:
+                state["why"] = (f"budget: level N = {case.steps} (#C = {case.cells}, M = {case.paths}) would take"
+                                f" about {work / rate:.0f} s, {budget - elapsed:.0f} s of {budget:g} s are left")
+        else:
+            fits = False
+        if not fits:  # the next level does not fit (or the ladder ended): a fill step, where the model says
+            kind, case = _choose_fill(req, state, ran, budget - elapsed)
+            if kind is None:
+                if state["why"] == end and not pending:
+                    state["why"] = f"{end}; {case}"
+                elif pending:
+                    state["why"] += f"; {case}"
+                return None
+            rules, kind = dict(getattr(state["answer"][0], "rules", {})), "fill-" + kind
+        else:
+            pending.pop(0)
+        ran.add((case.steps, case.cells, case.paths))
+        t0 = _clock()
         row = {"level": len(rows), "kind": kind, "steps": case.steps, "dt": case.dt, "cells": case.cells,
                "paths": case.paths, "runs": req.runs, "u0": None, "u0_se": None, "u0_error": None, "seconds": None,
-               "status": "ok", "remedies": list(req.remedies)}
+               "status": "ok", "remedies": list(req.remedies), "best": None}
         try:
             sol = req.run(case, rules)
         except DivergenceError as exc:
-            secs = time.perf_counter() - t0
+            secs = _clock() - t0
             per_run = getattr(exc, "seconds_per_run", None)  # None: it diverged in its first run
             if per_run:  # a run's seconds without the compilation (secs has it: 225 s against 0.1 s measured)
                 state["rate"] = max(rate or 0.0, case.path_steps / max(per_run, 1e-9))
             row.update(status="diverged", seconds=secs, message=str(exc))
             rows.append(row)
-            say(_line(row, time.perf_counter() - t_start, budget))
+            say(_line(row, _clock() - t_start, budget))
             state["diverged_case"] = case
             return "diverged"
         res = sol.result
         u, se = res["u0"], res["u0_se"]
         compute = (res["seconds_per_run"] + res["error_seconds_per_run"]) * req.runs  # without compilation
-        state["rate"] = max(rate or 0.0, work / max(compute, 1e-9))
-        row.update(u0=u, u0_se=se, seconds=time.perf_counter() - t0)
+        state["rate"] = max(rate or 0.0, case.path_steps * req.runs / max(compute, 1e-9))
+        row.update(u0=u, u0_se=se, seconds=_clock() - t0)
         below = done[-1][1] if done else None
         if below is not None and _jumped(below, row):
             row["status"] = "exploded"
         else:
-            for c_low, r_low, _ in reversed(done):  # the latest level strictly coarser in N, #C and M
-                rho, _why = coarser(case, c_low)
-                if rho:
-                    err, bias = total_error(u, se, r_low["u0"], r_low["u0_se"], rho)
-                    row.update(u0_error=err, bias=bias, against=r_low["level"])
-                    res["error_estimate"] = {"u0_error": err, "bias": bias, "rho": rho, "coarse_u0": r_low["u0"],
-                                             "coarse_u0_se": r_low["u0_se"], "coarse_case": c_low.as_dict()}
-                    break
-            else:
-                res["error_estimate"] = {"u0_error": None, "reason": "no completed level below it is strictly coarser"
-                                         " in N, #C and M"}
+            _estimate(case, row, res, done)
             done.append((case, row, sol))
             prev = state.get("answer")
             # the answer: the finest completed level with an estimate (else the finest completed level)
-            rank = (row["u0_error"] is not None, case.path_steps)
-            if prev is None or rank >= (prev[1]["u0_error"] is not None, prev[0].case.path_steps):
+            rank = (row["best"] is not None, case.path_steps)
+            if prev is None or rank >= (prev[1]["best"] is not None, prev[0].case.path_steps):
                 state["answer"] = (sol, row)
         rows.append(row)
-        say(_line(row, time.perf_counter() - t_start, budget))
-        if row["u0_error"] is not None:
-            met = met + 1 if row["u0_error"] <= tol else 0
+        say(_line(row, _clock() - t_start, budget))
+        if row["best"] is not None:
+            met = met + 1 if row["best"]["u0_error"] <= tol else 0
             if met >= CONSECUTIVE:
                 state["met"] = True
                 return None
-    return None
+
+
+def _estimate(case, row, res, done):
+    """The level's plain estimate (against the latest completed level strictly coarser in N, #C and M) and its
+    Richardson value in dt (pairs at the same #C and M, checked by a third level; module docstring); row["best"]
+    is the one of the two with the smaller estimate (None if neither has one)."""
+    from .error_estimate import RHO_MIN, coarser, total_error
+
+    u, se = row["u0"], row["u0_se"]
+    for c_low, r_low, _ in reversed(done):
+        rho, _why = coarser(case, c_low)
+        if rho:
+            err, bias = total_error(u, se, r_low["u0"], r_low["u0_se"], rho)
+            row.update(u0_error=err, bias=bias, against=r_low["level"])
+            res["error_estimate"] = {"u0_error": err, "bias": bias, "rho": rho, "coarse_u0": r_low["u0"],
+                                     "coarse_u0_se": r_low["u0_se"], "coarse_case": c_low.as_dict()}
+            break
+    else:
+        res["error_estimate"] = {"u0_error": None, "reason": "no completed level below it is strictly coarser"
+                                 " in N, #C and M (with #C of the same parity)"}
+    if row["u0_error"] is not None:
+        row["best"] = {"kind": "plain", "u0": u, "u0_se": se, "u0_error": row["u0_error"]}
+    partners = sorted((r for c, r, _ in done if c.cells == case.cells and c.paths == case.paths
+                       and c.steps < case.steps), key=lambda r: r["steps"], reverse=True)
+    if not partners:
+        return
+    ext = richardson(row, partners[0], partners[1] if len(partners) > 1 else None)
+    row["richardson"] = ext
+    row["dt_part"] = ext["dt_part"]
+    if not ext["order_confirmed"]:
+        return
+    # its estimate: against the latest Richardson value strictly coarser in N, #C (same parity) and M, with
+    # rho_dt squared (the first-order term is gone), plus the next order
+    for c_low, r_low, _ in reversed(done):
+        low = r_low.get("richardson")
+        if low is None or coarser(case, c_low)[0] is None:
+            continue
+        rho = reduction_richardson(case, c_low)
+        if rho < RHO_MIN:
+            continue
+        diff_se = math.hypot(ext["u0_se"], low["u0_se"])
+        bias = (abs(ext["u0"] - low["u0"]) + NOISE * diff_se) / (rho - 1.0) + ext["next_order"]
+        ext.update(u0_error=math.hypot(bias, ext["u0_se"]), bias=bias, rho=rho, against=r_low["level"])
+        break
+    if ext.get("u0_error") is not None and (row["best"] is None or ext["u0_error"] <= row["best"]["u0_error"]):
+        row["best"] = {"kind": "richardson", "u0": ext["u0"], "u0_se": ext["u0_se"], "u0_error": ext["u0_error"],
+                       "next_order": ext["next_order"]}
+
+
+def reduction_richardson(fine, coarse) -> float:
+    """rho of two Richardson values: as :func:`srmdp.error_estimate.reduction` with the dt term second order."""
+    q = 1.0 if BASES[fine.basis].rules == "LP0" else 2.0
+    return min((fine.steps / coarse.steps) ** 2, (fine.cells / coarse.cells) ** q,
+               fine.paths * coarse.steps / (coarse.paths * fine.steps))
+
+
+def richardson(row, p1, p2=None) -> dict:
+    """Richardson extrapolation in dt of ``row`` (N steps) with ``p1`` (N1 < N steps, the same #C and M):
+    R = (N u - N1 u1) / (N - N1), s.e. ((N s)^2 + (N1 s1)^2)^(1/2) / (N - N1).  With ``p2`` (N2 < N1) the three
+    levels check the first order: the coarse difference d1 = u2 - u1 must stand out of its noise (> ORDER_NOISE
+    s.e.) and match r d2 (d2 = u1 - u, r = (1/N2 - 1/N1) / (1/N1 - 1/N), the first-order ratio) within
+    ORDER_NOISE s.e. and ORDER_SLACK |d1|; the next order is |R - R'| N2 / (N - N2), R' the (N2, N1) value."""
+    n, n1 = row["steps"], p1["steps"]
+    u, s, u1, s1 = row["u0"], row["u0_se"], p1["u0"], p1["u0_se"]
+    out = {"u0": (n * u - n1 * u1) / (n - n1), "u0_se": math.hypot(n * s, n1 * s1) / (n - n1),
+           "partners": [p1["level"]], "order_confirmed": False, "next_order": 0.0, "u0_error": None,
+           "dt_part": abs(u - u1) * n1 / (n - n1)}
+    if p2 is None:
+        out["reason"] = "two levels only: the first order is not checked"
+        return out
+    n2, u2, s2 = p2["steps"], p2["u0"], p2["u0_se"]
+    out["partners"].append(p2["level"])
+    d1, d2 = u2 - u1, u1 - u
+    r = (1.0 / n2 - 1.0 / n1) / (1.0 / n1 - 1.0 / n)
+    se_d1 = math.hypot(s2, s1)
+    se_mis = math.sqrt(s2 * s2 + (1.0 + r) ** 2 * s1 * s1 + r * r * s * s)
+    visible = abs(d1) > ORDER_NOISE * se_d1
+    consistent = abs(d1 - r * d2) <= ORDER_NOISE * se_mis + ORDER_SLACK * abs(d1)
+    out["order_confirmed"] = bool(visible and consistent)
+    r_coarse = (n1 * u1 - n2 * u2) / (n1 - n2)
+    out["next_order"] = abs(out["u0"] - r_coarse) * n2 / (n - n2)
+    if not out["order_confirmed"]:
+        out["reason"] = ("the dt term is below the noise" if not visible else
+                         f"not first order: the differences' ratio is {d1 / d2 if d2 else math.inf:.3g}, {r:.3g}"
+                         " for first order")
+    return out
 
 
 def _answer(state, tol, budget, say):
@@ -215,15 +376,27 @@ def _answer(state, tol, budget, say):
     sol, row = state["answer"]
     met = bool(state.get("met"))
     why = None if met else state["why"]
+    best = row["best"]
     sol.result.update(tol=tol, budget_s=budget, tol_met=met, refinement=rows, refinement_stop=why,
                       chosen_level=row["level"])
+    if best is not None and best["kind"] == "richardson":  # u(0, x0) is the extrapolated value (Solution.u0)
+        ext = row["richardson"]
+        sol.result["extrapolated"] = {"u0": ext["u0"], "u0_se": ext["u0_se"], "plain_u0": row["u0"],
+                                      "plain_u0_se": row["u0_se"], "partners": ext["partners"]}
+        sol.result["error_estimate"] = {"u0_error": ext["u0_error"], "bias": ext["bias"], "rho": ext["rho"],
+                                        "next_order": ext["next_order"], "against": ext["against"],
+                                        "richardson": True}
+        sol.result["u0"], sol.result["u0_se"] = ext["u0"], ext["u0_se"]
+    shown = best or {"u0": row["u0"], "u0_se": row["u0_se"], "u0_error": None, "kind": "plain"}
+    how = " (Richardson in dt)" if shown["kind"] == "richardson" else ""
     if met:
-        say(f"tol met: u0 = {row['u0']:.6g} ± {_fmt(row['u0_se'])} (estimated error {row['u0_error']:.2g} <= {tol:g}"
-            f" at {CONSECUTIVE} consecutive levels) at N = {row['steps']}, #C = {row['cells']}, M = {row['paths']}")
+        say(f"tol met: u0 = {shown['u0']:.6g} ± {_fmt(shown['u0_se'])}{how} (estimated error"
+            f" {shown['u0_error']:.2g} <= {tol:g} at {CONSECUTIVE} consecutive levels) at N = {row['steps']},"
+            f" #C = {row['cells']}, M = {row['paths']}")
     else:
-        est = "not estimated" if row["u0_error"] is None else f"{row['u0_error']:.2g}"
-        say(f"tol = {tol:g} NOT met ({why}); finest answer u0 = {row['u0']:.6g} ± {_fmt(row['u0_se'])}, estimated"
-            f" error {est}, at N = {row['steps']}, #C = {row['cells']}, M = {row['paths']}")
+        est = "not estimated" if shown["u0_error"] is None else f"{shown['u0_error']:.2g}"
+        say(f"tol = {tol:g} NOT met ({why}); answer u0 = {shown['u0']:.6g} ± {_fmt(shown['u0_se'])}{how},"
+            f" estimated error {est}, at N = {row['steps']}, #C = {row['cells']}, M = {row['paths']}")
     return sol
 
 
@@ -246,6 +419,12 @@ def _line(row, elapsed, budget):
     else:
         err = "  --" if row["u0_error"] is None else f"{row['u0_error']:.2g}"
         body = f"u0 = {row['u0']:.6g} ± {_fmt(row['u0_se'])}  estimated error {err}"
+        ext = row.get("richardson")
+        if ext is not None and ext["order_confirmed"]:
+            body += (f"; Richardson in dt {ext['u0']:.6g} ± {_fmt(ext['u0_se'])}, estimated error"
+                     f" {_fmt(ext['u0_error'])}")
+        if row["kind"] != "rule":
+            body += f"  ({row['kind']})"
         if row["status"] == "exploded":
             body += "  EXPLODED (not an answer)"
     return f"{head} {body}  {row['seconds']:.1f} s  [{elapsed:.0f}/{budget:g} s]"

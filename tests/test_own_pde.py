@@ -228,11 +228,12 @@ def _request(problem="quadratic_z", **kw):
 
 
 def test_the_level_below_is_strictly_coarser_in_n_cells_and_paths():
-    """The issue's case: user-given #C 3 (scaled 3 x 2^-1/4 -> 3) is forced to 2, so the cells' bias enters."""
+    """User-given #C 3 (scaled 3 x 2^-1/4 -> 3) is forced below, to 1 (the same parity: x0 stays at a cell's
+    centre, srmdp.error_estimate), so the cells' bias enters."""
     req = _request(cells=3, paths=300, dt=0.1)
     case = req.case_at(req.steps)[0]
     low, rho, why = req.below(case)
-    assert why is None and (low.steps, low.cells, low.paths) == (5, 2, 75) and rho == pytest.approx(2.0)
+    assert why is None and (low.steps, low.cells, low.paths) == (5, 1, 75) and rho == pytest.approx(2.0)
     one = _request(cells=1, paths=300, dt=0.1)
     low, rho, why = one.below(one.case_at(one.steps)[0])
     assert low is None and "#C = 1 cannot be coarsened" in why
