@@ -42,11 +42,12 @@ from .exceptions import ConfigError
 from .rng import STEP_BITS
 
 _clock = time.perf_counter  # the refinement's clock (a test injects a fake one: no timed runs)
-# Richardson's check of the first order by a third level (richardson()): the coarse difference must stand out of
-# ORDER_NOISE s.e.s, and the two differences match the first-order ratio within ORDER_NOISE s.e.s and ORDER_SLACK
-# of the coarse difference (orders between about 0.6 and 1.6 pass)
+# Richardson's check of the first order by a third level (richardson()): both differences must stand out of
+# ORDER_NOISE s.e.s, and their ratio be that of an error a / N^p with p in [ORDER_LOW, ORDER_HIGH], within
+# ORDER_NOISE s.e.s of the ratio (an order 1/2, z's, is refused; 1 passes with room for the next order)
 ORDER_NOISE = 2.0
-ORDER_SLACK = 0.5
+ORDER_LOW = 0.8
+ORDER_HIGH = 1.5
 
 DEFAULT_BUDGET_S = 900.0
 # an exploded level: s.e. > EXPLODED_FACTOR x the level below's, u0 off by > EXPLODED_FACTOR x that s.e.
@@ -145,28 +146,36 @@ def refine(req, tol, budget_s=None, report=None):
 
 
 def fill_steps(req, case):
-    """The one-parameter steps from ``case`` that the budget's remainder may buy: (kind, case) for dt/2 ("dt"),
-    2 M ("paths") and #C + 2 ("cells": the same parity, x0 keeps its place in its cell), memory checked."""
+    """The steps from ``case`` that the budget's remainder may buy, (kind, [cases]), memory checked: its dt
+    partners N/2 and N/4 at the same #C and M ("dt-partners": Richardson's pair and its check, a third of the
+    level's cost), dt/2 ("dt"), 2 M ("paths") and #C + 2 ("cells": the same parity, x0 keeps its place)."""
     out = []
-    for kind, c in (("dt", replace(case, dt=case.maturity / (2 * case.steps))), ("paths", replace(case, paths=2 *
-                    case.paths)), ("cells", replace(case, cells=case.cells + 2))):
-        if c.steps >= 2**STEP_BITS:
+    partners = [replace(case, dt=case.maturity / k) for k in sorted({case.steps // 4, case.steps // 2} - {0})]
+    steps = (("dt-partners", partners), ("dt", [replace(case, dt=case.maturity / (2 * case.steps))]),
+             ("paths", [replace(case, paths=2 * case.paths)]), ("cells", [replace(case, cells=case.cells + 2)]))
+    for kind, cs in steps:
+        if not cs or any(c.steps >= 2**STEP_BITS for c in cs):
             continue
         try:
-            req.check(c)
+            for c in cs:
+                req.check(c)
         except ConfigError:
             continue
-        out.append((kind, c))
+        out.append((kind, cs))
     return out
 
 
 def _predicted_gain(kind, case, best, dt_part):
-    """The error model's predicted reduction of the answer's error by one fill step (module docstring)."""
+    """The error model's predicted reduction of the answer's error by one fill step (module docstring): the
+    answer's estimate split into noise (its s.e.), the dt part (from a dt pair at its #C and M, else a third of
+    the bias) and the rest (cells and M)."""
     err, se = best["u0_error"], best["u0_se"]
     bias = math.sqrt(max(err * err - se * se, 0.0))
+    if dt_part is None:
+        dt_part = bias / 3.0
     rest = max(bias - dt_part, 0.0)  # the cells' and M's part of the bias
     q = 1.0 if BASES[case.basis].rules == "LP0" else 2.0
-    if kind == "dt":  # a new dt pair: Richardson removes the plain answer's first-order part; else it halves
+    if kind in ("dt", "dt-partners"):  # a checked dt pair: Richardson removes the first-order part
         return dt_part if best["kind"] == "plain" else 0.75 * best.get("next_order", 0.0)
     if kind == "cells":
         return rest * (1.0 - (case.cells / (case.cells + 2)) ** q)
@@ -174,26 +183,26 @@ def _predicted_gain(kind, case, best, dt_part):
 
 
 def _choose_fill(req, state, ran, left):
-    """(kind, case) of the fill step with the largest predicted error reduction per second that fits in ``left``
-    seconds, or (None, why)."""
+    """(kind, [cases]) of the fill step with the largest predicted error reduction per second that fits in
+    ``left`` seconds, or (None, why)."""
     ans = state.get("answer")
     rate = state["rate"]
     if ans is None or rate is None:
         return None, "nothing to refine from"
     row, best = ans[1], ans[1]["best"]
-    if best is None:
-        return None, "the answer has no estimate to refine"
     case = ans[0].case
-    dt_part = row.get("dt_part") or 0.0
     options = []
-    for kind, c in fill_steps(req, case):
-        if (c.steps, c.cells, c.paths) in ran:
+    for kind, cs in fill_steps(req, case):
+        cs = [c for c in cs if (c.steps, c.cells, c.paths) not in ran]
+        if not cs:
             continue
-        secs = c.path_steps * req.runs / rate
+        secs = sum(c.path_steps for c in cs) * req.runs / rate
         if secs <= left:
-            options.append((_predicted_gain(kind, case, best, dt_part) / secs, -secs, kind, c))
+            # without an estimate yet, the model has nothing to fit: the cheapest step (which may give one)
+            gain = 1.0 if best is None else _predicted_gain(kind, case, best, row.get("dt_part"))
+            options.append((gain / secs, -secs, kind, cs))
     if not options:
-        return None, "no one-parameter step from the answer fits"
+        return None, "no step from the answer fits"
     options.sort(key=lambda o: o[:2])
     return options[-1][2], options[-1][3]
 
@@ -206,6 +215,7 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
     rows = state["rows"]
     done = []  # (case, row, solution) of this ladder's completed levels
     ran = set()  # (N, #C, M) run in this ladder (a fill step may be a later ladder level)
+    queue = []  # the rest of a fill step of several levels
     met = 0
     state["why"] = end
     pending = list(levels)
@@ -213,30 +223,34 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
         pending = [lv for lv in pending if (lv[0].steps, lv[0].cells, lv[0].paths) not in ran]
         elapsed = _clock() - t_start
         rate = state["rate"]
-        if pending:
-            case, rules, kind = pending[0]
-            work = case.path_steps * req.runs
-            if rate is None and elapsed > budget / 2:
-                state["why"] = (f"budget: level N = {case.steps} cannot be predicted (no level measured yet) and half"
-                                f" of {budget:g} s is spent")
-                return None
-            fits = rate is None or elapsed + work / rate <= budget
-            if not fits:
-                state["why"] = (f"budget: level N = {case.steps} (#C = {case.cells}, M = {case.paths}) would take"
-                                f" about {work / rate:.0f} s, {budget - elapsed:.0f} s of {budget:g} s are left")
+        if queue:
+            case, rules, kind = queue.pop(0)
         else:
             fits = False
-        if not fits:  # the next level does not fit (or the ladder ended): a fill step, where the model says
-            kind, case = _choose_fill(req, state, ran, budget - elapsed)
-            if kind is None:
-                if state["why"] == end and not pending:
-                    state["why"] = f"{end}; {case}"
-                elif pending:
-                    state["why"] += f"; {case}"
-                return None
-            rules, kind = dict(getattr(state["answer"][0], "rules", {})), "fill-" + kind
-        else:
-            pending.pop(0)
+            if pending:
+                case, rules, kind = pending[0]
+                # dt partners are worth their time only with the level they pair with: priced together
+                group = 1 + next((i for i, lv in enumerate(pending) if lv[2] != "dt-partner"), len(pending) - 1)
+                work = sum(lv[0].path_steps for lv in pending[:group]) * req.runs
+                if rate is None and elapsed > budget / 2:
+                    state["why"] = (f"budget: level N = {case.steps} cannot be predicted (no level measured yet) and"
+                                    f" half of {budget:g} s is spent")
+                    return None
+                fits = rate is None or elapsed + work / rate <= budget
+                if not fits:
+                    c = pending[group - 1][0]
+                    state["why"] = (f"budget: level N = {c.steps} (#C = {c.cells}, M = {c.paths}) would take about"
+                                    f" {work / rate:.0f} s, {budget - elapsed:.0f} s of {budget:g} s are left")
+            if fits:
+                pending.pop(0)
+            else:  # the next level does not fit (or the ladder ended): a fill step, where the model says
+                kind, cases = _choose_fill(req, state, ran, budget - elapsed)
+                if kind is None:
+                    state["why"] = f"{state['why']}; {cases}"
+                    return None
+                rules = dict(getattr(state["answer"][0], "rules", {}))
+                queue = [(c, rules, "fill-" + kind) for c in cases]
+                case, rules, kind = queue.pop(0)
         ran.add((case.steps, case.cells, case.paths))
         t0 = _clock()
         row = {"level": len(rows), "kind": kind, "steps": case.steps, "dt": case.dt, "cells": case.cells,
@@ -264,6 +278,9 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
             row["status"] = "exploded"
         else:
             _estimate(case, row, res, done)
+            for c_fine, r_fine, _ in done:  # a partner run after its finer level (a fill step): extrapolate it now
+                if (c_fine.cells, c_fine.paths) == (case.cells, case.paths) and c_fine.steps > case.steps:
+                    _extrapolate(c_fine, r_fine, done + [(case, row, sol)])
             done.append((case, row, sol))
             prev = state.get("answer")
             # the answer: the finest completed level with an estimate (else the finest completed level)
@@ -283,7 +300,7 @@ def _estimate(case, row, res, done):
     """The level's plain estimate (against the latest completed level strictly coarser in N, #C and M) and its
     Richardson value in dt (pairs at the same #C and M, checked by a third level; module docstring); row["best"]
     is the one of the two with the smaller estimate (None if neither has one)."""
-    from .error_estimate import RHO_MIN, coarser, total_error
+    from .error_estimate import coarser, total_error
 
     u, se = row["u0"], row["u0_se"]
     for c_low, r_low, _ in reversed(done):
@@ -299,6 +316,14 @@ def _estimate(case, row, res, done):
                                  " in N, #C and M (with #C of the same parity)"}
     if row["u0_error"] is not None:
         row["best"] = {"kind": "plain", "u0": u, "u0_se": se, "u0_error": row["u0_error"]}
+    _extrapolate(case, row, done)
+
+
+def _extrapolate(case, row, done):
+    """The level's Richardson value from the completed levels at its #C and M (run before or after it), with its
+    estimate; row["best"] becomes it where its estimate is the smaller."""
+    from .error_estimate import RHO_MIN, coarser
+
     partners = sorted((r for c, r, _ in done if c.cells == case.cells and c.paths == case.paths
                        and c.steps < case.steps), key=lambda r: r["steps"], reverse=True)
     if not partners:
@@ -321,7 +346,9 @@ def _estimate(case, row, res, done):
         bias = (abs(ext["u0"] - low["u0"]) + NOISE * diff_se) / (rho - 1.0) + ext["next_order"]
         ext.update(u0_error=math.hypot(bias, ext["u0_se"]), bias=bias, rho=rho, against=r_low["level"])
         break
-    if ext.get("u0_error") is not None and (row["best"] is None or ext["u0_error"] <= row["best"]["u0_error"]):
+    plain = row["best"] if row["best"] is None or row["best"]["kind"] == "plain" else row.get("plain_best")
+    row["plain_best"], row["best"] = plain, plain
+    if ext.get("u0_error") is not None and (plain is None or ext["u0_error"] <= plain["u0_error"]):
         row["best"] = {"kind": "richardson", "u0": ext["u0"], "u0_se": ext["u0_se"], "u0_error": ext["u0_error"],
                        "next_order": ext["next_order"]}
 
@@ -336,9 +363,10 @@ def reduction_richardson(fine, coarse) -> float:
 def richardson(row, p1, p2=None) -> dict:
     """Richardson extrapolation in dt of ``row`` (N steps) with ``p1`` (N1 < N steps, the same #C and M):
     R = (N u - N1 u1) / (N - N1), s.e. ((N s)^2 + (N1 s1)^2)^(1/2) / (N - N1).  With ``p2`` (N2 < N1) the three
-    levels check the first order: the coarse difference d1 = u2 - u1 must stand out of its noise (> ORDER_NOISE
-    s.e.) and match r d2 (d2 = u1 - u, r = (1/N2 - 1/N1) / (1/N1 - 1/N), the first-order ratio) within
-    ORDER_NOISE s.e. and ORDER_SLACK |d1|; the next order is |R - R'| N2 / (N - N2), R' the (N2, N1) value."""
+    levels check the first order: the differences d1 = u2 - u1 and d2 = u1 - u must stand out of their noise
+    (> ORDER_NOISE s.e.) and d1 / d2 be the ratio (N2^-p - N1^-p) / (N1^-p - N^-p) of an order p in [ORDER_LOW,
+    ORDER_HIGH] (within ORDER_NOISE s.e. of the ratio); the next order is |R - R'| N2 / (N - N2), R' the
+    (N2, N1) value."""
     n, n1 = row["steps"], p1["steps"]
     u, s, u1, s1 = row["u0"], row["u0_se"], p1["u0"], p1["u0_se"]
     out = {"u0": (n * u - n1 * u1) / (n - n1), "u0_se": math.hypot(n * s, n1 * s1) / (n - n1),
@@ -350,18 +378,23 @@ def richardson(row, p1, p2=None) -> dict:
     n2, u2, s2 = p2["steps"], p2["u0"], p2["u0_se"]
     out["partners"].append(p2["level"])
     d1, d2 = u2 - u1, u1 - u
-    r = (1.0 / n2 - 1.0 / n1) / (1.0 / n1 - 1.0 / n)
-    se_d1 = math.hypot(s2, s1)
-    se_mis = math.sqrt(s2 * s2 + (1.0 + r) ** 2 * s1 * s1 + r * r * s * s)
-    visible = abs(d1) > ORDER_NOISE * se_d1
-    consistent = abs(d1 - r * d2) <= ORDER_NOISE * se_mis + ORDER_SLACK * abs(d1)
+    se_d1, se_d2 = math.hypot(s2, s1), math.hypot(s1, s)
+    visible = abs(d1) > ORDER_NOISE * se_d1 and abs(d2) > ORDER_NOISE * se_d2
+    consistent = False
+    if visible and d1 * d2 > 0:
+        q = d1 / d2
+        rel = math.hypot(se_d1 / d1, se_d2 / d2)  # the ratio's relative s.e.
+
+        def ratio(p):  # d1 / d2 for an error a / N^p
+            return (n2**-p - n1**-p) / (n1**-p - n**-p)
+
+        consistent = ratio(ORDER_LOW) * (1 - ORDER_NOISE * rel) <= q <= ratio(ORDER_HIGH) * (1 + ORDER_NOISE * rel)
     out["order_confirmed"] = bool(visible and consistent)
     r_coarse = (n1 * u1 - n2 * u2) / (n1 - n2)
     out["next_order"] = abs(out["u0"] - r_coarse) * n2 / (n - n2)
     if not out["order_confirmed"]:
         out["reason"] = ("the dt term is below the noise" if not visible else
-                         f"not first order: the differences' ratio is {d1 / d2 if d2 else math.inf:.3g}, {r:.3g}"
-                         " for first order")
+                         f"not first order: the differences' ratio is {d1 / d2:.3g}")
     return out
 
 
