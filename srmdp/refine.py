@@ -4,22 +4,43 @@
 M by the paper's rules at each N, or scaled from the given ones, :class:`srmdp.solving.SolveRequest`), and
 between two rule levels one parameter at a time -- M first, then dt, then #C -- so that a step costs a few
 times the previous one (x4-x8 at d = 4; the rules' own step is their product, x150 at d = 8), which a
-budget can use.  Every level's memory is checked before the climb; the ladder ends at the first that does
-not fit.  Where the rules do not grow #C and M with N (LP1 at d >= 11: #C = 2, M = 2000 at every N) the
-error model does not hold and ``tol`` is refused, with the reason.
+budget can use.  Before the M step, the levels at N/2 and N/4 with the new M and the old #C ("dt-partner",
+a third of the M step's cost) make the M step and the dt step after it Richardson triples.  Every level's
+memory is checked before the climb; the ladder ends at the first that does not fit.  Where the rules do
+not grow #C and M with N (LP1 at d >= 11: #C = 2, M = 2000 at every N) the error model does not hold and
+``tol`` is refused, with the reason.
 
 **Estimates.** A level's ``u0_error`` is :func:`srmdp.error_estimate.total_error` against the latest completed
-level strictly coarser in N, #C and M (an intermediate level may have none).  **tol met** needs the
-estimate <= tol at two consecutive estimated levels: one noisy difference (two coarse levels agreeing by
-chance) does not end the climb.  **The answer** is the finest level that completed without divergence and
-has an estimate (else the finest completed level, u0_error None with the reason): an intermediate level
-without a strictly coarser level below it is not preferred to an estimated one.
+level strictly coarser in N, #C (of the same parity) and M (an intermediate level may have none).
+
+**Richardson extrapolation in dt** (:func:`richardson`).  The scheme's time error on u0 is first order for
+smooth data, so two levels that differ in dt only (the same #C and M, the same seed) give
+R = (N u_N - N1 u_N1) / (N - N1), whose s.e. is the levels' noise amplified ((N s)^2 + (N1 s1)^2)^(1/2) /
+(N - N1) (x2.2 for N1 = N/2).  It is used only where a third level at the same #C and M confirms the order
+(both differences out of their noise, their ratio that of an order in [0.8, 1.5]: z's order 1/2 is refused).
+Its estimate compares it with the latest Richardson value strictly coarser in N, #C and M -- never a level
+coarser in M only, and never a plain value, whose dt bias it does not have -- with rho_dt squared (the
+first-order term is gone), plus the next order, |R - R'| N2 / (N - N2) from the triple's coarse pair R', and
+its own s.e.  A level's best value (``row["best"]``) is the one of the two with the smaller estimate.
+
+**tol met** needs the best estimate <= tol at two consecutive estimated levels: one noisy difference (two
+coarse levels agreeing by chance) does not end the climb.  **The answer** is the finest level that completed
+without divergence and has an estimate (else the finest completed level, u0_error None with the reason),
+with its Richardson value where that is its best (``result["extrapolated"]`` keeps the plain value): an
+intermediate level without a strictly coarser level below it is not preferred to an estimated one.
+
+**The whole budget.**  When the next level does not fit in what is left (or the ladder ends), the rest of
+the budget goes to fill steps from the answer (:func:`fill_steps`: its dt partners N/2 and N/4, dt/2, 2 M, or
+#C + 2), the one with the largest predicted error reduction per second (:func:`_predicted_gain`: the
+answer's estimate split into its s.e., its dt part from a dt pair at its #C and M, and the rest, the cells'
+and M's bias; a step removes the part it acts on by the model's orders), again and again until no step fits.
 
 **The budget** holds in every branch: before a level starts, its time is predicted from its work (path
 steps x runs) and the best measured rate (path steps per second) of the levels so far, diverged ones
 included (the seconds of their runs that completed before the divergence, without the compilation; a level
 that diverged in its first run gives no rate); a level that would overrun ``budget_s`` is not started, and a
-level that cannot be predicted yet (nothing measured) is not started past half the budget.
+level that cannot be predicted yet (nothing measured) is not started past half the budget.  The clock is
+:data:`_clock` (a test injects a fake one).
 
 **Divergence** (:class:`srmdp.divergence.DivergenceError`) is not answered by climbing on.  The remedies are
 applied in this order, each restarting the ladder from its bottom with the change recorded in the solution
@@ -182,9 +203,10 @@ def _predicted_gain(kind, case, best, dt_part):
     return se * (1.0 - 1.0 / math.sqrt(2.0)) + 0.25 * rest  # paths: noise / sqrt 2 and the M part of the bias
 
 
-def _choose_fill(req, state, ran, left):
+def _choose_fill(req, state, ran, left, pending=()):
     """(kind, [cases]) of the fill step with the largest predicted error reduction per second that fits in
-    ``left`` seconds, or (None, why)."""
+    ``left`` seconds, or (None, why).  While the answer has no estimate the model has nothing to fit: the
+    cheapest step, a later ladder level included (one finer in #C may be estimated where the answer is not)."""
     ans = state.get("answer")
     rate = state["rate"]
     if ans is None or rate is None:
@@ -201,6 +223,11 @@ def _choose_fill(req, state, ran, left):
             # without an estimate yet, the model has nothing to fit: the cheapest step (which may give one)
             gain = 1.0 if best is None else _predicted_gain(kind, case, best, row.get("dt_part"))
             options.append((gain / secs, -secs, kind, cs))
+    if best is None:
+        for c, _, _ in pending:
+            secs = c.path_steps * req.runs / rate
+            if secs <= left and c.path_steps > case.path_steps / 8:  # not a partner far below the answer
+                options.append((1.0 / secs, -secs, "ladder", [c]))
     if not options:
         return None, "no step from the answer fits"
     options.sort(key=lambda o: o[:2])
@@ -244,7 +271,7 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
             if fits:
                 pending.pop(0)
             else:  # the next level does not fit (or the ladder ended): a fill step, where the model says
-                kind, cases = _choose_fill(req, state, ran, budget - elapsed)
+                kind, cases = _choose_fill(req, state, ran, budget - elapsed, pending)
                 if kind is None:
                     state["why"] = f"{state['why']}; {cases}"
                     return None
