@@ -43,6 +43,7 @@ import math
 from .bases import BASES
 
 NOISE = 1.0  # s.e.s of the difference added to |u_N - u_N'| (a chance agreement of the levels)
+BIAS_SCALE = 1.0  # C in bias = C (|u_N - u_N'| + NOISE s_diff) / (rho - 1) (bench/own_pde_calibrate.py)
 RHO_MIN = 1.1  # below this the amplification 1/(rho - 1) > 10: the levels are too close for an estimate
 
 
@@ -72,8 +73,8 @@ def coarser(fine, coarse):
     return rho, None
 
 
-def total_error(u, se, u_coarse, se_coarse, rho, noise=NOISE):
+def total_error(u, se, u_coarse, se_coarse, rho, noise=NOISE, scale=None):
     """(u0_error, bias estimate): the module docstring's formula (both standard errors required)."""
     diff_se = math.hypot(se, se_coarse)
-    bias = (abs(u - u_coarse) + noise * diff_se) / (rho - 1.0)
+    bias = (BIAS_SCALE if scale is None else scale) * (abs(u - u_coarse) + noise * diff_se) / (rho - 1.0)
     return math.hypot(bias, se), bias
