@@ -27,7 +27,8 @@ its own s.e.  A level's best value (``row["best"]``) is the one of the two with 
 coarse levels agreeing by chance) does not end the climb.  **The answer** is the finest level that completed
 without divergence and has an estimate (else the finest completed level, u0_error None with the reason),
 with its Richardson value where that is its best (``result["extrapolated"]`` keeps the plain value): an
-intermediate level without a strictly coarser level below it is not preferred to an estimated one.
+intermediate level without a strictly coarser level below it is not preferred to an estimated one, and a dt
+partner or a fill step replaces the answer only where its estimate is also the smaller.
 
 **The whole budget.**  When the next level does not fit in what is left (or the ladder ends), the rest of
 the budget goes to fill steps from the answer (:func:`fill_steps`: its dt partners N/2 and N/4, dt/2, 2 M, or
@@ -310,10 +311,14 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
                     _extrapolate(c_fine, r_fine, done + [(case, row, sol)])
             done.append((case, row, sol))
             prev = state.get("answer")
-            # the answer: the finest completed level with an estimate (else the finest completed level)
+            # the answer: the finest completed level with an estimate (else the finest completed level); a dt
+            # partner or a fill step only where its estimate is also the smaller (a step the model chose may fail)
             rank = (row["best"] is not None, case.path_steps)
             if prev is None or rank >= (prev[1]["best"] is not None, prev[0].case.path_steps):
-                state["answer"] = (sol, row)
+                side = kind == "dt-partner" or kind.startswith("fill-")
+                if not (side and prev is not None and prev[1]["best"] is not None
+                        and row["best"]["u0_error"] > prev[1]["best"]["u0_error"]):
+                    state["answer"] = (sol, row)
         rows.append(row)
         say(_line(row, _clock() - t_start, budget))
         if row["best"] is not None:
