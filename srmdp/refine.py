@@ -172,7 +172,9 @@ def fill_steps(req, case):
     partners N/2 and N/4 at the same #C and M ("dt-partners": Richardson's pair and its check, a third of the
     level's cost), dt/2 ("dt"), 2 M ("paths") and #C + 2 ("cells": the same parity, x0 keeps its place)."""
     out = []
-    partners = [replace(case, dt=case.maturity / k) for k in sorted({case.steps // 4, case.steps // 2} - {0})]
+    # (N >= 4: a pair and its check; below, the partners could not be checked)
+    partners = [replace(case, dt=case.maturity / k) for k in sorted({case.steps // 4, case.steps // 2})
+                if case.steps >= 4]
     steps = (("dt-partners", partners), ("dt", [replace(case, dt=case.maturity / (2 * case.steps))]),
              ("paths", [replace(case, paths=2 * case.paths)]), ("cells", [replace(case, cells=case.cells + 2)]))
     for kind, cs in steps:
