@@ -21,8 +21,8 @@ levels can agree by chance: the estimate adds :data:`NOISE` s_diff to |u_N - u_N
 
 **x0's place in its cell.**  With an odd #C the point x0 at the centre of the strata (the box's centre, or the
 adapted strata's xi = 0) is at a cell's centre; with an even #C it is on a corner of 2^d cells, where the local
-fit is least accurate and its bias is of another size (allen_cahn, d = 4, box L = 3, LP1: u0 - exact is
--0.21, -0.051, -0.024, -0.015 at #C = 1, 3, 5, 7, but -0.033 at #C = 2).  The errors fall with h only along one
+fit is least accurate and its bias is of another size (allen_cahn, d = 4, box L = 3, LP1, N = 5, M = 125:
+u0 - exact is -0.230, -0.051 at #C = 1, 3, but -0.035 at #C = 2; -0.024, -0.015 at #C = 5, 7 with M = 500).  The errors fall with h only along one
 parity, so the coarse level keeps #C's parity (:func:`coarser`): #C = 3 is estimated against #C = 1, not 2
 (against 2 the estimate said 0.03 for an error of 0.051; against 1 it says 0.11).
 
