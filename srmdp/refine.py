@@ -59,7 +59,7 @@ import time
 from dataclasses import replace
 
 from .bases import BASES
-from .error_estimate import NOISE
+from .error_estimate import RICHARDSON_NOISE
 from .exceptions import ConfigError
 from .rng import STEP_BITS
 
@@ -377,7 +377,7 @@ def _extrapolate(case, row, done):
         if rho < RHO_MIN:
             continue
         diff_se = math.hypot(ext["u0_se"], low["u0_se"])
-        bias = (abs(ext["u0"] - low["u0"]) + NOISE * diff_se) / (rho - 1.0) + ext["next_order"]
+        bias = (abs(ext["u0"] - low["u0"]) + RICHARDSON_NOISE * diff_se) / (rho - 1.0) + ext["next_order"]
         ext.update(u0_error=math.hypot(bias, ext["u0_se"]), bias=bias, rho=rho, against=r_low["level"])
         break
     plain = row["best"] if row["best"] is None or row["best"]["kind"] == "plain" else row.get("plain_best")

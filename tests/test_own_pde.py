@@ -13,7 +13,7 @@ import pytest
 
 from srmdp import adapt
 from srmdp.divergence import GROWTH_STEP, GROWTH_TOTAL, DivergenceError, divergence, growth_of
-from srmdp.error_estimate import NOISE, total_error
+from srmdp.error_estimate import BIAS_SCALE, NOISE, total_error
 from srmdp.exceptions import ConfigError
 from srmdp.problems import load_problem
 
@@ -165,9 +165,9 @@ def test_divergence_rule_on_synthetic_estimators():
 
 
 def test_total_error_formula():
-    """bias = (|u - u'| + NOISE s_diff) / (rho - 1); total = sqrt(bias^2 + se^2)."""
+    """bias = C (|u - u'| + NOISE s_diff) / (rho - 1); total = sqrt(bias^2 + se^2)."""
     err, bias = total_error(1.1, 0.03, 1.0, 0.04, math.sqrt(2))
-    assert bias == pytest.approx((0.1 + NOISE * 0.05) / (math.sqrt(2) - 1))
+    assert bias == pytest.approx(BIAS_SCALE * (0.1 + NOISE * 0.05) / (math.sqrt(2) - 1))
     assert err == pytest.approx(math.hypot(bias, 0.03))
     # two levels agreeing by chance still give an estimate of their noise's size
     assert total_error(1.0, 0.01, 1.0, 0.01, math.sqrt(2))[0] > 0.01 * math.sqrt(2) / (math.sqrt(2) - 1)
