@@ -37,8 +37,9 @@ answer's estimate split into its s.e., its dt part from a dt pair at its #C and 
 and M's bias; a step removes the part it acts on by the model's orders), again and again until no step fits.
 
 **The budget** holds in every branch: before a level starts, its time is predicted from its work (path
-steps x runs) and the best measured rate (path steps per second) of the levels so far, diverged ones
-included (the seconds of their runs that completed before the divergence, without the compilation; a level
+steps x runs) and the measured rate (path steps per second) of the latest level at least a quarter of the
+largest so far in work (so that a rising load shows; the faster of it and a smaller level's otherwise),
+diverged ones included (the seconds of their runs that completed before the divergence, without the compilation; a level
 that diverged in its first run gives no rate); a level that would overrun ``budget_s`` is not started, and a
 level that cannot be predicted yet (nothing measured) is not started past half the budget.  The clock is
 :data:`_clock` (a test injects a fake one).
@@ -301,7 +302,11 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
         res = sol.result
         u, se = res["u0"], res["u0_se"]
         compute = (res["seconds_per_run"] + res["error_seconds_per_run"]) * req.runs  # without compilation
-        state["rate"] = max(rate or 0.0, case.path_steps * req.runs / max(compute, 1e-9))
+        now = case.path_steps * req.runs / max(compute, 1e-9)
+        # the rate of the latest level of a size that counts (>= 1/4 of the largest so far: a tiny level's rate is
+        # its overhead's), so that a load that rises during the solve shows in the predictions
+        state["largest"] = max(state.get("largest", 0), case.path_steps)
+        state["rate"] = now if case.path_steps >= state["largest"] / 4 or rate is None else max(rate, now)
         row.update(u0=u, u0_se=se, seconds=_clock() - t0)
         below = done[-1][1] if done else None
         if below is not None and _jumped(below, row):
