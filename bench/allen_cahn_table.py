@@ -18,14 +18,47 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = 0.453315  # u(0, 0) at d = 4 by finite differences: python examples/allen_cahn_reference.py 4
 # (box L, #C, M, dt); #C, M given on every row (the first is the rules' at N = 5)
-ROWS = [(3, 3, 125, 0.06), (3, 5, 500, 0.06), (3, 7, 500, 0.06), (3, 9, 500, 0.06), (3, 9, 2000, 0.06),
-        (3, 9, 500, 0.03), (6.5, 3, 125, 0.06), (6.5, 9, 500, 0.06)]
+ROWS = [
+    (3, 3, 125, 0.06),
+    (3, 5, 500, 0.06),
+    (3, 7, 500, 0.06),
+    (3, 9, 500, 0.06),
+    (3, 9, 2000, 0.06),
+    (3, 9, 500, 0.03),
+    (6.5, 3, 125, 0.06),
+    (6.5, 9, 500, 0.06),
+]
 
 
 def command(L, cells, paths, dt, out):
-    return [sys.executable, "-m", "srmdp", "solve", "--problem", str(ROOT / "examples" / "allen_cahn.py"), "--d", "4",
-            "--runs", "8", "--strata", "box", "--no-error", "--threads", "1", "--no-progress", "--cells", str(cells),
-            "--paths", str(paths), "--half-width", f"{L:g}", "--dt", f"{dt:g}", "--out", str(out)]
+    return [
+        sys.executable,
+        "-m",
+        "srmdp",
+        "solve",
+        "--problem",
+        str(ROOT / "examples" / "allen_cahn.py"),
+        "--d",
+        "4",
+        "--runs",
+        "8",
+        "--strata",
+        "box",
+        "--no-error",
+        "--threads",
+        "1",
+        "--no-progress",
+        "--cells",
+        str(cells),
+        "--paths",
+        str(paths),
+        "--half-width",
+        f"{L:g}",
+        "--dt",
+        f"{dt:g}",
+        "--out",
+        str(out),
+    ]
 
 
 def main(argv=None):
@@ -45,8 +78,11 @@ def main(argv=None):
                 continue
             subprocess.run(cmd, check=True, capture_output=True)
             r = srmdp.load(out).result
-            print(f"| {L:g} | {cells} | {paths} | {dt:g} | {r['u0']:.4f} ± {r['u0_se']:.4f} |"
-                  f" {r['u0'] - REFERENCE:+.3f} | {r['seconds_per_run']:.2g} |", flush=True)
+            print(
+                f"| {L:g} | {cells} | {paths} | {dt:g} | {r['u0']:.4f} ± {r['u0_se']:.4f} |"
+                f" {r['u0'] - REFERENCE:+.3f} | {r['seconds_per_run']:.2g} |",
+                flush=True,
+            )
     return 0
 
 

@@ -24,8 +24,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 # problem: (spec, exact u(0, x0) at d or None for y_exact)
 CALIBRATION = {"quadratic_z": "quadratic_z", "reaction_diffusion": "reaction_diffusion"}
-HELD_OUT = {"running_cost": str(ROOT / "tests" / "data" / "running_cost.py"), "hjb_lq": "hjb_lq",
-            "gobet2016": "gobet2016"}
+HELD_OUT = {
+    "running_cost": str(ROOT / "tests" / "data" / "running_cost.py"),
+    "hjb_lq": "hjb_lq",
+    "gobet2016": "gobet2016",
+}
 CONFIGS = {"rules": {}, "user coarse": {"cells": 3, "paths": 100}, "user fine": {"cells": 5, "paths": 300}}
 CAL_COVERAGE = 0.97  # on the calibration problems (a margin above the 95 % target for the held-out ones)
 C_GRID = [0.25, 0.35, 0.5, 0.7, 1.0]
@@ -58,14 +61,34 @@ def solve_all(seeds, dims, say):
                         try:
                             s = srmdp.solve(spec, d=d, runs=4, seed=seed, threads=1, progress=False, **kw)
                         except DivergenceError:
-                            out.append({"group": group, "problem": name, "d": d, "config": label, "seed": seed,
-                                        "diverged": True})
+                            out.append(
+                                {
+                                    "group": group,
+                                    "problem": name,
+                                    "d": d,
+                                    "config": label,
+                                    "seed": seed,
+                                    "diverged": True,
+                                }
+                            )
                             continue
                         est = s.result["error_estimate"]
-                        out.append({"group": group, "problem": name, "d": d, "config": label, "seed": seed,
-                                    "exact": ex, "u0": s.result["u0"], "u0_se": s.result["u0_se"],
-                                    "coarse_u0": est.get("coarse_u0"), "coarse_u0_se": est.get("coarse_u0_se"),
-                                    "rho": est.get("rho"), "fine": [s.case.steps, s.case.cells, s.case.paths]})
+                        out.append(
+                            {
+                                "group": group,
+                                "problem": name,
+                                "d": d,
+                                "config": label,
+                                "seed": seed,
+                                "exact": ex,
+                                "u0": s.result["u0"],
+                                "u0_se": s.result["u0_se"],
+                                "coarse_u0": est.get("coarse_u0"),
+                                "coarse_u0_se": est.get("coarse_u0_se"),
+                                "rho": est.get("rho"),
+                                "fine": [s.case.steps, s.case.cells, s.case.paths],
+                            }
+                        )
                     say(f"{group} {name} d={d} {label}: {seeds} solves, {time.process_time() - c0:.0f} CPU s")
     return out
 
@@ -102,8 +125,11 @@ def calibrate(rows):
 
 
 def table(rows, c, noise):
-    lines = ["| group | problem | d | #C, M | estimates | diverged or none | within 1x | within 2x |"
-             " median u0_error / |error| |", "|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| group | problem | d | #C, M | estimates | diverged or none | within 1x | within 2x |"
+        " median u0_error / |error| |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     keys = []
     for r in rows:
         k = (r["group"], r["problem"], r["d"], r["config"])
@@ -113,8 +139,10 @@ def table(rows, c, noise):
         sel = [r for r in rows if (r["group"], r["problem"], r["d"], r["config"]) == k]
         ok = [r for r in sel if not r.get("diverged")]
         n, c1, c2, med = stats(ok, c, noise)
-        lines.append(f"| {k[0]} | {k[1]} | {k[2]} | {k[3]} | {n} | {len(sel) - n} | {100 * c1:.0f} % |"
-                     f" {100 * c2:.0f} % | {med:.2g} |")
+        lines.append(
+            f"| {k[0]} | {k[1]} | {k[2]} | {k[3]} | {n} | {len(sel) - n} | {100 * c1:.0f} % |"
+            f" {100 * c2:.0f} % | {med:.2g} |"
+        )
     for group in ("calibration", "held-out"):
         ok = [r for r in rows if r["group"] == group and not r.get("diverged")]
         n, c1, c2, med = stats(ok, c, noise)
@@ -144,25 +172,56 @@ def richardson_all(seeds, d, say):
                 for key in ("coarse", "fine"):
                     cells, paths, steps = RICHARDSON[key]
                     for n in steps:
-                        s = srmdp.solve(spec, d=d, runs=4, seed=seed, threads=1, progress=False, error=False,
-                                        cells=cells, paths=paths, dt=load_problem(spec).maturity / n)
-                        row = {"level": level, "steps": n, "cells": cells, "paths": paths, "u0": s.result["u0"],
-                               "u0_se": s.result["u0_se"], "u0_error": None, "best": None}
+                        s = srmdp.solve(
+                            spec,
+                            d=d,
+                            runs=4,
+                            seed=seed,
+                            threads=1,
+                            progress=False,
+                            error=False,
+                            cells=cells,
+                            paths=paths,
+                            dt=load_problem(spec).maturity / n,
+                        )
+                        row = {
+                            "level": level,
+                            "steps": n,
+                            "cells": cells,
+                            "paths": paths,
+                            "u0": s.result["u0"],
+                            "u0_se": s.result["u0_se"],
+                            "u0_error": None,
+                            "best": None,
+                        }
                         level += 1
                         _extrapolate(s.case, row, done)
                         done.append((s.case, row, None))
                 row = done[-1][1]
                 ext = row.get("richardson") or {}
-                out.append({"group": group, "problem": name, "d": d, "seed": seed, "exact": ex, "plain": row["u0"],
-                            "confirmed": ext.get("order_confirmed"), "u0": ext.get("u0"),
-                            "u0_error": ext.get("u0_error")})
+                out.append(
+                    {
+                        "group": group,
+                        "problem": name,
+                        "d": d,
+                        "seed": seed,
+                        "exact": ex,
+                        "plain": row["u0"],
+                        "confirmed": ext.get("order_confirmed"),
+                        "u0": ext.get("u0"),
+                        "u0_error": ext.get("u0_error"),
+                    }
+                )
             say(f"richardson {group} {name} d={d}: {seeds} seeds, {time.process_time() - c0:.0f} CPU s")
     return out
 
 
 def richardson_table(rows):
-    lines = ["| group | problem | d | confirmed and estimated | within 1x | within 2x | median u0_error / |error| |"
-             " median |error|: Richardson / plain N = 10 |", "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| group | problem | d | confirmed and estimated | within 1x | within 2x | median u0_error / |error| |"
+        " median |error|: Richardson / plain N = 10 |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     keys = []
     for r in rows:
         if (r["group"], r["problem"], r["d"]) not in keys:
@@ -173,13 +232,18 @@ def richardson_table(rows):
         errs = [abs(r["u0"] - r["exact"]) for r in ok]
         hit1 = sum(e <= r["u0_error"] for e, r in zip(errs, ok, strict=True))
         hit2 = sum(e <= 2 * r["u0_error"] for e, r in zip(errs, ok, strict=True))
-        med = statistics.median([r["u0_error"] / max(e, 1e-12) for e, r in zip(errs, ok, strict=True)]) if ok \
+        med = (
+            statistics.median([r["u0_error"] / max(e, 1e-12) for e, r in zip(errs, ok, strict=True)])
+            if ok
             else math.nan
+        )
         gain = statistics.median([abs(r["plain"] - r["exact"]) for r in ok]) if ok else math.nan
         n = max(len(ok), 1)
-        lines.append(f"| {k[0]} | {k[1] or ''} | {k[2] or ''} | {len(ok)} of {len(sel)} | {100 * hit1 / n:.0f} % |"
-                     f" {100 * hit2 / n:.0f} % | {med:.2g} | {statistics.median(errs) if errs else math.nan:.2g} /"
-                     f" {gain:.2g} |")
+        lines.append(
+            f"| {k[0]} | {k[1] or ''} | {k[2] or ''} | {len(ok)} of {len(sel)} | {100 * hit1 / n:.0f} % |"
+            f" {100 * hit2 / n:.0f} % | {med:.2g} | {statistics.median(errs) if errs else math.nan:.2g} /"
+            f" {gain:.2g} |"
+        )
     return "\n".join(lines)
 
 
@@ -211,8 +275,10 @@ def main(argv=None):
     if best is None:
         print(f"\nno (C, NOISE) on the grid reaches {100 * CAL_COVERAGE:.0f} % at 2x on the calibration problems")
     else:
-        print(f"\ncalibrated on {', '.join(CALIBRATION)}: C = {best[0]:g}, NOISE = {best[1]:g} (median"
-              f" {best[2]:.2g} there); held out: {', '.join(HELD_OUT)}")
+        print(
+            f"\ncalibrated on {', '.join(CALIBRATION)}: C = {best[0]:g}, NOISE = {best[1]:g} (median"
+            f" {best[2]:.2g} there); held out: {', '.join(HELD_OUT)}"
+        )
         print(table(rows, best[0], best[1]))
     return 0
 

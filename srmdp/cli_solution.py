@@ -129,6 +129,10 @@ def main(args):
                   f" srmdp.error_estimate){tol}")
         elif sol.u0_error_reason:
             print(f"estimated total error of u0: not given ({sol.u0_error_reason})")
+        ext = sol.result.get("extrapolated")
+        if ext:  # the refinement's answer is extrapolated in dt (srmdp.refine); y, z are the level's own
+            print(f"u0 is extrapolated in dt (Richardson) from levels {ext['partners']}; the level's own u0 is"
+                  f" {ext['plain_u0']:.6g} ± {ext['plain_u0_se']:.2g}")
         print(f"srmdp: solution saved to {args.out} (srmdp eval {args.out} --step 0 --points pts.csv)")
         if sol.tol_met is False:
             print(f"srmdp: tol = {sol.tol:g} NOT met ({sol.result.get('refinement_stop')}); exit status {TOL_NOT_MET}",

@@ -23,7 +23,11 @@ class _Sol:
 
     def __init__(self, met):
         self.tol, self.tol_met, self.rules, self.u0_error, self.u0_error_reason = 0.01, met, {}, 0.05, None
-        self.result = {"u0": 1.0, "refinement_stop": None if met else "budget: level N = 40 would take about 90 s"}
+        self.result = {
+            "u0": 1.0,
+            "refinement_stop": None if met else "budget: level N = 40 would take about 90 s",
+            "extrapolated": {"partners": [3, 2], "plain_u0": 1.1, "plain_u0_se": 0.01},
+        }
 
     def save(self, path):
         Path(path).write_bytes(b"x")
@@ -38,9 +42,10 @@ def test_an_unmet_tolerance_has_its_own_exit_status(monkeypatch, tmp_path, capsy
     monkeypatch.setattr(srmdp.solver, "summary_line", lambda res: "summary")
     out = tmp_path / "s.npz"
     rc = main(["solve", "--problem", "quadratic_z", "--d", "2", "--tol", "0.01", "--no-progress", "--out", str(out)])
-    err = capsys.readouterr().err
+    cap = capsys.readouterr()
     assert rc == status and out.is_file()  # the answer is saved either way
-    assert ("NOT met" in err and f"exit status {TOL_NOT_MET}" in err) == (not met)
+    assert ("NOT met" in cap.err and f"exit status {TOL_NOT_MET}" in cap.err) == (not met)
+    assert "extrapolated in dt (Richardson) from levels [3, 2]" in cap.out
     assert TOL_NOT_MET not in (0, 1, 2, 3, 130)  # distinct from the other documented statuses
 
 
