@@ -6,7 +6,8 @@
 
 Every input error is one line on stderr (``srmdp: error: ...``) and exit status 2, before any
 compute (no result file is written); numerical failures exit with status 3, a result that cannot be
-written after the compute with status 1, an interrupt with 130.
+written after the compute with status 1, an interrupt with 130; ``srmdp solve --tol`` whose tolerance was not
+met within the budget writes its finest answer and exits with status 4 (:data:`srmdp.cli_solution.TOL_NOT_MET`).
 """
 
 import sys

@@ -4,6 +4,8 @@
     srmdp eval sol.npz --step 0 --points pts.csv [--out vals.csv]
 
 Input errors are one line on stderr and exit status 2 before anything is computed (see :mod:`srmdp.cli`).
+``srmdp solve --tol`` exits with status :data:`TOL_NOT_MET` (4) when the tolerance was not met within the budget:
+the finest answer is still saved, and the last line on stdout says so.
 Points: CSV (comma-separated, one point a line, an optional header line, ``#`` comments) or ``.npy``
 (an (n, d) array); values: CSV with the header ``y,z_1,...,z_d`` (to stdout without ``--out``) or
 ``.npy`` (an (n, 1 + d) array, columns y, z_1..z_d), chosen by the extension of ``--out``.
@@ -18,6 +20,8 @@ import numpy as np
 
 from .exceptions import ConfigError
 from .options import SolveOptions, add_cli_arguments
+
+TOL_NOT_MET = 4  # exit status of `srmdp solve --tol` when the tolerance was not met (the answer is saved)
 
 
 def add_parsers(sub, number):
@@ -125,7 +129,15 @@ def main(args):
                   f" srmdp.error_estimate){tol}")
         elif sol.u0_error_reason:
             print(f"estimated total error of u0: not given ({sol.u0_error_reason})")
+        ext = sol.result.get("extrapolated")
+        if ext:  # the refinement's answer is extrapolated in dt (srmdp.refine); y, z are the level's own
+            print(f"u0 is extrapolated in dt (Richardson) from levels {ext['partners']}; the level's own u0 is"
+                  f" {ext['plain_u0']:.6g} ± {ext['plain_u0_se']:.2g}")
         print(f"srmdp: solution saved to {args.out} (srmdp eval {args.out} --step 0 --points pts.csv)")
+        if sol.tol_met is False:
+            print(f"srmdp: tol = {sol.tol:g} NOT met ({sol.result.get('refinement_stop')}); exit status {TOL_NOT_MET}",
+                  file=sys.stderr)
+            return TOL_NOT_MET
         return 0
 
     # eval: every check (file, step, points, output) before the kernels are built

@@ -137,7 +137,8 @@ def divergence(a, case, scale=0.0):
         total = a[i] > GROWTH_TOTAL * ref
         if step or total:
             why = (f"x{a[i] / (a[i + 1] + floor):.3g} in one step" if step else f"x{a[i] / ref:.3g} since i={n - 1}")
+            last = "" if i + 1 == n - 1 else f" and {a[-1]:.3g} at i={n - 1}"  # i+1 = N-1: said once
             return (f"the estimators diverge at time step i={i} (t={i * case.dt:g}): max |y_i| over the strata"
-                    f" {a[i]:.3g} against {a[i + 1]:.3g} at i={i + 1} and {a[-1]:.3g} at i={n - 1}, data scale"
+                    f" {a[i]:.3g} against {a[i + 1]:.3g} at i={i + 1}{last}, data scale"
                     f" {scale:.3g} ({why}); {remedies(case)}")
     return None

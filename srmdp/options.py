@@ -56,12 +56,15 @@ class SolveOptions:
                             " only)", {"type": int})
     keep: str = _opt("all", "coefficients kept: of every run (default) or of the last", {"choices": list(KEEP)})
     error: bool = _opt(True, "estimate u0's total error (a solve one level below, strictly coarser in dt, #C, M)",
-                       {"flag": "negate", "name": "--no-error"})
+                       {"flag": "negate", "name": "--no-error",
+                        "help": "do not estimate u0's total error (skips the solve one level below; u0_error None)"})
     tol: float | None = _opt(None, "refine until the estimated error of u0 is <= TOL at two consecutive levels"
-                             " (absolute, units of u)", {"type": "number"})
+                             " (absolute, units of u); `srmdp solve` exits with status 4 when it is not met",
+                             {"type": "number"})
     budget_s: float | None = _opt(None, "seconds for --tol (default 900)", {"type": "number", "name": "--budget"})
     guard: bool = _opt(True, "stop a run whose estimators blow up (srmdp.divergence)",
-                       {"flag": "negate", "name": "--no-guard"})
+                       {"flag": "negate", "name": "--no-guard",
+                        "help": "turn the divergence guard off (for a solution that really grows x1000 over [0, T])"})
 
     def __post_init__(self):
         from .cases import is_int, plain
@@ -122,7 +125,7 @@ def add_cli_arguments(parser, number):
         if cli is None:
             continue
         name = cli.get("name", "--" + f.name.replace("_", "-"))
-        kw = {"dest": f.name, "help": f.metadata["help"]}
+        kw = {"dest": f.name, "help": cli.get("help", f.metadata["help"])}  # a negated flag says what it turns off
         if cli.get("flag") == "negate":
             parser.add_argument(name, action="store_false", **kw)
             continue

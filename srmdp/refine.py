@@ -4,22 +4,45 @@
 M by the paper's rules at each N, or scaled from the given ones, :class:`srmdp.solving.SolveRequest`), and
 between two rule levels one parameter at a time -- M first, then dt, then #C -- so that a step costs a few
 times the previous one (x4-x8 at d = 4; the rules' own step is their product, x150 at d = 8), which a
-budget can use.  Every level's memory is checked before the climb; the ladder ends at the first that does
-not fit.  Where the rules do not grow #C and M with N (LP1 at d >= 11: #C = 2, M = 2000 at every N) the
-error model does not hold and ``tol`` is refused, with the reason.
+budget can use.  Before the M step, the levels at N/2 and N/4 with the new M and the old #C ("dt-partner",
+a third of the M step's cost) make the M step and the dt step after it Richardson triples.  Every level's
+memory is checked before the climb; the ladder ends at the first that does not fit.  Where the rules do
+not grow #C and M with N (LP1 at d >= 11: #C = 2, M = 2000 at every N) the error model does not hold and
+``tol`` is refused, with the reason.
 
 **Estimates.** A level's ``u0_error`` is :func:`srmdp.error_estimate.total_error` against the latest completed
-level strictly coarser in N, #C and M (an intermediate level may have none).  **tol met** needs the
-estimate <= tol at two consecutive estimated levels: one noisy difference (two coarse levels agreeing by
-chance) does not end the climb.  **The answer** is the finest level that completed without divergence and
-has an estimate (else the finest completed level, u0_error None with the reason): an intermediate level
-without a strictly coarser level below it is not preferred to an estimated one.
+level strictly coarser in N, #C (of the same parity) and M (an intermediate level may have none).
+
+**Richardson extrapolation in dt** (:func:`richardson`).  The scheme's time error on u0 is first order for
+smooth data, so two levels that differ in dt only (the same #C and M, the same seed) give
+R = (N u_N - N1 u_N1) / (N - N1), whose s.e. is the levels' noise amplified ((N s)^2 + (N1 s1)^2)^(1/2) /
+(N - N1) (x2.2 for N1 = N/2).  It is used only where a third level at the same #C and M confirms the order
+(both differences out of their noise, their ratio that of an order in [0.8, 1.5]: z's order 1/2 is refused).
+Its estimate compares it with the latest Richardson value strictly coarser in N, #C and M -- never a level
+coarser in M only, and never a plain value, whose dt bias it does not have -- with rho_dt squared (the
+first-order term is gone), plus the next order, |R - R'| N2 / (N - N2) from the triple's coarse pair R', and
+its own s.e.  A level's best value (``row["best"]``) is the one of the two with the smaller estimate.
+
+**tol met** needs the best estimate <= tol at two consecutive estimated levels: one noisy difference (two
+coarse levels agreeing by chance) does not end the climb.  **The answer** is the finest level that completed
+without divergence and has an estimate (else the finest completed level, u0_error None with the reason),
+with its Richardson value where that is its best (``result["extrapolated"]`` keeps the plain value): an
+intermediate level without a strictly coarser level below it is not preferred to an estimated one, and a dt
+partner or a fill step replaces the answer only where its estimate is also the smaller.
+
+**The whole budget.**  When the next level does not fit in what is left (or the ladder ends), the rest of
+the budget goes to fill steps from the answer (:func:`fill_steps`: its dt partners N/2 and N/4, dt/2, 2 M, or
+#C + 2), the one with the largest predicted error reduction per second (:func:`_predicted_gain`: the
+answer's estimate split into its s.e., its dt part from a dt pair at its #C and M, and the rest, the cells'
+and M's bias; a step removes the part it acts on by the model's orders), again and again until no step fits.
 
 **The budget** holds in every branch: before a level starts, its time is predicted from its work (path
-steps x runs) and the best measured rate (path steps per second) of the levels so far, diverged ones
-included (the seconds of their runs that completed before the divergence, without the compilation; a level
+steps x runs) and the measured rate (path steps per second) of the latest level at least a quarter of the
+largest so far in work (so that a rising load shows; the faster of it and a smaller level's otherwise),
+diverged ones included (the seconds of their runs that completed before the divergence, without the compilation; a level
 that diverged in its first run gives no rate); a level that would overrun ``budget_s`` is not started, and a
-level that cannot be predicted yet (nothing measured) is not started past half the budget.
+level that cannot be predicted yet (nothing measured) is not started past half the budget.  The clock is
+:data:`_clock` (a test injects a fake one).
 
 **Divergence** (:class:`srmdp.divergence.DivergenceError`) is not answered by climbing on.  The remedies are
 applied in this order, each restarting the ladder from its bottom with the change recorded in the solution
@@ -36,8 +59,18 @@ import math
 import time
 from dataclasses import replace
 
+from .bases import BASES
+from .error_estimate import RICHARDSON_NOISE
 from .exceptions import ConfigError
 from .rng import STEP_BITS
+
+_clock = time.perf_counter  # the refinement's clock (a test injects a fake one: no timed runs)
+# Richardson's check of the first order by a third level (richardson()): both differences must stand out of
+# ORDER_NOISE s.e.s, and their ratio be that of an error a / N^p with p in [ORDER_LOW, ORDER_HIGH], within
+# ORDER_NOISE s.e.s of the ratio (an order 1/2, z's, is refused; 1 passes with room for the next order)
+ORDER_NOISE = 2.0
+ORDER_LOW = 0.8
+ORDER_HIGH = 1.5
 
 DEFAULT_BUDGET_S = 900.0
 # an exploded level: s.e. > EXPLODED_FACTOR x the level below's, u0 off by > EXPLODED_FACTOR x that s.e.
@@ -65,6 +98,9 @@ def ladder(req):
             for name in ORDER:
                 nxt = replace(mid, **{name: getattr(case, name)})
                 if nxt != mid and nxt != case:
+                    if name == "paths":  # Richardson's partners: the same #C and M at N/4 and N/2 (cheap)
+                        for k in sorted({mid.steps // 4, mid.steps // 2} - {0}):
+                            steps_between.append((replace(nxt, dt=nxt.maturity / k), rules, "dt-partner"))
                     steps_between.append((nxt, rules, name))
                     mid = nxt
         for c, r, kind in steps_between + [(case, rules, "rule")]:
@@ -96,7 +132,8 @@ def check_rules_grow(req):
 
 
 def refine(req, tol, budget_s=None, report=None):
-    """Climb the ladder until two consecutive estimates are <= tol (module docstring); returns the finest answer."""
+    """Climb the ladder until two consecutive estimates are <= tol, then spend what is left of the budget on the
+    steps the error model prefers (module docstring); returns the answer."""
     from .divergence import data_bounds
 
     budget = DEFAULT_BUDGET_S if budget_s is None else float(budget_s)
@@ -104,7 +141,7 @@ def refine(req, tol, budget_s=None, report=None):
         raise ConfigError(f"invalid runs={req.runs} with tol: a refinement needs >= 2 runs per level")
     check_rules_grow(req)
     say = report or (lambda line: None)
-    t_start = time.perf_counter()
+    t_start = _clock()
     state = {"rate": None, "rows": [], "why": None}
     while True:
         levels, end = ladder(req)
@@ -131,77 +168,273 @@ def refine(req, tol, budget_s=None, report=None):
     return _answer(state, tol, budget, say)
 
 
+def fill_steps(req, case):
+    """The steps from ``case`` that the budget's remainder may buy, (kind, [cases]), memory checked: its dt
+    partners N/2 and N/4 at the same #C and M ("dt-partners": Richardson's pair and its check, a third of the
+    level's cost), dt/2 ("dt"), 2 M ("paths") and #C + 2 ("cells": the same parity, x0 keeps its place)."""
+    out = []
+    # (N >= 4: a pair and its check; below, the partners could not be checked)
+    partners = [replace(case, dt=case.maturity / k) for k in sorted({case.steps // 4, case.steps // 2})
+                if case.steps >= 4]
+    steps = (("dt-partners", partners), ("dt", [replace(case, dt=case.maturity / (2 * case.steps))]),
+             ("paths", [replace(case, paths=2 * case.paths)]), ("cells", [replace(case, cells=case.cells + 2)]))
+    for kind, cs in steps:
+        if not cs or any(c.steps >= 2**STEP_BITS for c in cs):
+            continue
+        try:
+            for c in cs:
+                req.check(c)
+        except ConfigError:
+            continue
+        out.append((kind, cs))
+    return out
+
+
+def _predicted_gain(kind, case, best, dt_part):
+    """The error model's predicted reduction of the answer's error by one fill step (module docstring): the
+    answer's estimate split into noise (its s.e.), the dt part (from a dt pair at its #C and M, else a third of
+    the bias) and the rest (cells and M)."""
+    err, se = best["u0_error"], best["u0_se"]
+    bias = math.sqrt(max(err * err - se * se, 0.0))
+    if dt_part is None:
+        dt_part = bias / 3.0
+    rest = max(bias - dt_part, 0.0)  # the cells' and M's part of the bias
+    q = 1.0 if BASES[case.basis].rules == "LP0" else 2.0
+    if kind in ("dt", "dt-partners"):  # a checked dt pair: Richardson removes the first-order part
+        return dt_part if best["kind"] == "plain" else 0.75 * best.get("next_order", 0.0)
+    if kind == "cells":
+        return rest * (1.0 - (case.cells / (case.cells + 2)) ** q)
+    return se * (1.0 - 1.0 / math.sqrt(2.0)) + 0.25 * rest  # paths: noise / sqrt 2 and the M part of the bias
+
+
+def _choose_fill(req, state, ran, left, pending=()):
+    """(kind, [cases]) of the fill step with the largest predicted error reduction per second that fits in
+    ``left`` seconds, or (None, why).  While the answer has no estimate the model has nothing to fit: the
+    cheapest step, a later ladder level included (one finer in #C may be estimated where the answer is not)."""
+    ans = state.get("answer")
+    rate = state["rate"]
+    if ans is None or rate is None:
+        return None, "nothing to refine from"
+    row, best = ans[1], ans[1]["best"]
+    case = ans[0].case
+    options = []
+    for kind, cs in fill_steps(req, case):
+        cs = [c for c in cs if (c.steps, c.cells, c.paths) not in ran]
+        if not cs:
+            continue
+        secs = sum(c.path_steps for c in cs) * req.runs / rate
+        if secs <= left:
+            # without an estimate yet, the model has nothing to fit: the cheapest step (which may give one)
+            gain = 1.0 if best is None else _predicted_gain(kind, case, best, row.get("dt_part"))
+            options.append((gain / secs, -secs, kind, cs))
+    if best is None:
+        for c, _, _ in pending:
+            secs = c.path_steps * req.runs / rate
+            if secs <= left and c.path_steps > case.path_steps / 8:  # not a partner far below the answer
+                options.append((1.0 / secs, -secs, "ladder", [c]))
+    if not options:
+        return None, "no step from the answer fits"
+    options.sort(key=lambda o: o[:2])
+    return options[-1][2], options[-1][3]
+
+
 def _climb(req, levels, end, tol, budget, t_start, state, say):
-    """Run the levels; returns "diverged" (state["diverged_case"] set) or None (stopped, state["why"] set)."""
+    """Run the levels, then fill steps; returns "diverged" (state["diverged_case"] set) or None (stopped,
+    state["why"] set)."""
     from .divergence import DivergenceError
-    from .error_estimate import coarser, total_error
 
     rows = state["rows"]
     done = []  # (case, row, solution) of this ladder's completed levels
+    ran = set()  # (N, #C, M) run in this ladder (a fill step may be a later ladder level)
+    queue = []  # the rest of a fill step of several levels
     met = 0
     state["why"] = end
-    for case, rules, kind in levels:
-        elapsed = time.perf_counter() - t_start
-        work = case.path_steps * req.runs
+    pending = list(levels)
+    while True:
+        pending = [lv for lv in pending if (lv[0].steps, lv[0].cells, lv[0].paths) not in ran]
+        elapsed = _clock() - t_start
         rate = state["rate"]
-        if rate is not None and elapsed + work / rate > budget:
-            state["why"] = (f"budget: level N = {case.steps} (#C = {case.cells}, M = {case.paths}) would take about"
-                            f" {work / rate:.0f} s, {budget - elapsed:.0f} s of {budget:g} s are left")
-            return None
-        if rate is None and elapsed > budget / 2:
-            state["why"] = (f"budget: level N = {case.steps} cannot be predicted (no level measured yet) and half of"
-                            f" {budget:g} s is spent")
-            return None
-        t0 = time.perf_counter()
+        if queue:
+            case, rules, kind = queue.pop(0)
+        else:
+            fits = False
+            if pending:
+                case, rules, kind = pending[0]
+                # dt partners are worth their time only with the level they pair with: priced together
+                group = 1 + next((i for i, lv in enumerate(pending) if lv[2] != "dt-partner"), len(pending) - 1)
+                work = sum(lv[0].path_steps for lv in pending[:group]) * req.runs
+                if rate is None and elapsed > budget / 2:
+                    state["why"] = (f"budget: level N = {case.steps} cannot be predicted (no level measured yet) and"
+                                    f" half of {budget:g} s is spent")
+                    return None
+                fits = rate is None or elapsed + work / rate <= budget
+                if not fits:
+                    c = pending[group - 1][0]
+                    state["why"] = (f"budget: level N = {c.steps} (#C = {c.cells}, M = {c.paths}) would take about"
+                                    f" {work / rate:.0f} s, {budget - elapsed:.0f} s of {budget:g} s are left")
+            if fits:
+                pending.pop(0)
+            else:  # the next level does not fit (or the ladder ended): a fill step, where the model says
+                kind, cases = _choose_fill(req, state, ran, budget - elapsed, pending)
+                if kind is None:
+                    state["why"] = f"{state['why']}; {cases}"
+                    return None
+                rules = dict(getattr(state["answer"][0], "rules", {}))
+                queue = [(c, rules, "fill-" + kind) for c in cases]
+                case, rules, kind = queue.pop(0)
+        ran.add((case.steps, case.cells, case.paths))
+        t0 = _clock()
         row = {"level": len(rows), "kind": kind, "steps": case.steps, "dt": case.dt, "cells": case.cells,
                "paths": case.paths, "runs": req.runs, "u0": None, "u0_se": None, "u0_error": None, "seconds": None,
-               "status": "ok", "remedies": list(req.remedies)}
+               "status": "ok", "remedies": list(req.remedies), "best": None}
         try:
             sol = req.run(case, rules)
         except DivergenceError as exc:
-            secs = time.perf_counter() - t0
+            secs = _clock() - t0
             per_run = getattr(exc, "seconds_per_run", None)  # None: it diverged in its first run
             if per_run:  # a run's seconds without the compilation (secs has it: 225 s against 0.1 s measured)
                 state["rate"] = max(rate or 0.0, case.path_steps / max(per_run, 1e-9))
             row.update(status="diverged", seconds=secs, message=str(exc))
             rows.append(row)
-            say(_line(row, time.perf_counter() - t_start, budget))
+            say(_line(row, _clock() - t_start, budget))
             state["diverged_case"] = case
             return "diverged"
         res = sol.result
         u, se = res["u0"], res["u0_se"]
         compute = (res["seconds_per_run"] + res["error_seconds_per_run"]) * req.runs  # without compilation
-        state["rate"] = max(rate or 0.0, work / max(compute, 1e-9))
-        row.update(u0=u, u0_se=se, seconds=time.perf_counter() - t0)
+        now = case.path_steps * req.runs / max(compute, 1e-9)
+        # the rate of the latest level of a size that counts (>= 1/4 of the largest so far: a tiny level's rate is
+        # its overhead's), so that a load that rises during the solve shows in the predictions
+        state["largest"] = max(state.get("largest", 0), case.path_steps)
+        state["rate"] = now if case.path_steps >= state["largest"] / 4 or rate is None else max(rate, now)
+        row.update(u0=u, u0_se=se, seconds=_clock() - t0)
         below = done[-1][1] if done else None
         if below is not None and _jumped(below, row):
             row["status"] = "exploded"
         else:
-            for c_low, r_low, _ in reversed(done):  # the latest level strictly coarser in N, #C and M
-                rho, _why = coarser(case, c_low)
-                if rho:
-                    err, bias = total_error(u, se, r_low["u0"], r_low["u0_se"], rho)
-                    row.update(u0_error=err, bias=bias, against=r_low["level"])
-                    res["error_estimate"] = {"u0_error": err, "bias": bias, "rho": rho, "coarse_u0": r_low["u0"],
-                                             "coarse_u0_se": r_low["u0_se"], "coarse_case": c_low.as_dict()}
-                    break
-            else:
-                res["error_estimate"] = {"u0_error": None, "reason": "no completed level below it is strictly coarser"
-                                         " in N, #C and M"}
+            _estimate(case, row, res, done)
+            for c_fine, r_fine, _ in done:  # a partner run after its finer level (a fill step): extrapolate it now
+                if (c_fine.cells, c_fine.paths) == (case.cells, case.paths) and c_fine.steps > case.steps:
+                    _extrapolate(c_fine, r_fine, done + [(case, row, sol)])
             done.append((case, row, sol))
             prev = state.get("answer")
-            # the answer: the finest completed level with an estimate (else the finest completed level)
-            rank = (row["u0_error"] is not None, case.path_steps)
-            if prev is None or rank >= (prev[1]["u0_error"] is not None, prev[0].case.path_steps):
-                state["answer"] = (sol, row)
+            # the answer: the finest completed level with an estimate (else the finest completed level); a dt
+            # partner or a fill step only where its estimate is also the smaller (a step the model chose may fail)
+            rank = (row["best"] is not None, case.path_steps)
+            if prev is None or rank >= (prev[1]["best"] is not None, prev[0].case.path_steps):
+                side = kind == "dt-partner" or kind.startswith("fill-")
+                if not (side and prev is not None and prev[1]["best"] is not None
+                        and row["best"]["u0_error"] > prev[1]["best"]["u0_error"]):
+                    state["answer"] = (sol, row)
         rows.append(row)
-        say(_line(row, time.perf_counter() - t_start, budget))
-        if row["u0_error"] is not None:
-            met = met + 1 if row["u0_error"] <= tol else 0
+        say(_line(row, _clock() - t_start, budget))
+        if row["best"] is not None:
+            met = met + 1 if row["best"]["u0_error"] <= tol else 0
             if met >= CONSECUTIVE:
                 state["met"] = True
                 return None
-    return None
+
+
+def _estimate(case, row, res, done):
+    """The level's plain estimate (against the latest completed level strictly coarser in N, #C and M) and its
+    Richardson value in dt (pairs at the same #C and M, checked by a third level; module docstring); row["best"]
+    is the one of the two with the smaller estimate (None if neither has one)."""
+    from .error_estimate import coarser, total_error
+
+    u, se = row["u0"], row["u0_se"]
+    for c_low, r_low, _ in reversed(done):
+        rho, _why = coarser(case, c_low)
+        if rho:
+            err, bias = total_error(u, se, r_low["u0"], r_low["u0_se"], rho)
+            row.update(u0_error=err, bias=bias, against=r_low["level"])
+            res["error_estimate"] = {"u0_error": err, "bias": bias, "rho": rho, "coarse_u0": r_low["u0"],
+                                     "coarse_u0_se": r_low["u0_se"], "coarse_case": c_low.as_dict()}
+            break
+    else:
+        res["error_estimate"] = {"u0_error": None, "reason": "no completed level below it is strictly coarser"
+                                 " in N, #C and M (with #C of the same parity)"}
+    if row["u0_error"] is not None:
+        row["best"] = {"kind": "plain", "u0": u, "u0_se": se, "u0_error": row["u0_error"]}
+    _extrapolate(case, row, done)
+
+
+def _extrapolate(case, row, done):
+    """The level's Richardson value from the completed levels at its #C and M (run before or after it), with its
+    estimate; row["best"] becomes it where its estimate is the smaller."""
+    from .error_estimate import RHO_MIN, coarser
+
+    partners = sorted((r for c, r, _ in done if c.cells == case.cells and c.paths == case.paths
+                       and c.steps < case.steps), key=lambda r: r["steps"], reverse=True)
+    if not partners:
+        return
+    ext = richardson(row, partners[0], partners[1] if len(partners) > 1 else None)
+    row["richardson"] = ext
+    row["dt_part"] = ext["dt_part"]
+    if not ext["order_confirmed"]:
+        return
+    # its estimate: against the latest Richardson value strictly coarser in N, #C (same parity) and M, with
+    # rho_dt squared (the first-order term is gone), plus the next order
+    for c_low, r_low, _ in reversed(done):
+        low = r_low.get("richardson")
+        if low is None or coarser(case, c_low)[0] is None:
+            continue
+        rho = reduction_richardson(case, c_low)
+        if rho < RHO_MIN:
+            continue
+        diff_se = math.hypot(ext["u0_se"], low["u0_se"])
+        bias = (abs(ext["u0"] - low["u0"]) + RICHARDSON_NOISE * diff_se) / (rho - 1.0) + ext["next_order"]
+        ext.update(u0_error=math.hypot(bias, ext["u0_se"]), bias=bias, rho=rho, against=r_low["level"])
+        break
+    plain = row["best"] if row["best"] is None or row["best"]["kind"] == "plain" else row.get("plain_best")
+    row["plain_best"], row["best"] = plain, plain
+    if ext.get("u0_error") is not None and (plain is None or ext["u0_error"] <= plain["u0_error"]):
+        row["best"] = {"kind": "richardson", "u0": ext["u0"], "u0_se": ext["u0_se"], "u0_error": ext["u0_error"],
+                       "next_order": ext["next_order"]}
+
+
+def reduction_richardson(fine, coarse) -> float:
+    """rho of two Richardson values: as :func:`srmdp.error_estimate.reduction` with the dt term second order."""
+    q = 1.0 if BASES[fine.basis].rules == "LP0" else 2.0
+    return min((fine.steps / coarse.steps) ** 2, (fine.cells / coarse.cells) ** q,
+               fine.paths * coarse.steps / (coarse.paths * fine.steps))
+
+
+def richardson(row, p1, p2=None) -> dict:
+    """Richardson extrapolation in dt of ``row`` (N steps) with ``p1`` (N1 < N steps, the same #C and M):
+    R = (N u - N1 u1) / (N - N1), s.e. ((N s)^2 + (N1 s1)^2)^(1/2) / (N - N1).  With ``p2`` (N2 < N1) the three
+    levels check the first order: the differences d1 = u2 - u1 and d2 = u1 - u must stand out of their noise
+    (> ORDER_NOISE s.e.) and d1 / d2 be the ratio (N2^-p - N1^-p) / (N1^-p - N^-p) of an order p in [ORDER_LOW,
+    ORDER_HIGH] (within ORDER_NOISE s.e. of the ratio); the next order is |R - R'| N2 / (N - N2), R' the
+    (N2, N1) value."""
+    n, n1 = row["steps"], p1["steps"]
+    u, s, u1, s1 = row["u0"], row["u0_se"], p1["u0"], p1["u0_se"]
+    out = {"u0": (n * u - n1 * u1) / (n - n1), "u0_se": math.hypot(n * s, n1 * s1) / (n - n1),
+           "partners": [p1["level"]], "order_confirmed": False, "next_order": 0.0, "u0_error": None,
+           "dt_part": abs(u - u1) * n1 / (n - n1)}
+    if p2 is None:
+        out["reason"] = "two levels only: the first order is not checked"
+        return out
+    n2, u2, s2 = p2["steps"], p2["u0"], p2["u0_se"]
+    out["partners"].append(p2["level"])
+    d1, d2 = u2 - u1, u1 - u
+    se_d1, se_d2 = math.hypot(s2, s1), math.hypot(s1, s)
+    visible = abs(d1) > ORDER_NOISE * se_d1 and abs(d2) > ORDER_NOISE * se_d2
+    consistent = False
+    if visible and d1 * d2 > 0:
+        q = d1 / d2
+        rel = math.hypot(se_d1 / d1, se_d2 / d2)  # the ratio's relative s.e.
+
+        def ratio(p):  # d1 / d2 for an error a / N^p
+            return (n2**-p - n1**-p) / (n1**-p - n**-p)
+
+        consistent = ratio(ORDER_LOW) * (1 - ORDER_NOISE * rel) <= q <= ratio(ORDER_HIGH) * (1 + ORDER_NOISE * rel)
+    out["order_confirmed"] = bool(visible and consistent)
+    r_coarse = (n1 * u1 - n2 * u2) / (n1 - n2)
+    out["next_order"] = abs(out["u0"] - r_coarse) * n2 / (n - n2)
+    if not out["order_confirmed"]:
+        out["reason"] = ("the dt term is below the noise" if not visible else
+                         f"not first order: the differences' ratio is {d1 / d2:.3g}")
+    return out
 
 
 def _answer(state, tol, budget, say):
@@ -215,15 +448,27 @@ def _answer(state, tol, budget, say):
     sol, row = state["answer"]
     met = bool(state.get("met"))
     why = None if met else state["why"]
+    best = row["best"]
     sol.result.update(tol=tol, budget_s=budget, tol_met=met, refinement=rows, refinement_stop=why,
                       chosen_level=row["level"])
+    if best is not None and best["kind"] == "richardson":  # u(0, x0) is the extrapolated value (Solution.u0)
+        ext = row["richardson"]
+        sol.result["extrapolated"] = {"u0": ext["u0"], "u0_se": ext["u0_se"], "plain_u0": row["u0"],
+                                      "plain_u0_se": row["u0_se"], "partners": ext["partners"]}
+        sol.result["error_estimate"] = {"u0_error": ext["u0_error"], "bias": ext["bias"], "rho": ext["rho"],
+                                        "next_order": ext["next_order"], "against": ext["against"],
+                                        "richardson": True}
+        sol.result["u0"], sol.result["u0_se"] = ext["u0"], ext["u0_se"]
+    shown = best or {"u0": row["u0"], "u0_se": row["u0_se"], "u0_error": None, "kind": "plain"}
+    how = " (Richardson in dt)" if shown["kind"] == "richardson" else ""
     if met:
-        say(f"tol met: u0 = {row['u0']:.6g} ± {_fmt(row['u0_se'])} (estimated error {row['u0_error']:.2g} <= {tol:g}"
-            f" at {CONSECUTIVE} consecutive levels) at N = {row['steps']}, #C = {row['cells']}, M = {row['paths']}")
+        say(f"tol met: u0 = {shown['u0']:.6g} ± {_fmt(shown['u0_se'])}{how} (estimated error"
+            f" {shown['u0_error']:.2g} <= {tol:g} at {CONSECUTIVE} consecutive levels) at N = {row['steps']},"
+            f" #C = {row['cells']}, M = {row['paths']}")
     else:
-        est = "not estimated" if row["u0_error"] is None else f"{row['u0_error']:.2g}"
-        say(f"tol = {tol:g} NOT met ({why}); finest answer u0 = {row['u0']:.6g} ± {_fmt(row['u0_se'])}, estimated"
-            f" error {est}, at N = {row['steps']}, #C = {row['cells']}, M = {row['paths']}")
+        est = "not estimated" if shown["u0_error"] is None else f"{shown['u0_error']:.2g}"
+        say(f"tol = {tol:g} NOT met ({why}); answer u0 = {shown['u0']:.6g} ± {_fmt(shown['u0_se'])}{how},"
+            f" estimated error {est}, at N = {row['steps']}, #C = {row['cells']}, M = {row['paths']}")
     return sol
 
 
@@ -246,6 +491,12 @@ def _line(row, elapsed, budget):
     else:
         err = "  --" if row["u0_error"] is None else f"{row['u0_error']:.2g}"
         body = f"u0 = {row['u0']:.6g} ± {_fmt(row['u0_se'])}  estimated error {err}"
+        ext = row.get("richardson")
+        if ext is not None and ext["order_confirmed"]:
+            body += (f"; Richardson in dt {ext['u0']:.6g} ± {_fmt(ext['u0_se'])}, estimated error"
+                     f" {_fmt(ext['u0_error'])}")
+        if row["kind"] != "rule":
+            body += f"  ({row['kind']})"
         if row["status"] == "exploded":
             body += "  EXPLODED (not an answer)"
     return f"{head} {body}  {row['seconds']:.1f} s  [{elapsed:.0f}/{budget:g} s]"

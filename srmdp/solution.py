@@ -211,8 +211,10 @@ class Solution:
         """u(0, x0) ~ y^M_0(x0): the mean over the runs and its standard error (None with one run).
 
         ``x0``: None (the problem's X0 in every coordinate), a number, or a point of length d.  With
-        ``keep="last"`` and another x0 than the problem's, only the last run is there: se is None."""
-        if x0 is None and self.keep == "last":
+        ``keep="last"`` and another x0 than the problem's, only the last run is there: se is None.  A refinement
+        whose answer is extrapolated in dt (``result["extrapolated"]``, :mod:`srmdp.refine`) gives that value at
+        the problem's x0; elsewhere, and in ``y``/``z``, the estimators are the answer level's own."""
+        if x0 is None and (self.keep == "last" or "extrapolated" in self.result):
             return Estimate(self.result["u0"], self.result["u0_se"])
         pt = self.x0_point(x0)
         vals = np.array([self.evaluate(0, pt, run=r)[0][0] for r in self.kept_runs])

@@ -212,7 +212,8 @@ class SolveRequest:
 
     def below(self, case):
         """(the error estimate's level for ``case``, rho, None) or (None, None, why not): N/2 steps, #C and M by
-        the rules (or scaled) at N/2, each forced strictly below ``case``'s (:mod:`srmdp.error_estimate`)."""
+        the rules (or scaled) at N/2, each forced strictly below ``case``'s, #C of the same parity
+        (:mod:`srmdp.error_estimate`)."""
         from .error_estimate import coarser
 
         if self.runs < 2:
@@ -223,8 +224,10 @@ class SolveRequest:
             return None, None, "N = 1: there is no coarser time grid"
         low = self.case_at(n)[0]
         cells, paths = min(low.cells, case.cells - 1), min(low.paths, case.paths - 1)
+        cells -= (case.cells - cells) % 2  # the same parity: x0 keeps its place in its cell (error_estimate)
         if cells < 1:
-            return None, None, f"#C = {case.cells} cannot be coarsened (the cells' bias would cancel)"
+            return None, None, (f"#C = {case.cells} cannot be coarsened keeping x0's place in its cell (the cells'"
+                                " bias would cancel, or be of another size at an even #C)")
         if paths < BASES[self.basis].size(self.d):
             return None, None, f"M = {case.paths} cannot be coarsened below the basis size"
         low = replace(low, cells=cells, paths=paths)

@@ -13,7 +13,7 @@ import pytest
 
 from srmdp import adapt
 from srmdp.divergence import GROWTH_STEP, GROWTH_TOTAL, DivergenceError, divergence, growth_of
-from srmdp.error_estimate import NOISE, total_error
+from srmdp.error_estimate import BIAS_SCALE, NOISE, total_error
 from srmdp.exceptions import ConfigError
 from srmdp.problems import load_problem
 
@@ -165,9 +165,9 @@ def test_divergence_rule_on_synthetic_estimators():
 
 
 def test_total_error_formula():
-    """bias = (|u - u'| + NOISE s_diff) / (rho - 1); total = sqrt(bias^2 + se^2)."""
+    """bias = C (|u - u'| + NOISE s_diff) / (rho - 1); total = sqrt(bias^2 + se^2)."""
     err, bias = total_error(1.1, 0.03, 1.0, 0.04, math.sqrt(2))
-    assert bias == pytest.approx((0.1 + NOISE * 0.05) / (math.sqrt(2) - 1))
+    assert bias == pytest.approx(BIAS_SCALE * (0.1 + NOISE * 0.05) / (math.sqrt(2) - 1))
     assert err == pytest.approx(math.hypot(bias, 0.03))
     # two levels agreeing by chance still give an estimate of their noise's size
     assert total_error(1.0, 0.01, 1.0, 0.01, math.sqrt(2))[0] > 0.01 * math.sqrt(2) / (math.sqrt(2) - 1)
@@ -228,11 +228,12 @@ def _request(problem="quadratic_z", **kw):
 
 
 def test_the_level_below_is_strictly_coarser_in_n_cells_and_paths():
-    """The issue's case: user-given #C 3 (scaled 3 x 2^-1/4 -> 3) is forced to 2, so the cells' bias enters."""
+    """User-given #C 3 (scaled 3 x 2^-1/4 -> 3) is forced below, to 1 (the same parity: x0 stays at a cell's
+    centre, srmdp.error_estimate), so the cells' bias enters."""
     req = _request(cells=3, paths=300, dt=0.1)
     case = req.case_at(req.steps)[0]
     low, rho, why = req.below(case)
-    assert why is None and (low.steps, low.cells, low.paths) == (5, 2, 75) and rho == pytest.approx(2.0)
+    assert why is None and (low.steps, low.cells, low.paths) == (5, 1, 75) and rho == pytest.approx(2.0)
     one = _request(cells=1, paths=300, dt=0.1)
     low, rho, why = one.below(one.case_at(one.steps)[0])
     assert low is None and "#C = 1 cannot be coarsened" in why
@@ -524,3 +525,97 @@ def test_u0_error_coverage_on_a_cheap_subset():
             ratios.append(s.u0_error / max(err, 1e-12))
     assert hit1 >= _binomial_floor(n, 0.80) and hit2 >= _binomial_floor(n, 0.95), (hit1, hit2, n)
     assert np.median(ratios) < 50
+
+
+# ------------------------------------------------------------------ budget use and Richardson (a fake clock)
+class _Clock:
+    """The refinement's clock, advanced by the fake runs: each run's seconds are its work / RATE (no timing)."""
+
+    RATE = 2e5  # path steps per second
+
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+def _timed_fake(clock, u0, se=1e-4):
+    from types import SimpleNamespace
+
+    def call(req, case, rules, keep=None):
+        secs = case.path_steps * req.runs / clock.RATE
+        clock.now += secs
+        res = {"u0": u0(case), "u0_se": se, "seconds_per_run": secs / req.runs, "error_seconds_per_run": 0.0}
+        return SimpleNamespace(case=case, result=res, rules={})
+
+    return call
+
+
+def _first_order(case):  # a dt error a/N and a cells' error h^2: the scheme's model for smooth data
+    return 1.0 + 0.3 / case.steps + 0.4 / case.cells**2
+
+
+@pytest.mark.parametrize("budget", [3.0, 20.0, 75.0])
+def test_a_refinement_uses_its_budget_while_a_step_fits(monkeypatch, budget):
+    """An unreachable tol: the refinement may stop only when no step from its answer fits in what is left
+    (srmdp.refine.fill_steps, priced at the measured rate), whatever the budget; the clock is fake (each level
+    advances it by its work / rate), so nothing is timed."""
+    from srmdp import refine as refine_mod
+    from srmdp.solving import SolveRequest
+
+    clock = _Clock()
+    monkeypatch.setattr(refine_mod, "_clock", clock)
+    sol, _ = _refine(monkeypatch, _timed_fake(clock, _first_order), tol=1e-12, budget_s=budget)
+    assert sol.result["tol_met"] is False and clock.now <= budget
+    left = budget - clock.now
+    req = SolveRequest.make("quadratic_z", __import__("srmdp").SolveOptions(d=2, strata="adapted", threads=1,
+                                                                            tol=1e-12))
+    ran = {(r["steps"], r["cells"], r["paths"]) for r in sol.result["refinement"]}
+    costs = [sum(c.path_steps for c in cs if (c.steps, c.cells, c.paths) not in ran) * req.runs / _Clock.RATE
+             for _, cs in refine_mod.fill_steps(req, sol.case)]
+    cheapest = min(c for c in costs if c > 0)
+    assert cheapest > left, (cheapest, left, sol.result["refinement_stop"])
+
+
+def test_richardson_in_dt_removes_a_first_order_time_error(monkeypatch):
+    """u0 = 1 + 0.3/N + 0.4/#C^2 (first order in dt): the answer is extrapolated in dt, its error is the cells'
+    part only, and its estimate covers it; with a dt error 0.3/sqrt(N) (not first order) the three-level check
+    refuses the extrapolation."""
+    from srmdp import refine as refine_mod
+
+    clock = _Clock()
+    monkeypatch.setattr(refine_mod, "_clock", clock)
+    sol, lines = _refine(monkeypatch, _timed_fake(clock, _first_order), tol=1e-12, budget_s=75.0)
+    ext = sol.result.get("extrapolated")
+    assert ext is not None and sol.result["error_estimate"]["richardson"]
+    err = abs(sol.result["u0"] - (1.0 + 0.4 / sol.case.cells**2))  # the dt part removed exactly (+ noise)
+    assert err < 1e-3 and abs(ext["plain_u0"] - sol.result["u0"]) > 10 * err
+    true_err = abs(sol.result["u0"] - 1.0)
+    assert true_err <= sol.result["error_estimate"]["u0_error"]
+    assert any("Richardson in dt" in line for line in lines)
+
+    def half_order(case):
+        return 1.0 + 0.3 / math.sqrt(case.steps) + 0.4 / case.cells**2
+
+    clock.now = 0.0
+    sol, _ = _refine(monkeypatch, _timed_fake(clock, half_order), tol=1e-12, budget_s=75.0)
+    assert "extrapolated" not in sol.result
+    rows = sol.result["refinement"]
+    checked = [r["richardson"] for r in rows if len(r.get("richardson", {}).get("partners", [])) > 1]
+    assert checked and not any(e["order_confirmed"] for e in checked)
+
+
+def test_richardson_order_check():
+    from srmdp.refine import richardson
+
+    def row(n, u, level):
+        return {"steps": n, "u0": u, "u0_se": 1e-4, "level": level}
+
+    first = [row(n, 1.0 + 0.5 / n, i) for i, n in enumerate((2, 5, 10))]
+    out = richardson(first[2], first[1], first[0])
+    assert out["order_confirmed"] and out["u0"] == pytest.approx(1.0)
+    assert out["u0_se"] == pytest.approx(math.hypot(10e-4, 5e-4) / 5)  # noise amplified, (N s, N1 s1) / (N - N1)
+    flat = [row(n, 1.0 + 1e-5 / n, i) for i, n in enumerate((2, 5, 10))]  # a dt term below the noise
+    assert not richardson(flat[2], flat[1], flat[0])["order_confirmed"]
+    assert not richardson(first[2], first[1])["order_confirmed"]  # two levels: not checked

@@ -101,6 +101,9 @@ def test_a_copy_of_the_paper_problem_gives_the_paper_problem_numbers(tmp_path):
 
 def test_problem_name_from_spec(tmp_path):
     path = _write(tmp_path, GOOD_HEAT, "heat.py")
-    assert load_problem(path).name == "heat"
-    assert load_problem(path + ":my-heat").name == "my-heat"
+    assert load_problem(path).name == "heat" and load_problem(path + ":heat").name == "heat"
+    with pytest.raises(ConfigError, match="names found: heat"):  # NAME is a name the file answers to
+        load_problem(path + ":my-heat")
+    named = _write(tmp_path, GOOD_HEAT + '\nNAME = "my-heat"\n', "heat2.py")
+    assert load_problem(named + ":my-heat").name == "my-heat"
     assert load_problem("gobet2016").has_exact and not load_problem(path).has_exact

@@ -20,7 +20,8 @@ the GPU.  Other module contents (NumPy reference solutions, docs) stay plain Pyt
 
 A problem is named by a registered name (:data:`REGISTRY`: the modules of this package) or by a
 path ``path/to/file.py`` (optionally ``path/to/file.py:NAME``, NAME being the name its results
-report; default the file's stem).
+report: one of the names the file answers to, its stem or the string of an optional module-level ``NAME``;
+default the file's stem).  Any other NAME is an error listing those names, before anything is compiled.
 """
 
 import hashlib
@@ -142,6 +143,10 @@ def _load(spec: str, path: Path, name: str, adapted_d, text: str) -> Problem:
                                                  else "?")
         _fail(where, f"importing it raised {type(exc).__name__} at line {line}: {exc}")
     sys.modules.setdefault(mod_name, module)
+    found = [path.stem] + [v for v in [module.__dict__.get("NAME")] if isinstance(v, str) and v != path.stem]
+    if name not in found:  # a typo is not a new label (nor a new kernel to compile)
+        raise ConfigError(f"invalid problem={spec!r}: {path.name} has no problem named {name!r}; names found:"
+                          f" {', '.join(found)} (path/to/file.py[:NAME], NAME the file's stem or its NAME string)")
     for fn, (params, required) in CONTRACT.items():
         f = module.__dict__.get(fn)
         if f is None:
