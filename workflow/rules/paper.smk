@@ -9,19 +9,19 @@ localrules:
 rule latex:
     input:
         main="paper/main.tex",
-        tables=[f"tables/{t}.tex" for t in TABLES],
-        agreement="tables/agreement.tex",
-        preset="tables/preset.tex",
-        claims=["tables/paper_tables_1_2.tex", "tables/claims.tex", "tables/lsmdp.tex"],
-        residuals="tables/residuals.tex",
-        summary="tables/summary.tex",
-        zcv="tables/zcv.tex",
-        arithmetic="tables/arithmetic.tex",
-        beyond="tables/beyond.tex",
-        figures=[f"figures/{f}.pdf" for f in FIGURES],
+        tables=[OUT + f"tables/{t}.tex" for t in TABLES],
+        agreement=OUT + "tables/agreement.tex",
+        preset=OUT + "tables/preset.tex",
+        claims=[OUT + "tables/paper_tables_1_2.tex", OUT + "tables/claims.tex", OUT + "tables/lsmdp.tex"],
+        residuals=OUT + "tables/residuals.tex",
+        summary=OUT + "tables/summary.tex",
+        zcv=OUT + "tables/zcv.tex",
+        arithmetic=OUT + "tables/arithmetic.tex",
+        beyond=OUT + "tables/beyond.tex",
+        figures=[OUT + f"figures/{f}.pdf" for f in FIGURES],
         code=paper_code("latex", "plan"),
     output:
-        "paper/main.pdf",
+        OUT + "paper/main.pdf",
     log:
         f"{LOGS}/paper/latexmk.log",
     conda:
@@ -36,7 +36,7 @@ rule latex:
 
 rule paper:
     input:
-        "paper/main.pdf",
+        OUT + "paper/main.pdf",
 
 
 # Without TeX the default job skips the PDF (paper_pdf: auto): its last line says so (common.smk).
