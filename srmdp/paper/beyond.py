@@ -36,7 +36,7 @@ from . import REPOSITORY
 from .beyond_solve import SuiteSolve, coverage_totals, measure_coverage, run_solve, solves_from, write_json
 from .cost import estimate_seconds
 from .index import hardware_label
-from .latex import se_digits, jinja_env, tex_escape, write_text
+from .latex import jinja_env, se_digits, tex_escape, write_text
 
 PUBLISHED_FILE = REPOSITORY / "config" / "beyond_published.csv"
 DEFAULT_REFERENCE_PATHS = 100_000

@@ -466,7 +466,8 @@ def speedup_claims(times, like=None, camp=None):
             "where": r"\S5, " + ", ".join(f"T.{paper_table_number(t)}" for t in tables),
             "claim": f"GPU speed-up reaches {quoted:.2f} ({names})",
             "ours": f"paper's table: {best['cpu_s'] / best['gpu_s']:.2f}; ours: {text}",
-            "verdict": ("the text agrees with its own table" if abs(best["cpu_s"] / best["gpu_s"] - quoted) < 0.01 + 1e-9
+            "verdict": ("the text agrees with its own table"
+                        if abs(best["cpu_s"] / best["gpu_s"] - quoted) < 0.01 + 1e-9
                         else f"the text differs from its own table ({best['cpu_s'] / best['gpu_s']:.2f})")
             + f"; {PAPER_HARDWARE}; ours measure other hardware" + ("" if ours or fair else
                                                                     f"; {SPEEDUP_CHECK}"),

@@ -24,8 +24,8 @@ import math
 from ..indicators import INDICATORS
 from ..readings import matches
 from .index import index_results, load
-from .record import merge_twins
 from .latex import INDICATOR_TEX, jinja_env, tex_escape, write_text
+from .record import merge_twins
 from .rows import paper_rows
 from .splits import paper_splits
 

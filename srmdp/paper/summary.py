@@ -246,7 +246,7 @@ def summary_model(plan, summaries, campaign=(), variant_files=(), claim_inputs=N
                                  _precisions(c for c in allc if c.device != "CPU")),
         "claims": _claims_sentence(claims, outcomes),
         "largeD": _large_d_sentence(allc),
-        "residuals": _residuals_sentence(res_model),
+        "residuals": _residuals_sentence(res_model, fit),
         "limitations": _limitations(plan, fit, not_run, totals, every, measured),
         "regenerate": _regenerate(plan),
         "arithmetic": _arithmetic_sentence(every, measured),
@@ -335,7 +335,8 @@ def _disagreements_sentence(numbers, m, plan) -> str:
     row = next(r for r in paper_rows() if (r["table"], r["row"]) == (top["table"], top["row"]))
     where = f"T.{paper_table_number(top['table'])} $\\Delta t={row['dt']:g}$" + (
         f" $d={row['d']}$" if top["table"] in HIGH_D else "")
-    zs = _join(f"{INDICATOR_TEX[n['indicator']]} $z={n['best'].z:+.1f}$ on {n['best'].runs} runs ({n['grade']})"
+    zs = _join(f"{INDICATOR_TEX[n['indicator']]} {abs(n['best'].z):.1f} standard errors"
+               f" {'below' if n['best'].z < 0 else 'above'} the paper's on {n['best'].runs} runs ({n['grade']})"
                for n in same)
     tried, rejected, untested = [], [], []
     key_of = {v: k for k, v in INDICATOR_TEX.items()}
@@ -498,7 +499,7 @@ def _table_sentence(table, allc) -> str:
     return "Ours: " + ". ".join(parts) + "."
 
 
-def _residuals_sentence(m) -> str:
+def _residuals_sentence(m, fit=None) -> str:
     """Per hypothesis: the cells beyond the threshold it does not reject, those within it moves out, its r.m.s."""
     parts = []
     for h, t in zip(m["headers"], m["tally"], strict=True):
@@ -507,7 +508,12 @@ def _residuals_sentence(m) -> str:
         rms = "" if t["rms"] is None else f", r.m.s.\\ of $z$ {t['rms']:.1f}"
         parts.append(f"{h}: does not reject {t['explains']} of {t['of']}, breaks {t['breaks']} of {t['within']}{rms}")
     left = sum(1 for c in m["cells"] if not c["explained"])
+    counted = "" if fit is None else (
+        f" (run sets: a paper number may have several; Table~\\ref{{tab:summary}} counts each number once, by its"
+        f" strongest run set: {fit['out_of_3']} beyond 3 standard errors, {fit['unexplained']} of them rejected by"
+        " every hypothesis tried)")
     return (f"Of the {len(m['cells'])} cells of \\emph{{{m['reading']}}} beyond {m['threshold']} standard errors"
+            f"{counted}"
             f" and the {m['n_within']} within (r.m.s.\\ of $z$ over all {m['rms0']:.1f} under our own spread), per"
             " hypothesis: " + "; ".join(parts) + f"; {_pl(left, 'cell')} no hypothesis accounts for. A hypothesis that"
             " brings a cell within its spread only by widening the spread does not explain it: it is not rejected.")

@@ -12,7 +12,11 @@ rule latex:
         tables=[OUT + f"tables/{t}.tex" for t in TABLES],
         agreement=OUT + "tables/agreement.tex",
         preset=OUT + "tables/preset.tex",
-        claims=[OUT + "tables/paper_tables_1_2.tex", OUT + "tables/claims.tex", OUT + "tables/lsmdp.tex"],
+        claims=[
+            OUT + "tables/paper_tables_1_2.tex",
+            OUT + "tables/claims.tex",
+            OUT + "tables/lsmdp.tex",
+        ],
         residuals=OUT + "tables/residuals.tex",
         summary=OUT + "tables/summary.tex",
         zcv=OUT + "tables/zcv.tex",
