@@ -124,6 +124,27 @@ def test_priority_order_first_runs_paper_fit_then_theory_then_largest_se(tmp_pat
     assert all(s.se is not None and s.se < slot.se for s in others)
 
 
+def test_heavy_rows_get_their_first_run_each_then_their_second_one_run_per_chunk(tmp_path):
+    rows = cp.paper_selection("LP0d4:4,LP1d6_1:4,LP0d6_0:4")  # minutes per run on an H100
+    planner, _ = planner_for(rows, [tmp_path], max_chunk_seconds=10_000.0)
+    cost = planner.cost
+    seen = []
+    for _ in range(6):
+        plan = planner.next(1e6)
+        seen.append((plan.slot.reading.name, plan.slot.row.label, plan.run_start, plan.runs))
+        apply(planner, plan, tmp_path)
+    assert all(s[0] == "paper-fit" and s[3] == 1 for s in seen)  # one run per chunk
+    assert [s[2] for s in seen] == [0, 0, 0, 1, 1, 1]  # every row's first run, then its second
+    order = sorted(("LP0d4_r4", "LP1d6_1_r4", "LP0d6_0_r4"), key=lambda r: cost.run_seconds(
+        next(s.case for s in planner.slots if s.row.label == r)))
+    assert [s[1] for s in seen[:3]] == order  # cheapest first
+    # a chunk that cannot end in the time left is not started, and is named with the reason
+    rest = cp.Planner(cp.paper_selection("LP0d4:4"), [PAPER_FIT], {}, cost)
+    assert rest.next(60.0) is None and list(rest.skipped) == [rest.slots[0].name]
+    need, left = rest.skipped[rest.slots[0].name]
+    assert left == 60.0 and need > left
+
+
 def test_never_repeats_a_run_index_present_in_the_repository_or_the_outdir(tmp_path):
     data, out = tmp_path / "data", tmp_path / "out"
     case = pcase("LP0d4", 1)
@@ -248,7 +269,7 @@ def test_dry_run_plans_every_row_in_priority_order(tmp_path, capsys):
     assert cp.run_campaign(args) == 0
     lines = capsys.readouterr().out.splitlines()
     chunk_lines = [x for x in lines if x.startswith("chunk ")]
-    stages = [x.split("(")[1].split(")")[0] for x in chunk_lines]
+    stages = [x.split("(")[1].split(")")[0].split(":")[0] for x in chunk_lines]  # "first runs, R: 1 each"
     first_theory = stages.index("first runs, theory")
     assert all(s == "first runs, paper-fit" for s in stages[:first_theory])
     assert first_theory >= 25  # most of the 35 rows fit 900 s of H100 at the table's rates
@@ -442,6 +463,38 @@ def test_import_verifies_and_never_adds_overlapping_runs(tmp_path):
     assert any("refused" in x and bad.name in x for x in lines)
     assert len(list(into.glob("*.json"))) == 2
     assert lines[-1].endswith("; 2 refused")
+
+
+def test_import_names_a_plain_run_result_as_a_chunk_and_records_its_arithmetic_and_device(tmp_path):
+    # a `srmdp run` output made on another GPU (no campaign record) pools with the committed chunk of its case
+    into = tmp_path / "repo" / "data" / "gpu" / "campaign"
+    case = pcase("LP0d4", 1)
+    write_chunk(into, case, 0, 1, reading="paper-fit")
+    plain = fake_result(case, 1, 1, model="NVIDIA H200")
+    plain["reading"]["arithmetic"] = "float64"
+    src = tmp_path / "h200" / "LP0d4_r1.paper-fit.run1.json"
+    write_json_atomic(src, plain)
+    lines = []
+    assert cp.import_chunks([src.parent], into, [], out=lines.append) == 0
+    name = cp.chunk_name(case, "paper-fit", "gpu", 0, 1, 1)
+    got = load_chunk(into / name)  # sealed again: its checksum verifies
+    rec = got["campaign"]
+    assert (rec["reading_name"], rec["precision"], rec["arithmetic"], rec["device_model"]) == (
+        "paper-fit", "float32", "float64", "NVIDIA H200")
+    assert rec["imported_from"] == src.name and rec["source_checksum"] == json.loads(src.read_text())["checksum"]
+    assert got["per_run"] == plain["per_run"] and got["case_hash"] == plain["case_hash"]
+    assert any("float32 storage, float64 arithmetic, NVIDIA H200" in x for x in lines)
+    groups = chunks.index(chunks.result_paths(into), verify=True)
+    assert [g.runs for g in groups.values()] == [2]  # pooled with run 0
+    assert aggregate(groups[next(iter(groups))].paths)["runs"] == 2
+    lines.clear()
+    assert cp.import_chunks([src.parent], into, [], out=lines.append) == 0  # the same file again
+    assert any("already there" in x for x in lines) and len(list(into.glob("*.json"))) == 2
+    odd = fake_result(pcase("LP0d4", 1, cp.PresetReading("clamp", "clamp", None, None)), 0, 1)
+    write_json_atomic(tmp_path / "odd" / "x.json", odd)
+    lines.clear()
+    assert cp.import_chunks([tmp_path / "odd"], into, [], out=lines.append) == 3
+    assert "none of the config's" in lines[0]
 
 
 # --- grouping for the workflow, and srmdp aggregate ---------------------------------------------------------

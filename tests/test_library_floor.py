@@ -135,3 +135,11 @@ def test_checkout_commands_without_the_paper_extra_say_so_in_one_line(monkeypatc
 def test_checkout_commands_run_in_the_checkout(capsys):
     assert commands.checkout_problem() is None
     assert main(["plan", "--help"]) == 0 and "usage: srmdp plan" in capsys.readouterr().out
+
+
+def test_the_campaign_needs_the_checkout_but_not_the_paper_extra(monkeypatch, capsys):
+    # GPU hosts have the library and numba-cuda only: `srmdp campaign` runs there (tests/test_bare_gpu_host.py)
+    monkeypatch.setattr(commands, "PAPER_EXTRA", (*commands.PAPER_EXTRA, "no_such_module_srmdp"))
+    with pytest.raises(SystemExit) as exc:
+        main(["campaign", "run", "--help"])
+    assert exc.value.code == 0 and "--budget" in capsys.readouterr().out

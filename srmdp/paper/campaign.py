@@ -6,12 +6,13 @@
 
 (``bash bench/gpu_campaign.sh SECONDS OUTDIR`` prepares the GPU host's environment and calls ``run``.)
 
-**Priority order.**  (1) the first ``--first-runs`` (2) runs of every row under the first reading of
-the config (``paper-fit``: outside=zero, trunc_y=trunc_z=1), (2) the same under the next reading
-(``theory``: outside=unbounded, no truncation), (3) more runs of the (row, reading) whose largest
-standard error of the three indicators is largest (doubling its runs, up to ``--max-runs``).
-Within (1) and (2) the cheapest rows go first, so a short slot covers as many rows as it can; a
-chunk that does not fit the time left is skipped for the next one that does.
+**Priority order.**  Per reading of the config, in its order (``paper-fit`` first: outside=zero,
+trunc_y=trunc_z=1): (1) every row's first run (a cheap row's ``--first-runs`` runs, of at most
+``CHEAP_FIRST_SECONDS`` in all, in one chunk), (2) every row's first ``--first-runs`` (2) runs; then
+(3) more runs of the (row, reading) whose largest standard error of the three indicators is largest
+(doubling its runs, up to ``--max-runs``, 8).  Within (1) and (2) the cheapest rows go first, so a short
+slot covers as many rows as it can.  A chunk that would not end in the time left is never started: the
+next one that does is taken, and the campaign's last lines name what was not started and why.
 
 **Never a repeated run.**  The run indices already present — chunk files under ``--data`` (the
 repository's ``data/gpu/``, the single-run files there included) and under ``--out`` — are read first
@@ -19,11 +20,13 @@ repository's ``data/gpu/``, the single-run files there included) and under ``--o
 precision, seed, test points and random streams); each new chunk takes the lowest free indices of its
 group.
 
-**Chunk size and the budget.**  A run of a case costs N x step overhead + K M N (N+1) / 2 path-steps
-over a throughput per (device model, basis, d) taken from ``config/gpu_throughput.csv``, replaced by
-what the chunks already present measured on the same device model and then by what this campaign
-measures; the first use of a (d, basis, precision) adds a compilation time.  A chunk holds as many
-runs as fit in both the time left (x ``SAFETY``) and ``--max-chunk-seconds``; at least one.
+**Chunk size and the budget.**  A run of a case costs K M N (N+1) / 2 path-steps plus per-step and
+per-stratum overheads: this campaign's measurement of the case, else the repository's measurement of the
+same case on the same GPU model, else the shape model fitted to every GPU run measured in the repository
+(:mod:`srmdp.paper.shape_cost`: chunks and A/B files, per GPU model and arithmetic), else the throughput
+table ``config/gpu_throughput.csv``; the first use of a (d, basis, precision) adds a compilation time.  A
+chunk holds as many runs as fit in both the time left (x ``SAFETY``) and ``--max-chunk-seconds``; at least
+one; a heavy row (a run of ``HEAVY_RUN_SECONDS`` or more) one run per chunk.
 
 **Cut-off.**  Each finished chunk is written at once (atomic write, sealed with a checksum, as
 ``srmdp run`` writes results) and, with ``--pack``, the folder is re-packed into a .tgz.  At the end of
@@ -54,19 +57,24 @@ from ..cases import ARITHMETICS, PRECISIONS, ConfigError, check_seed_run, is_int
 from ..cli_options import Parser, exit_status
 from ..gpu import gpu_unavailable_reason
 from ..indicators import indicators
+from ..readings import reading_name, reading_of
 from ..results import DEFAULT_STREAMS, check_writable, content_hash, cpu_model, identity_hash, write_json_atomic
 from ..solver import check_threads, run_case
 from . import REPOSITORY
 from . import chunks as chunkmod
+from .config_readings import check_readings, load_readings_data
 from .cost import THROUGHPUT_FILE, CostModel, compiled_key, load_throughput
 from .preset_reading import PresetReading, readings_from_config  # a config's readings (z_cv, rows: see there)
 from .rows import PaperCase, case_of_record, find_row, paper_case, paper_rows
+from .shape_cost import bench_points
 
 DEFAULT_CONFIG = REPOSITORY / "config" / "config.yaml"
 DEFAULT_DATA = "data/gpu"
 ARCHIVE_DIR = "data/gpu/campaign"  # where the chunks are committed (and their path inside --pack)
 ASSUMED_GPU = "NVIDIA H100 80GB HBM3"
 SAFETY = 1.3  # planned seconds x SAFETY must fit the time left
+HEAVY_RUN_SECONDS = 60.0  # a row whose run takes this long runs one run per chunk
+CHEAP_FIRST_SECONDS = 30.0  # a row whose first runs take this long at most gets them in one chunk
 NOMINAL_SE = 0.05  # dry run: the s.e. assumed for 2 runs of a row that has none yet
 
 
@@ -97,14 +105,12 @@ def free_range(used, n: int) -> tuple[int, int]:
 
 # --- readings and cases ---------------------------------------------------------------------------------
 def load_readings(config_path) -> list:
-    import yaml
-
+    """The config's readings, checked (:func:`readings_from_config`); PyYAML is not needed (see
+    :mod:`srmdp.paper.config_readings`)."""
+    data = load_readings_data(config_path)
+    check_readings(data, f"invalid config={str(config_path)!r}")
     try:
-        data = yaml.safe_load(Path(config_path).read_text()) or {}
-    except (OSError, yaml.YAMLError) as exc:
-        raise ConfigError(f"invalid config={str(config_path)!r}: cannot read it ({type(exc).__name__})") from None
-    try:
-        out = readings_from_config(data.get("readings") or [], f"invalid config={str(config_path)!r}")
+        out = readings_from_config(data, f"invalid config={str(config_path)!r}")
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
     if not out:
@@ -254,6 +260,7 @@ class Planner:
         self.max_chunk_seconds = max_chunk_seconds
         self.min_chunk_seconds = min_chunk_seconds
         self.slots = []
+        self.skipped: dict = {}  # slot name -> (seconds its chunk needs x SAFETY, seconds that were left)
         for reading in readings:
             for row in rows:
                 if not reading.runs_row(row.label):  # a reading restricted to some rows (its ``rows`` key)
@@ -301,22 +308,31 @@ class Planner:
         comp = self.cost.compile_seconds(slot.case) + self.cost.chunk_overhead
         by_budget = math.floor((left / SAFETY - comp) / per_run)
         by_cap = max(1, math.floor((self.max_chunk_seconds - comp) / per_run))
+        if per_run >= HEAVY_RUN_SECONDS:  # a heavy row: one run per chunk (a cut-off loses one run at most)
+            by_cap = 1
         n = min(want, by_budget, by_cap)
         return (n, comp + n * per_run) if n >= 1 else (0, comp + per_run)
 
     # --- priority order ----------------------------------------------------------------------------
     def stages(self):
+        """(name, reading, runs wanted): every row's first run, then ``first_runs`` each, per reading in the
+        config's order; then more runs where the s.e. is largest, up to ``max_runs``."""
         for reading in self.readings:
-            yield f"first runs, {reading.name}", reading
-        yield "largest s.e.", None
+            yield f"first runs, {reading.name}: 1 each", reading, 1
+            if self.first_runs > 1:
+                yield f"first runs, {reading.name}: {self.first_runs} each", reading, self.first_runs
+        yield "largest s.e.", None, self.max_runs
 
-    def candidates(self, stage_reading):
+    def candidates(self, stage_reading, target=None):
         if stage_reading is not None:
             out = []
             for s in self.slots:
                 if s.failed or s.reading is not stage_reading:
                     continue
-                want = self.first_runs - self.have(s)
+                goal = min(target or self.first_runs, self.first_runs)
+                if goal < self.first_runs and self.first_runs * self.cost.run_seconds(s.case) <= CHEAP_FIRST_SECONDS:
+                    goal = self.first_runs  # a cheap row: its first runs in one chunk
+                want = goal - self.have(s)
                 if want > 0:
                     out.append((self.cost.chunk_seconds(s.case, want), s.row.order, s, want))
             out.sort(key=lambda t: (t[0], t[1]))
@@ -334,13 +350,16 @@ class Planner:
         return [(s, want) for _, _, s, want in out]
 
     def next(self, left: float) -> ChunkPlan | None:
-        """The first chunk in priority order that fits ``left`` seconds (None: nothing fits or is left)."""
-        for stage, reading in self.stages():
-            for slot, want in self.candidates(reading):
+        """The first chunk in priority order that fits ``left`` seconds (None: nothing fits or is left); a chunk
+        that would not end in the time left is never started: it is noted in ``skipped`` (slot name -> (seconds
+        it needs, seconds left))."""
+        for stage, reading, target in self.stages():
+            for slot, want in self.candidates(reading, target):
                 start, count = self.free_range(slot, want)
                 n, secs = self.fit(slot, count, left)
                 if n >= 1:
                     return ChunkPlan(slot, start, n, stage, secs)
+                self.skipped[slot.name] = (secs * SAFETY, left)
         return None
 
     def progress(self) -> str:
@@ -419,6 +438,7 @@ def run_campaign(args, out=print, runner=None) -> int:
                 " refuse them together: delete one")
         for c in g.chunks:
             cost.learn(c.data)
+    cost.learn_points(bench_points(*args.data))  # the A/B files of the GPU sessions: more shapes for the model
     planner = Planner(rows, readings, groups, cost, precision=args.precision, arithmetic=args.arithmetic,
                       seed=args.seed,
                       test_points=args.test_points, first_runs=args.first_runs, max_runs=args.max_runs,
@@ -528,6 +548,11 @@ def run_campaign(args, out=print, runner=None) -> int:
     if cut:
         out(f"campaign: cut off at the budget's end: {cut[0]} lost after {cut[1]:.1f} s (planned {cut[2]:.3g} s);"
             " the finished chunks are written")
+    done_names = {p.slot.name for p in done}
+    skipped = [f"{name} (needs ~{need:.0f} s with the margin, {left:.0f} s were left)"
+               for name, (need, left) in planner.skipped.items() if name not in done_names]
+    if skipped:
+        out("campaign: not started, as they would not end in the time left: " + "; ".join(skipped))
     short = [s for s in planner.slots if not s.failed and planner.have(s) < args.first_runs]
     if short:
         shown = ", ".join(f"{s.name} ({planner.have(s)} runs, ~{cost.run_seconds(s.case):.3g} s/run)" for s in short)
@@ -550,12 +575,38 @@ def _check_device(device, threads):
 
 
 # --- importing chunks into the repository -------------------------------------------------------------------
-def import_chunks(sources, into, data_dirs, out=print) -> int:
+def imported_run(data: dict, source_name: str, readings) -> tuple[str, dict]:
+    """(canonical chunk name, sealed-to-be copy) of a plain ``srmdp run`` result (no ``campaign`` record).
+
+    The copy gets the ``campaign`` record a campaign chunk has, saying what the file itself says: the reading it
+    was run under (named after the config's readings), its coefficient storage and path arithmetic, the device
+    model, and where it came from (the file's name and checksum).  Raises ConfigError when its reading is none
+    of the config's (the workflow would not read it)."""
+    name = reading_name(data, readings)
+    if name is None:
+        raise ConfigError(f"its reading {reading_of(data)} is none of the config's")
+    case = case_of_record(data["case"])
+    hw = (data.get("provenance") or {}).get("hardware") or {}
+    arithmetic = (data.get("reading") or {}).get("arithmetic") or data["case"].get("arithmetic") or "float64"
+    out = dict(data)
+    out.pop("checksum", None)
+    out["campaign"] = {"reading_name": name, "stage": "imported srmdp run result",
+                       "precision": data["case"].get("precision", "float64"), "arithmetic": arithmetic,
+                       "device_model": hw.get("model"), "imported_from": source_name,
+                       "source_checksum": data.get("checksum"),
+                       "imported_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    return chunk_name(case, name, data["device"], data["seed"], int(data["run_start"]), int(data["runs"]),
+                      int(data["test_points"])), out
+
+
+def import_chunks(sources, into, data_dirs, out=print, readings=None) -> int:
     """Verify the chunk files of folders/.tgz archives and copy those that are new into ``into``.
 
     Every chunk is read with its checksum verified (:func:`srmdp.aggregate.load_chunk`); a chunk that fails,
-    or whose runs clash with runs already present in its group, is refused and not copied.  Exit status 0
-    when nothing was refused, 3 otherwise (the chunks that passed are imported all the same)."""
+    or whose runs clash with runs already present in its group, is refused and not copied.  A plain
+    ``srmdp run`` result (no ``campaign`` record) is imported under its chunk name (:func:`chunk_name`) with the
+    record of :func:`imported_run` (reading, storage, arithmetic, device model, source), sealed again.  Exit
+    status 0 when nothing was refused, 3 otherwise (the chunks that passed are imported all the same)."""
     into = Path(into)
     refused = 0
     with tempfile.TemporaryDirectory() as tmp:
@@ -575,6 +626,9 @@ def import_chunks(sources, into, data_dirs, out=print) -> int:
                 raise ConfigError(f"invalid source={str(src)!r}: not a folder or a .tgz archive")
         groups = chunkmod.index(chunkmod.result_paths(*data_dirs, into), verify=True)
         checksums = {c.checksum for g in groups.values() for c in g.chunks}
+        # an imported srmdp run result is there under another checksum: that of the file it came from
+        checksums |= {(c.data.get("campaign") or {}).get("source_checksum") for g in groups.values() for c in g.chunks}
+        checksums.discard(None)
         added = 0
         for f in files:
             try:
@@ -595,14 +649,37 @@ def import_chunks(sources, into, data_dirs, out=print) -> int:
                     refused += 1
                     continue
                 into.mkdir(parents=True, exist_ok=True)
-                tmpf = into / f".{f.name}.tmp"
-                shutil.copyfile(f, tmpf)
-                os.replace(tmpf, into / f.name)
-                c.path = str(into / f.name)
-                groups.setdefault(key, g) if key not in groups else groups[key].chunks.append(c)
-                checksums.add(c.checksum)
+                target = into / f.name
+                if "campaign" not in c.data:  # a plain srmdp run result: named and recorded as a chunk
+                    try:
+                        name, record = imported_run(c.data, f.name, readings or load_readings(DEFAULT_CONFIG))
+                    except ConfigError as exc:
+                        out(f"import: refused {f.name}: {exc}")
+                        refused += 1
+                        continue
+                    target = into / name
+                    if target.exists():
+                        out(f"import: refused {f.name}: {target} exists (another chunk of that name)")
+                        refused += 1
+                        continue
+                    write_json_atomic(target, record)
+                    c = chunkmod.index([target], verify=True)[key].chunks[0]
+                else:
+                    tmpf = into / f".{f.name}.tmp"
+                    shutil.copyfile(f, tmpf)
+                    os.replace(tmpf, target)
+                    c.path = str(target)
+                if f.name != target.name:
+                    out(f"import: {f.name} is a srmdp run result: {c.data['campaign']['precision']} storage,"
+                        f" {c.data['campaign']['arithmetic']} arithmetic, {c.data['campaign']['device_model']}")
+                if key in groups:
+                    groups[key].chunks.append(c)
+                else:
+                    g.chunks[0] = c
+                    groups[key] = g
+                checksums.update(x for x in (c.checksum, g.chunks[0].data.get("checksum")) if x)
                 added += 1
-                out(f"import: {f.name} -> {into / f.name}")
+                out(f"import: {f.name} -> {target}")
     out(f"import: {added} chunk file(s) added to {into}" + (f"; {refused} refused" if refused else ""))
     return 3 if refused else 0
 
@@ -657,7 +734,7 @@ def build_parser():
     r.add_argument("--cases", default="all", help="all, or TABLE / TABLE:ROW items (comma list)")
     r.add_argument("--case-list", help="CSV of free cases (table,row,d,dt,basis,cells,paths) instead of the paper's")
     r.add_argument("--first-runs", type=int, default=2, help="runs every row gets first, per reading")
-    r.add_argument("--max-runs", type=int, default=100, help="runs per row and reading at most (stage 3 stops there)")
+    r.add_argument("--max-runs", type=int, default=8, help="runs per row and reading at most (stage 3 stops there)")
     r.add_argument("--max-chunk-seconds", type=float, default=120.0,
                    help="planned seconds of one chunk at most (what a cut-off can lose)")
     r.add_argument("--min-chunk-seconds", type=float, default=10.0,

@@ -1,9 +1,10 @@
 """The paper's subcommands of ``srmdp`` (entry points of the group ``srmdp.commands``, see pyproject.toml).
 
-``srmdp cases`` and ``srmdp lsmdp`` read only the paper's rows (package data) and run anywhere.  ``srmdp plan``,
-``srmdp campaign`` and ``srmdp beyond`` read the repository's ``config/`` and ``workflow/`` and import the
-``[paper]`` extra (PyYAML, Jinja2, ...): outside a checkout, or without the extra, they print one line and exit
-with status 2 before importing anything else.
+``srmdp cases`` and ``srmdp lsmdp`` read only the paper's rows (package data) and run anywhere.  ``srmdp plan``
+and ``srmdp beyond`` read the repository's ``config/`` and ``workflow/`` and import the ``[paper]`` extra
+(PyYAML, Jinja2, ...): outside a checkout, or without the extra, they print one line and exit with status 2
+before importing anything else.  ``srmdp campaign`` needs the checkout (its config, throughput table and chunks)
+but none of the extra: it runs on GPU hosts that have only the library and numba-cuda.
 """
 
 from __future__ import annotations
@@ -19,23 +20,25 @@ PAPER_EXTRA = ("snakemake", "yaml", "jsonschema", "jinja2", "matplotlib", "scipy
 CHECKOUT_FILES = ("Snakefile", "config/config.yaml")
 
 
-def checkout_problem() -> str | None:
-    """Why the paper's checkout commands cannot run here (one phrase), or None."""
+def checkout_problem(extra=None) -> str | None:
+    """Why the paper's checkout commands cannot run here (one phrase), or None; ``extra``: the modules of the
+    [paper] extra the command imports (None: all of them)."""
     missing = [f for f in CHECKOUT_FILES if not (REPOSITORY / f).is_file()]
     if missing:
         return (f"{REPOSITORY} has no {' or '.join(missing)}; clone the repository and run"
                 f' `pip install -e ".[paper]"` in it')
-    absent = [m for m in PAPER_EXTRA if importlib.util.find_spec(m) is None]
+    absent = [m for m in (PAPER_EXTRA if extra is None else extra) if importlib.util.find_spec(m) is None]
     if absent:
         return f'the [paper] extra is not installed (no {", ".join(absent)}): `pip install -e ".[paper]"`'
     return None
 
 
-def _in_checkout(name: str):
-    """The entry point of ``srmdp NAME``: srmdp.paper.NAME.main, once the checkout and the extra are there."""
+def _in_checkout(name: str, extra=None):
+    """The entry point of ``srmdp NAME``: srmdp.paper.NAME.main, once the checkout and the modules ``extra`` of
+    the [paper] extra are there."""
 
     def main(argv=None) -> int:
-        why = checkout_problem()
+        why = checkout_problem(extra)
         if why is not None:
             print(f"srmdp {name}: error: this command needs the repository checkout: {why}", file=sys.stderr)
             return 2
@@ -46,7 +49,7 @@ def _in_checkout(name: str):
 
 
 plan = _in_checkout("plan")
-campaign = _in_checkout("campaign")
+campaign = _in_checkout("campaign", extra=())  # the library, numba-cuda and the checkout's files: no extra
 beyond = _in_checkout("beyond")
 
 

@@ -3,8 +3,10 @@
 * :func:`estimate_seconds`: the workflow's CPU jobs (Snakemake's ``runtime`` resource and ``srmdp plan``):
   start-up, JIT compilation, then the path steps at a per-step cost a + b d (+ the regression's nb^2
   accumulations), calibrated on the 2-core development machine, deliberately on the safe side;
-* :class:`CostModel`: the GPU campaign's planner, from a throughput table per device model
-  (``config/gpu_throughput.csv``) that the campaign's own measurements then replace.
+* :class:`CostModel`: the GPU campaign's planner: this campaign's own measurements, else the repository's
+  measurement of the same case on the same GPU model, else the shape model fitted to every measured GPU run
+  (:mod:`srmdp.paper.shape_cost`: seconds as a function of strata, paths, steps, d and basis, per GPU model and
+  arithmetic), else a throughput table per device model (``config/gpu_throughput.csv``).
 """
 
 from __future__ import annotations
@@ -119,7 +121,9 @@ class CostModel:
             raise ConfigError(f"invalid throughput table: no row for device {device!r} ({model}); add one")
         self.table = {(b, d): rate for _, b, d, rate in mine}
         self.exact: dict = {}  # case signature -> (seconds per run, source)
-        self.rates: dict = {}  # (basis, d) -> Rate measured
+        self.rates: dict = {}  # (basis, d) -> Rate measured by this campaign
+        self.points: list = []  # measured GPU runs, every model (srmdp.paper.shape_cost.Point), for the shape fit
+        self._shape = None
         self.compiled: set = set()
         self.chunk_overhead = 1.0  # allocation, warm-up launches, writing the file (learnt from this campaign)
 
@@ -141,14 +145,44 @@ class CostModel:
     def rate(self, basis, d) -> Rate:
         return self.rates.get((basis, d)) or self._table_rate(basis, d)
 
+    def shape_model(self):
+        """The shape model fitted to the measured points (refitted when points were added)."""
+        from .shape_cost import ShapeModel
+
+        if self._shape is None:
+            self._shape = ShapeModel(self.points)
+        return self._shape
+
+    def learn_points(self, points):
+        """Add measured GPU points (e.g. the A/B files' lines, :func:`srmdp.paper.shape_cost.bench_points`)."""
+        self.points.extend(points)
+        self._shape = None
+
+    def shape_seconds(self, case) -> float | None:
+        """The shape model's seconds per run of the case on this GPU model, in its arithmetic (None: no fit,
+        or no run measured on this GPU model in that arithmetic)."""
+        if self.device != "gpu":
+            return None
+        from .shape_cost import shape_of
+
+        c = case.as_dict()
+        secs = self.shape_model().predict((self.model, c.get("arithmetic") or "float64"), shape_of(c))
+        if secs is not None and case.precision == "float64":
+            secs *= FLOAT64_FACTOR
+        return secs
+
     def run_seconds(self, case) -> float:
         """This campaign's measurement of the case, else its rate for (basis, d), else the repository's
-        measurement of the case (the slowest), else the repository's or the table's rate."""
+        measurement of the case on this GPU model (the slowest), else the shape model, else the table's rate."""
         sig = _case_signature(case)
         exact = self.exact.get(sig)
         r = self.rate(case.basis, case.d)
         if exact is not None and (exact[1] == "session" or r.source != "session"):
             return exact[0]
+        if r.source != "session":
+            shaped = self.shape_seconds(case)
+            if shaped is not None:
+                return shaped
         secs = case.steps * r.step_overhead_s + case.path_steps / (r.path_steps_per_s * self.scale)
         if case.precision == "float64":
             secs *= FLOAT64_FACTOR
@@ -163,7 +197,13 @@ class CostModel:
         return self.chunk_overhead + self.compile_seconds(case) + runs * self.run_seconds(case)
 
     def learn(self, res: dict, session: bool = False):
-        """Take the times a result measured (same device model only): exact case, then rate per (basis, d)."""
+        """Take the times a result measured: a point of the shape model (any GPU model); on this device model
+        the exact case, and from this campaign (``session``) the rate per (basis, d)."""
+        from .shape_cost import point_of_result
+
+        if self.device == "gpu" and (pt := point_of_result(res)) is not None:
+            self.points.append(pt)
+            self._shape = None
         hw = (res.get("provenance") or {}).get("hardware") or {}
         if res.get("device") != self.device or str(hw.get("model")) != self.model:
             return
@@ -182,11 +222,11 @@ class CostModel:
             measured = ps / max(secs - n * base.step_overhead_s, 1e-9) / self.scale
             if case.get("precision") == "float64":
                 measured *= FLOAT64_FACTOR
-            old_rate = self.rates.get((case["basis"], case["d"]))
-            if session or old_rate is None or (old_rate.source != "session"
-                                               and measured < old_rate.path_steps_per_s):
+            # the repository's runs enter the shape model (above), not a rate per (basis, d): the slowest rate of a
+            # (basis, d) came from its smallest row, where per-step overheads dominate
+            if session:
                 self.rates[(case["basis"], case["d"])] = Rate(measured, base.step_overhead_s, base.compile_s,
-                                                              "session" if session else "repo")
+                                                              "session")
         if session:
             self.compiled.add(compiled_key(case))
 

@@ -564,14 +564,21 @@ def main(argv=None):
     if any(a.startswith("-") for a in argv):
         usage = "usage: srmdp plan [config/config.yaml [config/PRESET.yaml]]"
         if set(argv) <= {"-h", "--help"}:
-            print(usage + "\n\nThe estimated cost (threads, memory, time) of every job of a preset.")
+            print(usage + "\n\nThe estimated cost (threads, memory, time) of every job of a preset; then what the"
+                  " paper's rows still need on the GPU (8 runs each) at the measured rates, and the error of the"
+                  " GPU cost model on held-out shapes.")
             return 0
         print(usage, file=sys.stderr)
         return 2
     paths = argv or ["config/config.yaml"]
     if paths[0] != "config/config.yaml" and Path("config/config.yaml").exists():
         paths = ["config/config.yaml", *paths]
-    print(Plan(load_configs(paths)).cost_report())
+    plan = Plan(load_configs(paths))
+    print(plan.cost_report())
+    if os.path.isdir(plan.gpu_results):  # the paper's rows on the GPU: what they still need at measured rates
+        from .gpu_plan import report
+
+        print(report([plan.gpu_results], plan.readings[0]))
     return 0
 
 
