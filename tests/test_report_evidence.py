@@ -285,7 +285,8 @@ def test_the_ci_preset_writes_only_under_its_own_ignored_folders():
         timeout=300,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
-    outputs = [line.split("\t")[0] for line in proc.stdout.splitlines()[1:] if line.strip()]
+    rows = [line.split("\t") for line in proc.stdout.splitlines() if "\t" in line]
+    outputs = [r[0] for r in rows if r[0] != "output_file"]
     assert outputs
     tracked = set(subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True).stdout.split())
     for out in outputs:

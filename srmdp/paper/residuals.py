@@ -25,7 +25,7 @@ from ..indicators import INDICATORS
 from ..readings import matches
 from .index import index_results, load
 from .latex import INDICATOR_TEX, jinja_env, tex_escape, write_text
-from .record import merge_twins
+from .record import merge_twins, precision_short
 from .rows import paper_rows
 from .splits import paper_splits
 
@@ -80,9 +80,8 @@ def residuals_model(plan, summaries, variant_files, campaign=()):
         # a CPU and a GPU summary of the same runs are one line (record.merge_twins), as in the paper's tables
         for res in merge_twins(camp.get((paper["table"], paper["row"]), [])):
             if matches(res, reading):
-                prec = {"float32": "f32", "float64": "f64"}.get(res["case"]["precision"], res["case"]["precision"])
                 dev = res.get("_device") or res["device"].upper()
-                label = f"{paper['table']} {dev} {prec} R={res['runs']}"
+                label = f"{paper['table']} {dev} {precision_short(res)} R={res['runs']}"
                 bases.append((label, paper, res, {v.name: None for v in plan.variants}))
     cells, within = [], []
     for label, paper, res, variants in bases:

@@ -252,6 +252,8 @@ def summary_model(plan, summaries, campaign=(), variant_files=(), claim_inputs=N
         "arithmetic": _arithmetic_sentence(every, measured),
         "cpuprecision": _precisions(c for c in every if c.device == "CPU"),
         "gpuprecision": _precisions(c for c in every if c.device != "CPU"),
+        # the GPU lines of the paper's readings (float64 path arithmetic), those the like-for-like timings pair with
+        "likeprecision": _precisions(c for c in allc if c.device != "CPU"),
     }
     for t in table_ids():
         sentences[f"table-{t}"] = _table_sentence(t, allc)
@@ -289,10 +291,15 @@ def epyc_beats_paper(timing_files) -> list:
 
 def _scope_sentence(totals, not_run, camp, numbers) -> str:
     """``camp``: the GPU campaign's results under the fitted reading; ``numbers``: the judged paper numbers."""
-    gpu_rows = len({(r["case"]["table"], r["case"]["row"]) for r in camp if r.get("device") == "gpu"})
+    gpu = [r for r in camp if r.get("device") == "gpu"]
+    gpu_rows = len({(r["case"]["table"], r["case"]["row"]) for r in gpu})
+    models = sorted({device_words(r)[4:] for r in gpu})  # "GPU H100" -> "H100"
     other = sorted({(n["table"], n["row"], n["reading"]) for n in numbers if n["other_reading"]})
     text = (f"We ran {totals['rows']} of the paper's {len(paper_rows())} rows, {gpu_rows} of them under the reading"
-            f" fitted to it on an NVIDIA H100 and the smaller ones also on a 2-core CPU")
+            f" fitted to it on NVIDIA {_join(models)} GPUs" if len(models) > 1 else
+            f"We ran {totals['rows']} of the paper's {len(paper_rows())} rows, {gpu_rows} of them under the reading"
+            f" fitted to it on an NVIDIA {_join(models)}")
+    text += " and the smaller ones also on a 2-core CPU"
     if other:
         text += (" (" + _join(f"T.{paper_table_number(t)} row {r} only under \\emph{{{name}}}"
                               for t, r, name in other) + ")")
@@ -411,7 +418,8 @@ def _limitations(plan, fit, not_run, totals, every, measured) -> str:
             f" with 2 runs only a difference beyond {z_limit(2):.0f} standard errors is significant) and"
             f" {totals['none']['n']} on one run."
             "\n\\item \\emph{Arithmetic.} Of our " + f"{len(every)} cells, " + _join(
-                f"{n} compute their paths in {a}" for a, n in sorted(arith.items())) + "; "
+                f"{n} compute their paths in {a}" + (" (sums and solves in float64)" if a == "float32" else "")
+                for a, n in sorted(arith.items())) + "; "
             + _join(f"{n} store their coefficients in {p}" for p, n in sorted(store.items()))
             + " (the paper computed in float32 throughout): float32 arithmetic is "
             + (f"measured on {measured}, bounded elsewhere" if measured else "bounded, not measured")
@@ -467,7 +475,7 @@ def _regenerate(plan) -> str:
     jobs = plan.jobs(2)
     core_s = sum(sec * thr for _, _, sec, thr, _ in jobs)
     return ("Install the package and its workflow (Python $\\ge$ 3.11): \\texttt{python -m venv .venv \\&\\& ."
-            " .venv/bin/activate \\&\\& pip install -e .} (or \\texttt{conda env create -f environment.yml}); the"
+            " .venv/bin/activate \\&\\& pip install -e \".[paper]\"} (or \\texttt{conda env create -f environment.yml}); the"
             " PDF also needs a TeX installation with \\texttt{latexmk} (Debian/Ubuntu: \\texttt{apt-get install"
             " texlive-latex-base texlive-latex-recommended latexmk}; without it the workflow skips the PDF and says"
             f" so). Then \\texttt{{snakemake --cores all}} (preset \\texttt{{{tex_escape(plan.preset)}}},"

@@ -46,21 +46,21 @@ def want_pdf():
 
 
 def all_targets():
-    targets = [OUT + f"tables/{t}.tex" for t in TABLES]
-    targets += [OUT + "tables/agreement.tex", OUT + "tables/preset.tex"]
+    targets = [f"{OUT}tables/{t}.tex" for t in TABLES]
+    targets += [f"{OUT}tables/agreement.tex", f"{OUT}tables/preset.tex"]
     targets += [
-        OUT + "tables/paper_tables_1_2.tex",
-        OUT + "tables/claims.tex",
-        OUT + "tables/lsmdp.tex",
+        f"{OUT}tables/paper_tables_1_2.tex",
+        f"{OUT}tables/claims.tex",
+        f"{OUT}tables/lsmdp.tex",
     ]
-    targets.append(OUT + "tables/residuals.tex")  # issue 10 item 5 (residuals.smk)
+    targets.append(f"{OUT}tables/residuals.tex")  # issue 10 item 5 (residuals.smk)
     targets.append(
-        OUT + "tables/summary.tex"
+        f"{OUT}tables/summary.tex"
     )  # the summary page and the sentences of the text
     # beyond the paper's tables: the Z control variate, float32 arithmetic (workflow/rules/switches.smk)
-    targets += [OUT + "tables/zcv.tex", OUT + "tables/arithmetic.tex"]
-    targets.append(OUT + "tables/beyond.tex")  # the suite beyond the paper (beyond.smk)
-    targets += [OUT + f"figures/{f}.{ext}" for f in FIGURES for ext in ("pdf", "png")]
+    targets += [f"{OUT}tables/zcv.tex", f"{OUT}tables/arithmetic.tex"]
+    targets.append(f"{OUT}tables/beyond.tex")  # the suite beyond the paper (beyond.smk)
+    targets += [f"{OUT}figures/{f}.{ext}" for f in FIGURES for ext in ("pdf", "png")]
     for (
         dev
     ) in (
@@ -68,7 +68,7 @@ def all_targets():
     ):  # the error runs of every device, even those the tables do not show
         targets += PLAN.summaries(device=dev)
     if want_pdf():
-        targets.append(OUT + "paper/main.pdf")
+        targets.append(f"{OUT}paper/main.pdf")
     return targets
 
 

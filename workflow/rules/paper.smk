@@ -9,23 +9,23 @@ localrules:
 rule latex:
     input:
         main="paper/main.tex",
-        tables=[OUT + f"tables/{t}.tex" for t in TABLES],
-        agreement=OUT + "tables/agreement.tex",
-        preset=OUT + "tables/preset.tex",
+        tables=[f"{OUT}tables/{t}.tex" for t in TABLES],
+        agreement=f"{OUT}tables/agreement.tex",
+        preset=f"{OUT}tables/preset.tex",
         claims=[
-            OUT + "tables/paper_tables_1_2.tex",
-            OUT + "tables/claims.tex",
-            OUT + "tables/lsmdp.tex",
+            f"{OUT}tables/paper_tables_1_2.tex",
+            f"{OUT}tables/claims.tex",
+            f"{OUT}tables/lsmdp.tex",
         ],
-        residuals=OUT + "tables/residuals.tex",
-        summary=OUT + "tables/summary.tex",
-        zcv=OUT + "tables/zcv.tex",
-        arithmetic=OUT + "tables/arithmetic.tex",
-        beyond=OUT + "tables/beyond.tex",
-        figures=[OUT + f"figures/{f}.pdf" for f in FIGURES],
+        residuals=f"{OUT}tables/residuals.tex",
+        summary=f"{OUT}tables/summary.tex",
+        zcv=f"{OUT}tables/zcv.tex",
+        arithmetic=f"{OUT}tables/arithmetic.tex",
+        beyond=f"{OUT}tables/beyond.tex",
+        figures=[f"{OUT}figures/{f}.pdf" for f in FIGURES],
         code=paper_code("latex", "plan"),
     output:
-        OUT + "paper/main.pdf",
+        f"{OUT}paper/main.pdf",
     log:
         f"{LOGS}/paper/latexmk.log",
     conda:
@@ -40,7 +40,7 @@ rule latex:
 
 rule paper:
     input:
-        OUT + "paper/main.pdf",
+        f"{OUT}paper/main.pdf",
 
 
 # Without TeX the default job skips the PDF (paper_pdf: auto): its last line says so (common.smk).
