@@ -474,16 +474,16 @@ def _row_words(r) -> str:
 def _regenerate(plan) -> str:
     jobs = plan.jobs(2)
     core_s = sum(sec * thr for _, _, sec, thr, _ in jobs)
-    return ("Install the package and its workflow (Python $\\ge$ 3.11): \\texttt{python -m venv .venv \\&\\& ."
-            " .venv/bin/activate \\&\\& pip install -e \".[paper]\"} (or \\texttt{conda env create -f environment.yml}); the"
-            " PDF also needs a TeX installation with \\texttt{latexmk} (Debian/Ubuntu: \\texttt{apt-get install"
-            " texlive-latex-base texlive-latex-recommended latexmk}; without it the workflow skips the PDF and says"
-            f" so). Then \\texttt{{snakemake --cores all}} (preset \\texttt{{{tex_escape(plan.preset)}}},"
-            " \\texttt{config/config.yaml}) rebuilds every table, figure and this PDF from the committed results,"
-            f" running no compute job; from scratch (\\texttt{{--forcerun}} of its {len(jobs)} compute jobs) the cost"
-            f" model gives about {core_s / 2 / 3600:.1f} h on 2 cores (\\texttt{{srmdp plan}} lists them). The GPU"
-            " lines (\\texttt{data/gpu/}) need an NVIDIA GPU: \\texttt{python -m srmdp campaign} reruns them;"
-            " the workflow only reads them.")
+    return ("Install the package and its workflow (Python $\\ge$ 3.11): \\texttt{python -m venv .venv"
+            " \\&\\& . .venv/bin/activate \\&\\& pip install -e \".[paper]\"} (or \\texttt{conda env"
+            " create -f environment.yml}); the PDF also needs a TeX installation with \\texttt{latexmk}"
+            " (Debian/Ubuntu: \\texttt{apt-get install texlive-latex-base texlive-latex-recommended latexmk};"
+            " without it the workflow skips the PDF and says so). Then \\texttt{snakemake --cores all} (preset"
+            f" \\texttt{{{tex_escape(plan.preset)}}}, \\texttt{{config/config.yaml}}) rebuilds every table, figure"
+            " and this PDF from the committed results, running no compute job; from scratch (\\texttt{--forcerun}"
+            f" of its {len(jobs)} compute jobs) the cost model gives about {core_s / 2 / 3600:.1f} h on 2 cores"
+            " (\\texttt{srmdp plan} lists them). The GPU lines (\\texttt{data/gpu/}) need an NVIDIA GPU:"
+            " \\texttt{python -m srmdp campaign} reruns them; the workflow only reads them.")
 
 
 def _table_sentence(table, allc) -> str:
