@@ -296,3 +296,17 @@ def test_the_ci_preset_writes_only_under_its_own_ignored_folders():
         ["git", "check-ignore", "--no-index", *outputs], cwd=ROOT, capture_output=True, text=True
     ).stdout.split()
     assert set(ignored) == set(outputs), set(outputs) - set(ignored)
+
+
+@pytest.mark.slow
+def test_no_cell_of_the_claims_table_runs_past_ten_lines():
+    """The 'ours' column is 0.36 of the text width in \\scriptsize, about 60 characters a line: 650 characters is
+    about 11 lines, the longest cell the table had before it was shortened was 17."""
+    from srmdp.paper.claims import all_claims
+
+    plan = _plan()
+    claims = all_claims(
+        plan.timings(), plan.gpu_files(), plan.multicore_files(), plan.likeforlike_files(), plan.gpu_summaries()
+    )
+    longest = max(claims, key=lambda c: len(c["ours"]))
+    assert len(longest["ours"]) <= 650, (longest["claim"], len(longest["ours"]))

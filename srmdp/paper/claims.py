@@ -494,7 +494,7 @@ def multicore_claim(files=(), camp=None):
 
     order = {(r["table"], r["row"]): i for i, r in enumerate(paper_rows())}
     times = index_results(list(files))
-    parts, effs, sources, hosts, gpus = [], [], [], set(), set()
+    effs, sources, hosts, gpus, rows_seen = [], [], set(), set(), {}
     groups = {}  # (row, machine) -> {threads: result}: this host's timings, or another's (multicore_results)
     for key, results in times.items():
         for res in results:
@@ -512,16 +512,19 @@ def multicore_claim(files=(), camp=None):
         machine = (prov.get("cpus"), str((prov.get("hardware") or {}).get("model") or "?").split("@")[0].strip())
         hosts.add(machine)
         name = key[0].replace("_", r"\_")
-        parts.append(f"{name} $\\Delta t={all_['case']['dt']:g}$, {machine[0] or '?'} CPUs {machine[1]}:"
-                     f" {one['seconds_per_run']:.2f} s/run on 1 thread, {all_['seconds_per_run']:.2f} on {many},"
-                     f" ${su:.2f}\\times$ ({su / many:.2f}/thread)")
+        model = machine[1].replace("(R)", "").replace(" Processor", "")
+        row = f"{name} $\\Delta t={all_['case']['dt']:g}$"
+        host = (f"{machine[0] or '?'} CPUs {model}: {one['seconds_per_run']:.2f}$\\to${all_['seconds_per_run']:.2f}"
+                f" s/run on {many}, ${su:.2f}\\times$ ({su / many:.2f}/thread)")
+        rows_seen.setdefault(row, []).append(host)
         gpu = gpu_timing((camp or {}).get(key, []), all_)
         if gpu is not None:  # the same row and reading on the GPU: the speed-up against all of this host's cores
-            parts[-1] += (f", {device_words(gpu)} ${all_['seconds_per_run'] / timing_of(gpu)[0]:.1f}\\times$"
-                          f" faster than these {many}")
+            rows_seen[row][-1] += (f", {device_words(gpu)[4:]} ${all_['seconds_per_run'] / timing_of(gpu)[0]:.1f}"
+                                   "\\times$ faster")
             gpus.add(f"{device_words(gpu)}: {precision_words(gpu)}")
             sources.append(gpu["_path"])
         sources += [one["_path"], all_["_path"]]
+    parts = [f"{row}: " + "; ".join(hs) for row, hs in rows_seen.items()]  # one entry per row, its hosts
     paper_eff = PAPER_SPEEDUP_CPU / PAPER_THREADS_CPU
     not_measured = (f"the paper's {PAPER_THREADS_CPU} threads were not measured"
                     if any(n and n >= 16 for n, _ in hosts) else
@@ -534,7 +537,7 @@ def multicore_claim(files=(), camp=None):
     precs = "; ".join(sorted(gpus))
     return {
         "where": MULTICORE_WHERE, "claim": MULTICORE_TEXT,
-        "ours": "each job alone on its host: " + "; ".join(parts) + (f" ({precs})" if precs else "")
+        "ours": "each job alone on its host; " + "; ".join(parts) + (f" ({precs})" if precs else "")
         + f"; {not_measured}",
         "verdict": (f"not checked at {PAPER_THREADS_CPU} threads; efficiency here {eff} per thread (the paper's"
                     f" {PAPER_SPEEDUP_CPU:g}/{PAPER_THREADS_CPU} = {paper_eff:.2f} per thread); {MULTICORE_CHECK}"),
