@@ -1,46 +1,51 @@
 #!/usr/bin/env bash
-# The next lent GPU run (issue 24: float32 arithmetic), one command within SECONDS (<= the device tool's 600 s):
-#   1. warm: every kernel below compiles at once in separate processes (bench/gpu_warm.py), both arithmetics,
-#      the two A/B variants of float32 (SRMDP_CUDA_MIN_BLOCKS=0, SRMDP_CUDA_PAD_ROWS=0) in the background;
-#   2. A/B on the same GPU of this tree's defaults against each of its changes, LP0d4 dt=.05 thread+block and
-#      LP1d4 dt=.05 block (+ LP1 d=19: LP1d15_19 row 5 with M = 400, the rate only, in both arithmetics):
-#        ab_f32      float32 arithmetic, the defaults (launch bounds: <= 64 registers, 50 % occupancy; padded rows)
-#        ab_f32_mb0  float32, SRMDP_CUDA_MIN_BLOCKS=0 (no launch bounds: what the H200 measured as "float32")
-#        ab_f32_pack float32, SRMDP_CUDA_PAD_ROWS=0 (launch bounds, shared rows packed: the H200's "MIN_BLOCKS=8")
-#        ab_f64      float64 arithmetic, the defaults (no launch bounds; padded rows)
-#        ab_f64_pack float64, SRMDP_CUDA_PAD_ROWS=0 (= the float64 kernels the H200 measured: a baseline across GPUs)
-#      (PHASES="... old": also the pre-redesign kernels, bc35092^ in .old/, float64 arithmetic);
-#   3. Nsight Compute (ncu, when the host has it) stall reasons of the two d=4 step kernels in float32 arithmetic
-#      (the defaults): step_thread of LP0d4 and step_block of LP1d4 (ncu.txt);
-#   4. the campaign in the paper's precision (float32 storage and arithmetic, reading theory, as the H200's two
-#      chunks): `srmdp campaign run --arithmetic float32` on the rows below 2 runs, with what is left of SECONDS:
-#      its planner (srmdp/paper/campaign.py) counts the chunks of data/gpu/, gives every row its first 2 runs in
-#      order, as far as they fit, then more runs where the s.e. is largest; chunks (named .float32.f32a.) in
-#      $OUT/campaign/, re-packed into $OUT/campaign.tgz after each one (a chunk cut by the time limit is the
-#      only loss); a float32-arithmetic chunk never pools with a float64 one (another case_hash).
-# Prepare here once (carry .whl, and .old for PHASES with old; both git-ignored):
+# The next lent GPU run: the paper's heavy rows. One command within SECONDS (default 540, <= the device tool's
+# 600 s), on a bare GPU host (the library's dependencies and numba-cuda; no [paper] extra):
+#   1. warm: every kernel below compiles at once, one process each (bench/gpu_warm.py --jobs 16): the four heavy
+#      rows and the A/B's d = 4 rows, float32 and float64 arithmetic;
+#   2. A/B on the heavy shapes, paths reduced so that a timing takes seconds (the strata K and steps N of the row:
+#      the grid the kernels see), float32 storage and float32 arithmetic (the campaign's), 45 s at most each:
+#        LP0d4 r4 (K = 614 656, N = 50) M = 16 thread, block;  LP1d6_1 r4 (K = 46 656, N = 50) M = 200 block, thread;
+#        LP0d11 r3 (K = 4 194 304, N = 20) M = 8 thread;  LP0d4 dt=.05 (K = 83 521, N = 20, M = 400) thread, block
+#      -> ab_heavy.jsonl; LP0d4/LP1d4 dt=.05 in both arithmetics -> ab_f32.jsonl, ab_f64.jsonl (the defaults, the
+#      series of earlier sessions). PHASES="... old": the same heavy A/B with the kernels of $OLD (default
+#      5b0f582) from .old/ (bash bench/gpu_next.sh --prepare) -> ab_heavy_old.jsonl: a kernel change against them;
+#   3. Nsight Compute, source level: SourceCounters + WarpStateStats (+ Occupancy, LaunchStats, SchedulerStats)
+#      with the kernels compiled with line information (bench/gpu_lineinfo.py: lineinfo=True, same code) and
+#      --import-source yes, on LP0d4 r4's shape (step_thread) and LP1d6_1 r4's shape (step_block), float32
+#      arithmetic: ncu_<row>.ncu-rep (open in Nsight Compute's source view), ncu_<row>_source.csv (per source
+#      line: stall samples, L1/L2 sectors), ncu.txt (the sections);
+#   4. the campaign, with the time left: `srmdp campaign run` in the paper's precision (float32 storage and float32
+#      arithmetic, reading paper-fit: chunks named .float32.f32a., the workflow's reading paper-fit-f32a, a run set
+#      of its own) on the four paper-fit rows with no run, one run per chunk (heavy rows), cheapest first, each
+#      chunk written and packed into $OUT/campaign.tgz as soon as it ends; a row whose run would not end in the
+#      time left is not started and is named. Its safety margin is 1.05 (the cost model's held-out error on the
+#      heavy runs is <= 27 %; a run cut by the time limit is lost alone).
+# Prepare here once (carry .whl: numpy 2.4 for the host's Python 3.12, whose numpy 2.5 breaks numba-cuda 0.30;
+# and .old for PHASES with old; both git-ignored):
 #   bash bench/gpu_next.sh --prepare
-# Device call (15 min of device time in all, ~1 min to start: 360 s leaves room for one rerun;
-# timeout_s 420, carry [".whl"]; add ".old" for PHASES with old):
-#   bash bench/gpu_next.sh 360           (PHASES="warm ab ncu campaign" by default; a rerun or a second call:
-#                                         PHASES=campaign bash bench/gpu_next.sh 240 for more campaign)
-# Dry run under the simulator (tests/test_gpu_tools.py): DRY=1 NUMBA_ENABLE_CUDASIM=1 bash bench/gpu_next.sh 300
-#   (tiny cases through the same commands, old tree only checked to import, ncu printed not run, campaign on
-#   tiny free cases).
-# In $OUT (default /tmp/gpu_next): next.log, ab_f32.jsonl, ab_f32_mb0.jsonl, ab_f32_pack.jsonl, ab_f64.jsonl,
-# ab_f64_pack.jsonl (ab_old.jsonl), ncu.txt, campaign.tgz (the chunks), campaign.log.
+# Device call (15 min of device time in all, ~1-2 min to start; timeout_s 590, carry [".whl"] (+ ".old")):
+#   bash bench/gpu_next.sh 540
+# A second window, campaign only (LP0d4 r4 and LP1d6_1 r4 take ~7 min a run on an H200 in float32 arithmetic):
+#   PHASES=campaign bash bench/gpu_next.sh 540
+# Dry run under the simulator (tests/test_gpu_tools.py, tests/test_bare_gpu_host.py):
+#   DRY=1 NUMBA_ENABLE_CUDASIM=1 bash bench/gpu_next.sh 300
+#   (tiny cases through the same commands, ncu printed not run, campaign on tiny free cases).
+# In $OUT (default /tmp/gpu_next): next.log, ab_heavy.jsonl, ab_f32.jsonl, ab_f64.jsonl (ab_heavy_old.jsonl),
+# ncu.txt, ncu_*.ncu-rep, ncu_*_source.csv, campaign.tgz (the chunks), campaign/.
 set -u
 cd "$(dirname "$0")/.." || exit 2
+OLD=${OLD:-5b0f582}
 if [ "${1:-}" = --prepare ]; then
   grep -qx /.old/ .gitignore 2>/dev/null || echo "warning: /.old/ is not in .gitignore"
-  rm -rf .old && mkdir -p .old && git archive bc35092^ srmdp bench config | tar -x -C .old || exit 1
+  rm -rf .old && mkdir -p .old && git archive "$OLD" srmdp bench config pyproject.toml | tar -x -C .old || exit 1
   ls .whl/numpy-2.4.*.whl >/dev/null 2>&1 || python3 -m pip download --no-deps --only-binary=:all: \
     --python-version 3.12 --implementation cp --platform manylinux_2_28_x86_64 -d .whl numpy==2.4.6 || exit 1
-  echo "prepared: .old ($(du -sh .old | cut -f1)), .whl ($(ls .whl))"
+  echo "prepared: .old ($OLD, $(du -sh .old | cut -f1)), .whl ($(ls .whl))"
   exit 0
 fi
 T0=$(date +%s)
-TOTAL=${1:-360}
+TOTAL=${1:-540}
 PHASES=${PHASES:-warm ab ncu campaign}
 DRY=${DRY:-0}
 export OUT=${OUT:-/tmp/gpu_next}
@@ -51,98 +56,101 @@ export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH}
 left() { echo $((TOTAL - ($(date +%s) - T0))); }
 el() { echo "[$(($(date +%s) - T0)) s]"; }
 has() { case " $PHASES " in *" $1 "*) return 0 ;; esac; return 1; }
-# the rows below 2 paper-fit runs after the 15455c8 campaign (../shared/gpu/README.md)
-ROWS="LP1d15_19:4 LP1d15_19:5 LP0d11:3 LP0d6_0:4 LP1d6_1:4 LP0d4:4"
+# the paper-fit rows with no run of ours (issue: the heavy rows), and the A/B's heavy shapes: TABLE:DT:ROW PATHS
+HEAVY="LP0d4:4,LP1d6_1:4,LP0d6_0:4,LP0d11:3"
+# (modes: the one the kernels pick first; LP0d11 r3's 4.2 M strata in block mode at M = 8 would idle its threads)
+SHAPES=("LP0d4:0.02:4 16 thread,block" "LP1d6_1:0.02:4 200 block,thread" "LP0d11:0.05:3 8 thread")
+WARM="LP0d4:3,LP1d4:3,$HEAVY"
 TINY=()
-WARM="LP0d4:3,LP1d4:3,LP1d15_19:5,${ROWS// /,}"
-if [ "$DRY" = 1 ]; then TINY=(--set dt=0.5,cells=1,paths=24 --test-points 8) WARM=LP0d4:3; fi  # paths >= nb = 20 of LP1 d=19
+if [ "$DRY" = 1 ]; then TINY=(--test-points 8) WARM=LP0d4:3; fi
 echo "== gpu_next $(hostname) $(date -u) commit $(git rev-parse --short HEAD 2>/dev/null || echo '?') phases: $PHASES"
 command -v nvidia-smi >/dev/null && [ "$DRY" != 1 ] && nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm --format=csv,noheader
 $PY -c "import sys, numpy, numba, numba_cuda; print(sys.version.split()[0], 'numpy', numpy.__version__, 'numba', numba.__version__, 'numba-cuda', numba_cuda.__version__)"
 
-bench() {  # bench TAG ARITHMETIC [env...] -- gpu_bench options
-  local tag=$1 arith=$2; shift 2
-  local envs=()
-  while [ "$1" != -- ]; do envs+=("$1"); shift; done
-  shift
-  env "${envs[@]}" timeout $(($(left) - 20)) $PY bench/gpu_bench.py --precision float32 --arithmetic "$arith" \
-    --no-write --summary "$OUT/$tag.jsonl" "${TINY[@]}" "$@" || echo "bench $tag rc=$?"
+bench() {  # bench TAG ARITHMETIC PATHS -- gpu_bench options (PATHS: --set paths=; a tiny case in DRY)
+  local tag=$1 arith=$2 paths=$3; shift 4
+  local set=() cap=$(($(left) - 20))
+  [ "${CAP:-0}" -gt 0 ] && [ "$CAP" -lt "$cap" ] && cap=$CAP  # one call never eats the whole window
+  if [ "$DRY" = 1 ]; then set=(--set dt=0.5,cells=1,paths=24); elif [ "$paths" != - ]; then set=(--set "paths=$paths"); fi
+  timeout "$cap" $PY bench/gpu_bench.py --precision float32 --arithmetic "$arith" \
+    --no-write --summary "$OUT/$tag.jsonl" "${TINY[@]}" "${set[@]}" "$@" || echo "bench $tag rc=$?"
 }
-d19() {  # the LP1 d=19 rate case
-  if [ "$DRY" = 1 ]; then echo --cases LP1d15_19:0.2:5; else echo --cases LP1d15_19:0.2:5 --set paths=400; fi
+heavy_ab() {  # heavy_ab TAG: the heavy shapes, float32 arithmetic, 45 s at most each
+  for spec in "${SHAPES[@]}"; do
+    set -- $spec
+    CAP=45 bench "$TAG" float32 "$2" -- --runs 2 --modes "$3" --cases "$1"
+  done
+  CAP=45 bench "$TAG" float32 - -- --runs 2 --modes thread,block --cases LP0d4:0.05
 }
 
 if has warm; then
-  echo "== warm $(el)"
-  D4=LP0d4:3,LP0d4:4,LP1d4:3  # the A/B's d = 4 kernels (LP0 row 4: thread mode on 132 SMs, row 3: block)
-  if [ "$DRY" = 1 ]; then D4=LP0d4:3; fi
-  SRMDP_CUDA_MIN_BLOCKS=0 timeout 150 $PY bench/gpu_warm.py --cases "$D4" --arithmetic float32 >"$OUT/warm_mb0.log" 2>&1 &
-  W1=$!
-  SRMDP_CUDA_PAD_ROWS=0 timeout 150 $PY bench/gpu_warm.py --cases "$D4" --arithmetic float64,float32 \
-    >"$OUT/warm_pack.log" 2>&1 &
-  W2=$!
-  timeout 170 $PY bench/gpu_warm.py --cases "$WARM" --arithmetic float64,float32
-  wait $W1 $W2
-  cat "$OUT/warm_mb0.log" "$OUT/warm_pack.log"
+  echo "== warm: every kernel at once $(el)"
+  timeout 170 $PY bench/gpu_warm.py --cases "$WARM" --arithmetic float32,float64 --jobs 16 || echo "warm rc=$?"
 fi
 if has ab; then
-  d4() {  # d4 TAG ARITHMETIC [env...]: the d = 4 rows of the A/B
-    bench "$@" -- --runs 2 --modes thread,block --cases LP0d4:0.05
-    bench "$@" -- --runs 2 --modes block --cases LP1d4:0.05
-  }
+  echo "== A/B: the heavy shapes, paths reduced, float32 arithmetic, thread and block $(el)"
+  TAG=ab_heavy heavy_ab
   for arith in float32 float64; do
-    tag=ab_f${arith#float}
-    echo "== A/B: $arith arithmetic, the defaults $(el)"
-    d4 "$tag" $arith
-    # shellcheck disable=SC2046
-    bench "$tag" $arith -- --runs 1 --modes block $(d19)
-    if [ $arith = float32 ]; then
-      echo "== A/B: float32 arithmetic, SRMDP_CUDA_MIN_BLOCKS=0 (no launch bounds) $(el)"
-      d4 ab_f32_mb0 float32 SRMDP_CUDA_MIN_BLOCKS=0
-    fi
-    echo "== A/B: $arith arithmetic, SRMDP_CUDA_PAD_ROWS=0 (packed shared rows) $(el)"
-    d4 "${tag}_pack" $arith SRMDP_CUDA_PAD_ROWS=0
+    echo "== A/B: LP0d4 and LP1d4 dt=.05, $arith arithmetic, the defaults $(el)"
+    bench "ab_f${arith#float}" $arith - -- --runs 2 --modes thread,block --cases LP0d4:0.05
+    bench "ab_f${arith#float}" $arith - -- --runs 2 --modes block --cases LP1d4:0.05
   done
 fi
 if has old; then
-  echo "== A/B: old kernels (bc35092^, float64 arithmetic) $(el)"
+  echo "== A/B: the heavy shapes with the kernels of $OLD (.old) $(el)"
   if [ ! -d .old/srmdp ]; then
     echo "no .old/ (bash bench/gpu_next.sh --prepare, then carry it)"
-  elif [ "$DRY" = 1 ]; then
-    (cd .old && PYTHONPATH=$PWD:${PYTHONPATH#*:} $PY bench/gpu_bench.py --help >/dev/null && echo "old tree imports")
   else
-    (cd .old && PYTHONPATH=$PWD:${PYTHONPATH#*:} timeout 150 $PY bench/gpu_bench.py --precision float32 --runs 2 \
-      --modes thread,block --no-write --summary "$OUT/ab_old.jsonl" --cases LP0d4:0.05,LP1d4:0.05)
-    # (the old gpu_bench.py has no --set: no LP1 d=19 rate case of the old kernels)
+    (cd .old && PYTHONPATH=$PWD:${PYTHONPATH#*:} OUT=$OUT DRY=$DRY PY=$PY TOTAL=$TOTAL T0=$T0 bash -c '
+      left() { echo $((TOTAL - ($(date +%s) - T0))); }
+      for spec in "LP0d4:0.02:4 16 thread,block" "LP1d6_1:0.02:4 200 block,thread" "LP0d11:0.05:3 8 thread" \
+          "LP0d4:0.05 - thread,block"; do
+        set -- $spec
+        if [ "$DRY" = 1 ]; then s=(--set dt=0.5,cells=1,paths=24 --test-points 8); elif [ "$2" != - ]; then s=(--set "paths=$2"); else s=(); fi
+        cap=$(($(left) - 20)); [ "$cap" -gt 45 ] && cap=45
+        timeout "$cap" $PY bench/gpu_bench.py --precision float32 --arithmetic float32 --no-write \
+          --summary "$OUT/ab_heavy_old.jsonl" --runs 2 --modes "$3" --cases "$1" "${s[@]}" || echo "bench old rc=$?"
+      done')
   fi
 fi
 if has ncu; then
-  echo "== Nsight Compute: stall reasons of the d=4 step kernels, float32 arithmetic (the defaults) $(el)"
+  echo "== Nsight Compute, source level (lineinfo): the heavy shapes' step kernels, float32 arithmetic $(el)"
   NCU=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
-  SECTIONS=(--section WarpStateStats --section SchedulerStats --section Occupancy --section LaunchStats
-            --section ComputeWorkloadAnalysis)
-  for spec in "LP0d4 thread step_thread" "LP1d4 block step_block"; do
+  SECTIONS=(--section SourceCounters --section WarpStateStats --section SchedulerStats --section Occupancy
+            --section LaunchStats --import-source yes)
+  # LP0d4 r4's shape in thread mode (K = 614 656: one thread per stratum), LP1d6_1 r4's in block mode
+  for spec in "LP0d4_r4 thread step_thread 4 0.02 LP0 28 16" "LP1d6_1_r4 block step_block 6 0.02 LP1 6 200"; do
     set -- $spec
-    CMD=(-m srmdp run --table "$1" --dt 0.05 --device gpu --precision float32 --arithmetic float32 --runs 1
-         --test-points 10 --no-progress --out "/tmp/ncu_$1.json")
-    if [ "$DRY" = 1 ] || [ -z "$NCU" ]; then
-      echo "ncu ${NCU:-absent}: SRMDP_CUDA_MODE=$2 ncu ${SECTIONS[*]} -k regex:$3 -s 2 -c 1 $PY ${CMD[*]}"
-    elif [ "$(left)" -gt 120 ]; then
-      SRMDP_CUDA_MODE=$2 timeout 100 "$NCU" "${SECTIONS[@]}" -k "regex:$3" -s 2 -c 1 $PY "${CMD[@]}" \
-        >>"$OUT/ncu.txt" 2>&1 || echo "ncu $1 rc=$?"
-      grep -E "Stall|Warp Cycles|Active Warps|Achieved Occupancy|Registers|Eligible" "$OUT/ncu.txt" | tail -40
+    CMD=(bench/gpu_lineinfo.py run --d "$4" --dt "$5" --basis "$6" --cells "$7" --paths "$8" --device gpu
+         --precision float32 --arithmetic float32 --runs 1 --test-points 10 --no-progress --out "/tmp/ncu_$1.json")
+    if [ "$DRY" = 1 ]; then
+      CMD=(bench/gpu_lineinfo.py run --d 2 --dt 0.5 --basis "$6" --cells 2 --paths 24 --device gpu --precision float32
+           --arithmetic float32 --runs 1 --test-points 8 --no-progress --out "$OUT/ncu_$1_dry.json")
+      SRMDP_CUDA_MODE=$2 $PY "${CMD[@]}" >/dev/null || echo "lineinfo run $1 rc=$?"
+      echo "ncu (dry run): SRMDP_CUDA_MODE=$2 ncu ${SECTIONS[*]} -k regex:$3 -s 2 -c 1 -o $OUT/ncu_$1 $PY ${CMD[*]}"
+    elif [ -z "$NCU" ]; then
+      echo "ncu absent on this host"
+    elif [ "$(left)" -gt 200 ]; then
+      SRMDP_CUDA_MODE=$2 timeout 120 "$NCU" "${SECTIONS[@]}" -k "regex:$3" -s 2 -c 1 -f -o "$OUT/ncu_$1" \
+        $PY "${CMD[@]}" >>"$OUT/ncu.txt" 2>&1 || echo "ncu $1 rc=$?"
+      "$NCU" -i "$OUT/ncu_$1.ncu-rep" --page details >>"$OUT/ncu.txt" 2>&1
+      "$NCU" -i "$OUT/ncu_$1.ncu-rep" --page source --csv --print-source cuda,sass >"$OUT/ncu_$1_source.csv" 2>&1 \
+        || echo "ncu source page $1 rc=$? (open ncu_$1.ncu-rep in Nsight Compute)"
+      grep -E "Stall|Warp Cycles|Active Warps|Achieved Occupancy|Registers|Eligible|Threads" "$OUT/ncu.txt" | tail -30
+    else
+      echo "ncu $1: skipped, $(left) s left"
     fi
   done
 fi
 if has campaign && [ "$(left)" -gt 60 ]; then
-  echo "== campaign, float32 storage and arithmetic, reading theory: $ROWS $(el)"
-  CASES=(--cases "${ROWS// /,}")
-  if [ "$DRY" = 1 ]; then  # tiny free cases, 2 runs each at most
+  echo "== campaign: paper-fit in float32 storage and float32 arithmetic, the rows with no run ($HEAVY) $(el)"
+  CASES=(--cases "$HEAVY" --first-runs 1 --max-runs 1)
+  if [ "$DRY" = 1 ]; then  # tiny free cases, one run each
     printf 'table,row,d,dt,basis,cells,paths\ntiny,1,4,0.5,LP0,1,8\ntiny,2,2,0.5,LP1,1,8\n' > "$OUT/tiny_cases.csv"
-    CASES=(--case-list "$OUT/tiny_cases.csv" --max-runs 2 --test-points 8)
+    CASES=(--case-list "$OUT/tiny_cases.csv" --first-runs 1 --max-runs 1 --test-points 8)
   fi
-  timeout $(($(left) - 10)) $PY -m srmdp campaign run --budget $(($(left) - 25)) --out "$OUT/campaign" \
-    --device gpu --precision float32 --arithmetic float32 --readings theory "${CASES[@]}" \
+  timeout $(($(left) - 5)) $PY -m srmdp campaign run --budget $(($(left) - 15)) --reserve 3 --safety 1.05 \
+    --out "$OUT/campaign" --device gpu --precision float32 --arithmetic float32 --readings paper-fit "${CASES[@]}" \
     --pack "$OUT/campaign.tgz" || echo "campaign rc=$?"
   echo "campaign chunks: $(ls "$OUT/campaign" | wc -l)"
 fi

@@ -145,6 +145,43 @@ def test_heavy_rows_get_their_first_run_each_then_their_second_one_run_per_chunk
     assert left == 60.0 and need > left
 
 
+class _Seconds:
+    """A cost model stub: seconds per run of each row, no compilation or chunk overhead."""
+
+    chunk_overhead = 0.0
+
+    def __init__(self, per_row):
+        self.per_row = per_row
+
+    def run_seconds(self, case):
+        return self.per_row[case.label]
+
+    def compile_seconds(self, case):
+        return 0.0
+
+    def chunk_seconds(self, case, runs):
+        return runs * self.run_seconds(case)
+
+
+def test_a_window_holds_the_dearest_heavy_row_that_fits_rather_than_a_cheaper_one_alone():
+    # H200-like seconds per run; LP0d6_0 r4 already run. A window of 515 s: LP0d11 r3 (164 s) first would leave
+    # 351 s, too few for either dear row; one row fits in any case, so it takes the dearest that fits (LP0d4 r4,
+    # 442 s x 1.05 = 464 s)
+    per_row = {"LP0d4_r4": 442.0, "LP1d6_1_r4": 400.0, "LP0d11_r3": 164.0}
+    rows = cp.paper_selection("LP0d4:4,LP1d6_1:4,LP0d11:3")
+
+    def planner():
+        return cp.Planner(rows, [PAPER_FIT], {}, _Seconds(per_row), first_runs=1, max_runs=1, safety=1.05)
+
+    plan = planner().next(515.0)
+    assert plan.slot.row.label == "LP0d4_r4" and plan.runs == 1
+    # room for two rows: the pair of the most seconds that fits (164 + 400 s x 1.05 = 592 s), cheapest first
+    p = planner()
+    assert [c[0].row.label for c in p.packed(p.candidates(PAPER_FIT, 1), 600.0)] == [
+        "LP0d11_r3", "LP1d6_1_r4", "LP0d4_r4"]
+    assert p.next(600.0).slot.row.label == "LP0d11_r3"
+
+
 def test_never_repeats_a_run_index_present_in_the_repository_or_the_outdir(tmp_path):
     data, out = tmp_path / "data", tmp_path / "out"
     case = pcase("LP0d4", 1)

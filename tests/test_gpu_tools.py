@@ -75,23 +75,22 @@ def test_gpu_next_dry_run(tmp_path):
     assert proc.returncode == 0, log[-3000:]
     assert "rc=" not in log.replace("rc=0", ""), log[-3000:]  # a failing command prints its rc
     assert "== done" in log
-    # the campaign phase is `srmdp campaign run --arithmetic float32` on 2 tiny free cases, 2 runs each at most
+    # the campaign phase: `srmdp campaign run --arithmetic float32 --readings paper-fit` on 2 tiny free cases, one
+    # run per chunk
     assert "campaign chunks: 2" in log and "float32 storage, float32 arithmetic" in log
     with tarfile.open(tmp_path / "campaign.tgz") as tgz:
         names = sorted(Path(n).name for n in tgz.getnames())
-    assert names == [f"tiny_r{r}.theory.float32.f32a.gpu.seed0.tp8.runs0000-0001.json" for r in (1, 2)], names
+    assert names == [f"tiny_r{r}.paper-fit.float32.f32a.gpu.seed0.tp8.runs0000-0000.json" for r in (1, 2)], names
+    # the A/B: the heavy shapes (paths reduced) in float32 arithmetic, thread and block; the d = 4 series in both
+    rows = [json.loads(line) for line in (tmp_path / "ab_heavy.jsonl").read_text().splitlines()]
+    assert [(r["label"], r["mode"]) for r in rows] == [
+        ("LP0d4_r4", "thread"), ("LP0d4_r4", "block"), ("LP1d6_1_r4", "block"), ("LP1d6_1_r4", "thread"),
+        ("LP0d11_r3", "thread"), ("LP0d4_r3", "thread"), ("LP0d4_r3", "block")]
+    assert {r["arithmetic"] for r in rows} == {"float32"}
     for tag, arith in (("ab_f64", "float64"), ("ab_f32", "float32")):
         rows = [json.loads(line) for line in (tmp_path / f"{tag}.jsonl").read_text().splitlines()]
-        assert [r["mode"] for r in rows] == ["thread", "block", "block", "block"]
+        assert [r["mode"] for r in rows] == ["thread", "block", "block"]
         assert {r["arithmetic"] for r in rows} == {arith}
-    # the A/B of this tree's changes: float32 without launch bounds, and both arithmetics with packed shared rows
-    for tag, arith, bounded, pad in (("ab_f32", "float32", True, True), ("ab_f32_mb0", "float32", False, True),
-                                     ("ab_f32_pack", "float32", True, False), ("ab_f64", "float64", False, True),
-                                     ("ab_f64_pack", "float64", False, False)):
-        rows = [json.loads(line) for line in (tmp_path / f"{tag}.jsonl").read_text().splitlines()]
-        assert [r["mode"] for r in rows][:3] == ["thread", "block", "block"] and len(rows) in (3, 4), tag
-        assert {r["arithmetic"] for r in rows} == {arith}
-        d4 = rows[:3]  # d = 4: launch bounds by default in float32 only; the rows' strides odd unless packed
-        assert all(bool(r["launch_bounds"]) == bounded for r in d4), tag
-        strides = [r["thread_row_doubles"] or r["tile_stride"] for r in d4]
-        assert [s % 2 for s in strides] == ([1, 1, 1] if pad else [0, 0, 0]), (tag, strides)
+    # the source-level profile: its commands (ncu itself is printed, not run), the lineinfo runs made
+    assert log.count("ncu (dry run):") == 2 and "--section SourceCounters" in log and "--import-source yes" in log
+    assert (tmp_path / "ncu_LP0d4_r4_dry.json").is_file() and (tmp_path / "ncu_LP1d6_1_r4_dry.json").is_file()

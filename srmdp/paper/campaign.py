@@ -11,8 +11,10 @@ trunc_y=trunc_z=1): (1) every row's first run (a cheap row's ``--first-runs`` ru
 ``CHEAP_FIRST_SECONDS`` in all, in one chunk), (2) every row's first ``--first-runs`` (2) runs; then
 (3) more runs of the (row, reading) whose largest standard error of the three indicators is largest
 (doubling its runs, up to ``--max-runs``, 8).  Within (1) and (2) the cheapest rows go first, so a short
-slot covers as many rows as it can.  A chunk that would not end in the time left is never started: the
-next one that does is taken, and the campaign's last lines name what was not started and why.
+slot covers as many rows as it can; up to ``PACK_MAX`` rows are packed into the time left (as many rows as
+fit, and of those choices the most seconds of work: a dear row that fits alone is not crowded out by a cheaper
+one).  A chunk that would not end in the time left is never started: the next one that does is taken, and the
+campaign's last lines name what was not started and why.
 
 **Never a repeated run.**  The run indices already present — chunk files under ``--data`` (the
 repository's ``data/gpu/``, the single-run files there included) and under ``--out`` — are read first
@@ -25,7 +27,7 @@ per-stratum overheads: this campaign's measurement of the case, else the reposit
 same case on the same GPU model, else the shape model fitted to every GPU run measured in the repository
 (:mod:`srmdp.paper.shape_cost`: chunks and A/B files, per GPU model and arithmetic), else the throughput
 table ``config/gpu_throughput.csv``; the first use of a (d, basis, precision) adds a compilation time.  A
-chunk holds as many runs as fit in both the time left (x ``SAFETY``) and ``--max-chunk-seconds``; at least
+chunk holds as many runs as fit in both the time left (x ``--safety``, 1.3) and ``--max-chunk-seconds``; at least
 one; a heavy row (a run of ``HEAVY_RUN_SECONDS`` or more) one run per chunk.
 
 **Cut-off.**  Each finished chunk is written at once (atomic write, sealed with a checksum, as
@@ -74,6 +76,7 @@ ARCHIVE_DIR = "data/gpu/campaign"  # where the chunks are committed (and their p
 ASSUMED_GPU = "NVIDIA H100 80GB HBM3"
 SAFETY = 1.3  # planned seconds x SAFETY must fit the time left
 HEAVY_RUN_SECONDS = 60.0  # a row whose run takes this long runs one run per chunk
+PACK_MAX = 12  # first-run candidates up to this many are packed into the time left (2^n subsets), else cheapest first
 CHEAP_FIRST_SECONDS = 30.0  # a row whose first runs take this long at most gets them in one chunk
 NOMINAL_SE = 0.05  # dry run: the s.e. assumed for 2 runs of a row that has none yet
 
@@ -251,7 +254,7 @@ class Planner:
     """The next chunk, in priority order, given the chunks present and the time left."""
     def __init__(self, rows, readings, groups, cost, *, precision="float32", arithmetic=None, seed=0,
                  test_points=1000,
-                 first_runs=2, max_runs=100, max_chunk_seconds=120.0, min_chunk_seconds=10.0):
+                 first_runs=2, max_runs=100, max_chunk_seconds=120.0, min_chunk_seconds=10.0, safety=SAFETY):
         self.readings = readings
         self.groups = groups  # {group key: chunks.Group}, updated as chunks are written
         self.cost = cost
@@ -260,7 +263,8 @@ class Planner:
         self.max_chunk_seconds = max_chunk_seconds
         self.min_chunk_seconds = min_chunk_seconds
         self.slots = []
-        self.skipped: dict = {}  # slot name -> (seconds its chunk needs x SAFETY, seconds that were left)
+        self.safety = safety  # planned seconds x safety must fit the time left
+        self.skipped: dict = {}  # slot name -> (seconds its chunk needs x safety, seconds that were left)
         for reading in readings:
             for row in rows:
                 if not reading.runs_row(row.label):  # a reading restricted to some rows (its ``rows`` key)
@@ -306,7 +310,7 @@ class Planner:
         """Runs of ``slot`` (<= want) that fit ``left`` seconds and the chunk cap, and their seconds."""
         per_run = max(self.cost.run_seconds(slot.case), 1e-6)
         comp = self.cost.compile_seconds(slot.case) + self.cost.chunk_overhead
-        by_budget = math.floor((left / SAFETY - comp) / per_run)
+        by_budget = math.floor((left / self.safety - comp) / per_run)
         by_cap = max(1, math.floor((self.max_chunk_seconds - comp) / per_run))
         if per_run >= HEAVY_RUN_SECONDS:  # a heavy row: one run per chunk (a cut-off loses one run at most)
             by_cap = 1
@@ -354,13 +358,33 @@ class Planner:
         that would not end in the time left is never started: it is noted in ``skipped`` (slot name -> (seconds
         it needs, seconds left))."""
         for stage, reading, target in self.stages():
-            for slot, want in self.candidates(reading, target):
+            cands = self.candidates(reading, target)
+            if reading is not None and 1 < len(cands) <= PACK_MAX:
+                cands = self.packed(cands, left)
+            for slot, want in cands:
                 start, count = self.free_range(slot, want)
                 n, secs = self.fit(slot, count, left)
                 if n >= 1:
                     return ChunkPlan(slot, start, n, stage, secs)
-                self.skipped[slot.name] = (secs * SAFETY, left)
+                self.skipped[slot.name] = (secs * self.safety, left)
         return None
+
+    def packed(self, cands, left: float) -> list:
+        """The first-run candidates reordered so that the time left holds as many rows as it can and, among the
+        ways to hold that many, the most seconds of work: the chosen chunks first (cheapest first), then the rest.
+        Cheapest-first alone would fill a window with a cheap heavy row and leave a dearer one that fitted alone
+        never started."""
+        sized = []
+        for slot, want in cands:
+            n, secs = self.fit(slot, self.free_range(slot, want)[1], left)
+            sized.append(secs if n >= 1 else math.inf)
+        best, best_key = (), (0, 0.0)
+        for mask in range(1, 1 << len(cands)):
+            pick = [i for i in range(len(cands)) if mask >> i & 1]
+            total = sum(sized[i] for i in pick)
+            if total * self.safety <= left and (len(pick), total) > best_key:
+                best, best_key = tuple(pick), (len(pick), total)
+        return [cands[i] for i in best] + [c for i, c in enumerate(cands) if i not in best]
 
     def progress(self) -> str:
         parts = []
@@ -442,7 +466,8 @@ def run_campaign(args, out=print, runner=None) -> int:
     planner = Planner(rows, readings, groups, cost, precision=args.precision, arithmetic=args.arithmetic,
                       seed=args.seed,
                       test_points=args.test_points, first_runs=args.first_runs, max_runs=args.max_runs,
-                      max_chunk_seconds=args.max_chunk_seconds, min_chunk_seconds=args.min_chunk_seconds)
+                      max_chunk_seconds=args.max_chunk_seconds, min_chunk_seconds=args.min_chunk_seconds,
+                      safety=args.safety)
     present = sum(planner.have(s) for s in planner.slots)
     arithmetic = args.arithmetic or "each reading's"
     out(f"campaign: budget {args.budget:.0f} s on {args.device} ({model}), {args.precision} storage,"
@@ -740,6 +765,9 @@ def build_parser():
     r.add_argument("--min-chunk-seconds", type=float, default=10.0,
                    help="stage 3: a chunk of a cheap row holds at least this many seconds of runs")
     r.add_argument("--reserve", type=float, default=5.0, help="seconds kept at the end (packing, exit)")
+    r.add_argument("--safety", type=float, default=SAFETY,
+                   help=f"a chunk starts when its planned seconds x this fit the time left (default {SAFETY}; the"
+                   " budget's alarm stops a chunk that overruns: it alone is lost)")
     r.add_argument("--threads", type=int, help="CPU threads (device cpu)")
     r.add_argument("--throughput", default=str(THROUGHPUT_FILE), help="the assumed throughput table (CSV)")
     r.add_argument("--model", help=argparse.SUPPRESS)  # device model for --dry-run without the device
@@ -778,6 +806,8 @@ def validate_run_args(args):
         raise ConfigError(f"invalid max_chunk_seconds={args.max_chunk_seconds!r}: must be a number > 0")
     if not (math.isfinite(args.min_chunk_seconds) and 0 <= args.min_chunk_seconds <= args.max_chunk_seconds):
         raise ConfigError(f"invalid min_chunk_seconds={args.min_chunk_seconds!r}: must be in [0, max_chunk_seconds]")
+    if not (math.isfinite(args.safety) and 1.0 <= args.safety <= 10.0):
+        raise ConfigError(f"invalid safety={args.safety!r}: must be a number in [1, 10]")
     if not (math.isfinite(args.reserve) and 0 <= args.reserve < args.budget):
         raise ConfigError(f"invalid reserve={args.reserve!r}: must be a number in [0, budget)")
     if args.cases != "all" and args.case_list:

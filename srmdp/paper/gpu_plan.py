@@ -57,8 +57,9 @@ def _pack(items, window) -> tuple[int, list]:
     return len(bins) + sum(math.ceil(s / window) for _, s in too_long), too_long
 
 
-def needs(cost: CostModel, present: dict, arithmetic: str, goal: int = GOAL_RUNS, window: float = WINDOW_SECONDS,
-          options=None) -> dict:
+def needs(
+    cost: CostModel, present: dict, arithmetic: str, goal: int = GOAL_RUNS, window: float = WINDOW_SECONDS, options=None
+) -> dict:
     """Per row: runs present in ``arithmetic``'s run set, runs needed for ``goal``, seconds per run and in all;
     and the totals (seconds, windows, runs longer than a window)."""
     rows, items = [], []
@@ -68,17 +69,29 @@ def needs(cost: CostModel, present: dict, arithmetic: str, goal: int = GOAL_RUNS
         need = max(0, goal - have)
         per_run = cost.run_seconds(case)
         label = f"{r['table']}_r{r['row']}"
-        rows.append({"row": label, "have": have, "need": need, "per_run": per_run, "path_steps": case.path_steps,
-                     "seconds": need * per_run + (need if per_run >= HEAVY_RUN_SECONDS else min(need, 1))
-                     * CHUNK_OVERHEAD_S})
+        rows.append(
+            {
+                "row": label,
+                "have": have,
+                "need": need,
+                "per_run": per_run,
+                "path_steps": case.path_steps,
+                "seconds": need * per_run + (need if per_run >= HEAVY_RUN_SECONDS else min(need, 1)) * CHUNK_OVERHEAD_S,
+            }
+        )
         if need:
             if per_run >= HEAVY_RUN_SECONDS:
                 items += [(label, per_run + CHUNK_OVERHEAD_S)] * need
             else:
                 items.append((label, need * per_run + CHUNK_OVERHEAD_S))
     windows, too_long = _pack(items, window)
-    return {"rows": rows, "seconds": sum(x["seconds"] for x in rows), "windows": windows, "too_long": too_long,
-            "path_steps": sum(x["need"] * x["path_steps"] for x in rows)}
+    return {
+        "rows": rows,
+        "seconds": sum(x["seconds"] for x in rows),
+        "windows": windows,
+        "too_long": too_long,
+        "path_steps": sum(x["need"] * x["path_steps"] for x in rows),
+    }
 
 
 def report(data_dirs, reading, throughput=None, goal: int = GOAL_RUNS, window: float = WINDOW_SECONDS) -> str:
@@ -108,18 +121,24 @@ def report(data_dirs, reading, throughput=None, goal: int = GOAL_RUNS, window: f
         cost.learn_points(bench)
         n = needs(cost, present, arithmetic, goal, window, options)
         short = [x for x in n["rows"] if x["need"]]
-        lines.append(f"srmdp: {reading.name} on the GPU in {arithmetic} arithmetic ({model}, the measured rates):"
-                     f" {len(short)} of {len(n['rows'])} rows below {goal} runs in that arithmetic's run set;"
-                     f" {n['path_steps']:.2g} path-steps, ~{n['seconds'] / 60:.0f} device minutes,"
-                     f" {n['windows']} GPU windows of {window / 60:.0f} minutes")
+        lines.append(
+            f"srmdp: {reading.name} on the GPU in {arithmetic} arithmetic ({model}, the measured rates):"
+            f" {len(short)} of {len(n['rows'])} rows below {goal} runs in that arithmetic's run set;"
+            f" {n['path_steps']:.2g} path-steps, ~{n['seconds'] / 60:.0f} device minutes,"
+            f" {n['windows']} GPU windows of {window / 60:.0f} minutes"
+        )
         for x in sorted(short, key=lambda x: -x["seconds"])[:8]:
-            lines.append(f"  {x['row']:<14} {x['have']} runs, {x['need']} more at ~{x['per_run']:.3g} s/run:"
-                         f" {x['seconds'] / 60:.1f} min")
+            lines.append(
+                f"  {x['row']:<14} {x['have']} runs, {x['need']} more at ~{x['per_run']:.3g} s/run:"
+                f" {x['seconds'] / 60:.1f} min"
+            )
         if len(short) > 8:
             rest = sum(x["seconds"] for x in sorted(short, key=lambda x: -x["seconds"])[8:])
             lines.append(f"  ... {len(short) - 8} more rows: {rest / 60:.1f} min")
         for name in dict.fromkeys(name for name, _ in n["too_long"]):
             secs = [s for x, s in n["too_long"] if x == name]
-            lines.append(f"  {name}: {len(secs)} run(s) of ~{secs[0]:.0f} s, each longer than a"
-                         f" {window / 60:.0f}-minute window: not plannable there (faster kernels, or a longer window)")
+            lines.append(
+                f"  {name}: {len(secs)} run(s) of ~{secs[0]:.0f} s, each longer than a"
+                f" {window / 60:.0f}-minute window: not plannable there (faster kernels, or a longer window)"
+            )
     return "\n".join(lines)

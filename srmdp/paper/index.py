@@ -9,6 +9,7 @@ result was run under is decided by :func:`srmdp.readings.matches`, the one match
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import replace
 
 from ..indicators import INDICATORS
 from ..readings import matches
@@ -103,21 +104,36 @@ def campaign_kind(res):
 def campaign_entries(plan, results, readings=None):
     """The lines of one paper row from summaries of pooled data/gpu/ chunks, in the preset's reading order.
 
-    ``readings``: those to match (default: the paper's, :func:`paper_readings`)."""
+    ``readings``: those to match (default: the paper's, :func:`paper_readings`).  A run set that matches none of
+    them exactly but the first (the fit reading, paper-fit) in another path arithmetic (the GPU campaign's
+    float32-arithmetic paper-fit runs, the paper's precision) is a run set of that reading too: the two arithmetics
+    are never pooled, and of the run sets of one reading and kind (device set, storage, seed, test points) the one
+    with the most runs is the line (the float64 one on a tie); its ``arithmetic`` is given (the tables print it
+    with the precision)."""
     readings = plan.paper_readings if readings is None else list(readings)
     names = [r.name for r in readings]
     out = []
     for res in results:
         name = next((r.name for r in readings if matches(res, r)), None)
+        arith = (res.get("reading") or {}).get("arithmetic") or "float64"
+        if name is None and readings and matches(res, replace(readings[0], arithmetic=arith)):
+            name = readings[0].name  # the fit reading (the config's first, paper-fit) in another arithmetic
         if name is None:
             continue
         e = {"name": name, "label": campaign_label(res, name), "runs": res["runs"], "test_points": res["test_points"],
              "sources": [res["_path"]], "kind": campaign_kind(res), "device": str(res.get("device") or "gpu"),
              "precision": (res.get("case") or {}).get("precision"), "model": device_short(res),
-             "seconds": res.get("seconds_per_run")}
+             "seconds": res.get("seconds_per_run"), "arithmetic": arith}
         e.update({k: res.get(k) for k in INDICATORS})
         e.update({k + "_se": res.get(k + "_se") for k in INDICATORS})
         out.append(e)
+    best: dict = {}
+    for e in out:  # one run set per reading and kind: the most runs, float64 arithmetic on a tie
+        key = (e["name"], str(e["kind"]))
+        if key not in best or (e["runs"], e["arithmetic"] == "float64") > (best[key]["runs"],
+                                                                          best[key]["arithmetic"] == "float64"):
+            best[key] = e
+    out = list(best.values())
     out.sort(key=lambda e: (names.index(e["name"]), str(e["kind"])))
     return out
 

@@ -31,7 +31,7 @@ from ..bases import BASES
 
 HEAVY_PATH_STEPS = 1e10  # a "heavy" run (the validation's reported subset): >= this many path-steps
 MIN_SHAPES = 8  # the reference group needs this many distinct shapes for a fit
-AB_FILES = ("ab_f32.jsonl", "ab_f64.jsonl")  # the A/B files of this tree's default kernels (not the variants)
+AB_FILES = ("ab_f32.jsonl", "ab_f64.jsonl", "ab_heavy.jsonl")  # the default kernels (not the variants)
 FEATURES = ("N", "N K nb^3", "PS LP0", "PS d LP0", "PS LP1", "PS d LP1", "PS d^2 LP1")
 
 
@@ -100,8 +100,18 @@ def point_of_bench(row: dict, source: str = "") -> Point | None:
         k, m = int(row["K"]), int(row["M"])
         if abs(k * m * n * (n + 1) / 2 - ps) > 1e-6 * ps:  # the steps from the path-steps where T is not 1
             n = round((math.sqrt(1 + 8 * ps / (k * m)) - 1) / 2)
-        return Point(str(row["gpu"]), str(row.get("arithmetic") or "float64"), str(row["basis"]), int(row["d"]),
-                     k, m, n, float(row["seconds"]), str(row.get("label", "")), source)
+        return Point(
+            str(row["gpu"]),
+            str(row.get("arithmetic") or "float64"),
+            str(row["basis"]),
+            int(row["d"]),
+            k,
+            m,
+            n,
+            float(row["seconds"]),
+            str(row.get("label", "")),
+            source,
+        )
     except (KeyError, TypeError, ValueError, ZeroDivisionError):
         return None
 
@@ -219,8 +229,10 @@ class ShapeModel:
         if not self.ok:
             return "shape model: too few measured shapes"
         terms = ", ".join(f"{n} {c:.3g}" for n, c in zip(FEATURES, self.coef, strict=True) if c > 0)
-        return (f"shape model: reference {self.reference[0]} {self.reference[1]} arithmetic"
-                f" ({len(self.groups[self.reference])} shapes): seconds = {terms}; {len(self.groups)} groups")
+        return (
+            f"shape model: reference {self.reference[0]} {self.reference[1]} arithmetic"
+            f" ({len(self.groups[self.reference])} shapes): seconds = {terms}; {len(self.groups)} groups"
+        )
 
 
 def holdout(points) -> list:
@@ -239,20 +251,26 @@ def holdout_report(points) -> tuple[str, float | None]:
     """The holdout as text (one line per heavy point, and the median and largest errors), and the largest error
     on the heavy shapes (None: none measured)."""
     pairs = holdout(points)
-    lines = [ShapeModel(points).describe(),
-             f"leave-one-shape-out prediction of {len(pairs)} measured (shape, GPU, arithmetic) points:"]
+    lines = [
+        ShapeModel(points).describe(),
+        f"leave-one-shape-out prediction of {len(pairs)} measured (shape, GPU, arithmetic) points:",
+    ]
     errs = [(pred / p.seconds - 1.0, p, pred) for p, pred in pairs]
     heavy = [e for e in errs if e[1].path_steps >= HEAVY_PATH_STEPS]
     for err, p, pred in sorted(heavy, key=lambda e: -e[1].path_steps):
-        lines.append(f"  {p.label or p.shape!s:<16} {p.model:<22} {p.arithmetic} K={p.K:<8} M={p.M:<6} N={p.N:<3}"
-                     f" {p.path_steps:.3g} path-steps: measured {p.seconds:.3g} s, predicted {pred:.3g} s"
-                     f" ({100 * err:+.0f} %)")
+        lines.append(
+            f"  {p.label or p.shape!s:<16} {p.model:<22} {p.arithmetic} K={p.K:<8} M={p.M:<6} N={p.N:<3}"
+            f" {p.path_steps:.3g} path-steps: measured {p.seconds:.3g} s, predicted {pred:.3g} s"
+            f" ({100 * err:+.0f} %)"
+        )
     if errs:
         a = np.abs([e[0] for e in errs])
-        lines.append(f"  all {len(errs)} points: median |error| {100 * np.median(a):.0f} %,"
-                     f" largest {100 * a.max():.0f} %")
+        lines.append(
+            f"  all {len(errs)} points: median |error| {100 * np.median(a):.0f} %, largest {100 * a.max():.0f} %"
+        )
     worst = max((abs(e[0]) for e in heavy), default=None)
     if heavy:
-        lines.append(f"  heavy (>= {HEAVY_PATH_STEPS:.0e} path-steps) {len(heavy)} points: largest |error|"
-                     f" {100 * worst:.0f} %")
+        lines.append(
+            f"  heavy (>= {HEAVY_PATH_STEPS:.0e} path-steps) {len(heavy)} points: largest |error| {100 * worst:.0f} %"
+        )
     return "\n".join(lines), worst

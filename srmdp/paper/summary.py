@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from ..indicators import INDICATORS
 from ..readings import matches
 from .claims import TEXT_VS_TABLE, all_claims, claim_outcome
-from .index import campaign_entries, index_results
+from .index import index_results
 from .latex import INDICATOR_TEX, fmt_seconds, jinja_env, tex_escape, write_text
 from .record import (
     CPU_EQ_GPU_TOL,
@@ -36,7 +36,12 @@ from .record import (
 from .residuals import residuals_model
 from .rows import paper_rows, paper_table_number, table_ids
 from .student import z_limit
-from .tables import FIT_DT, FIT_READING, arithmetic_model  # the fitted reading and where; float32 vs float64
+from .tables import (  # the fitted reading and where; float32 vs float64
+    FIT_DT,
+    FIT_READING,
+    arithmetic_model,
+    campaign_lines,
+)
 from .verdict import (
     COST_RUNS,
     GPU_MODEL,
@@ -138,7 +143,7 @@ def cells(plan, summaries, campaign=(), readings=None) -> list:
                 if res is not None:
                     found.append((reading.name, res, False))
         merged = merge_twins(camp.get(key, []))
-        for e in campaign_entries(plan, merged, readings):
+        for e in campaign_lines(plan, merged, readings):
             found.append((e["name"], index_res(merged, e["sources"][0]), True))
         for name, res, is_camp in found:
             for k in INDICATORS:

@@ -129,12 +129,31 @@ def table_model(plan, table, summaries, timings, gpu_files, campaign=()):
     }
 
 
+def campaign_lines(plan, merged, readings=None) -> list:
+    """The campaign lines of one row under ``readings`` (default: the paper's): those of the paper's readings from
+    :func:`srmdp.paper.index.campaign_entries` (the fit reading's float32-arithmetic run sets among them), then, for
+    each other reading asked for, the run sets that match it exactly and are not a line already."""
+    lines = campaign_entries(plan, merged)
+    used = {e["sources"][0] for e in lines}
+    for r in readings or ():
+        if r in plan.paper_readings:
+            continue
+        mine = [x for x in merged if x["_path"] not in used and matches(x, r)]
+        found = campaign_entries(plan, mine, [r]) if mine else []
+        used |= {e["sources"][0] for e in found}
+        lines += found
+    return lines
+
+
 def _other_reading_lines(plan, merged, by_path) -> list:
     """The campaign lines of a row under a reading of the paper's scheme that its tables do not otherwise show
     (float32 path arithmetic): every run we have appears, named by its reading."""
     others = [x for x in plan.readings if not x.z_cv and x not in plan.paper_readings]
+    shown = {e["sources"][0] for e in campaign_entries(plan, merged)}
     out = []
-    for e in campaign_entries(plan, merged, others):
+    for e in campaign_lines(plan, merged, others):
+        if e["sources"][0] in shown:
+            continue
         res = by_path[e["sources"][0]]
         gpu_dev = e["device"] != "cpu"
         line = dict(e, run=True, first=True, in_sample=False, device=f"{device_words(res)}, {precision_short(res)}",
