@@ -3,7 +3,7 @@
 #
 #   snakemake --cores all                                   # default preset (config/config.yaml)
 #   snakemake --cores all --configfile config/paper.yaml    # all 35 cases at the paper's parameters
-#   snakemake --cores all --configfile config/ci.yaml       # the small cases the tests check
+#   snakemake --cores all --configfile config/ci.yaml       # the small cases the tests check (into out/ci/)
 #   snakemake --cores all table_LP0d4                       # one table (or tables/LP0d4.tex)
 #   snakemake --cores all beyond                            # the suite beyond the paper: tables/beyond.tex
 #   snakemake --cores all residuals                         # residual experiments: tables/residuals.tex

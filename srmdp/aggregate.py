@@ -133,6 +133,19 @@ def _mismatch(c, ref, pool_devices=False):
     return None
 
 
+# Written into a summary whose chunks predate the reading's ``arithmetic`` field: what the field says and why.
+ARITHMETIC_INFERRED = ("float64: the chunks predate the reading's arithmetic field, and every srmdp that wrote"
+                       " results without it computed the paths in float64 (srmdp run --arithmetic came later)")
+
+
+def _reading_with_arithmetic(reading):
+    """The chunks' reading with its path arithmetic always written: float64 (and the reason, ``arithmetic_recorded``)
+    where the chunks predate the field, so that no reader has to infer it."""
+    if not isinstance(reading, dict) or "arithmetic" in reading:
+        return reading
+    return {**reading, "arithmetic": "float64", "arithmetic_recorded": ARITHMETIC_INFERRED}
+
+
 def aggregate(paths, expect_runs=None, run_start=0, pool_devices=False) -> dict:
     """Summary of the chunks in ``paths`` (all runs of one case, seed, test points and device).
 
@@ -188,7 +201,7 @@ def aggregate(paths, expect_runs=None, run_start=0, pool_devices=False) -> dict:
         "case_hash": ref["case_hash"],
         "case": ref["case"],
         "label": ref.get("label"),
-        "reading": ref.get("reading"),
+        "reading": _reading_with_arithmetic(ref.get("reading")),
         "device": "+".join(sorted({c["device"] for _, c in chunks})),
         "seed": ref["seed"],
         "runs": runs,

@@ -771,21 +771,23 @@ def test_workflow_aggregates_gpu_chunks_into_the_tables(tmp_path):
     preset = yaml.safe_load((repo / "config" / "ci.yaml").read_text())
     preset.update(preset="gpuonly", cases=[])  # no CPU case: no solve job at all
     cfg.write_text(yaml.safe_dump(preset))
-    snakemake(repo, "tables/LP0d4.tex", "tables/LP1d15_19.tex", "tables/agreement.tex", "figures/convergence_y.pdf",
-              "--cores", "1", "--configfile", str(cfg))
-    text = (repo / "tables" / "LP0d4.tex").read_text()
+    out = repo / "out" / "gpuonly"  # a preset other than the default writes its tables and figures there
+    snakemake(repo, "out/gpuonly/tables/LP0d4.tex", "out/gpuonly/tables/LP1d15_19.tex",
+              "out/gpuonly/tables/agreement.tex", "out/gpuonly/figures/convergence_y.pdf", "--cores", "1",
+              "--configfile", str(cfg))
+    text = (out / "tables" / "LP0d4.tex").read_text()
     (line,) = [x for x in text.splitlines() if "& GPU " in x and "% source:" in x]  # not the header's "GPU s"
     assert "& paper-fit & GPU" in line and "& 3${\\times}$1000 &" in line and "\\pm" in line
     src = line.split("% source:")[1].strip()
     summary = json.loads((repo / src).read_text())
     assert summary["runs"] == 3 and len(summary["chunks"]) == 2
     assert any("& theory & GPU" in x and "& 2${\\times}$1000 &" in x
-               for x in (repo / "tables" / "LP1d15_19.tex").read_text().splitlines())
-    assert "LP0d4 GPU f32 R=3" in (repo / "tables" / "agreement.tex").read_text()
+               for x in (out / "tables" / "LP1d15_19.tex").read_text().splitlines())
+    assert "LP0d4 GPU f32 R=3" in (out / "tables" / "agreement.tex").read_text()
     assert not list((repo / "results").rglob("chunk-*.json"))  # the tables came from data/gpu/ alone
     # an overlapping chunk is refused by `srmdp aggregate` (the job fails, naming both files)
     write_chunk(gpu / "campaign", pcase("LP0d4", 4), 1, 1, reading="paper-fit", spread=0.5)
-    proc = snakemake(repo, "tables/LP0d4.tex", "--cores", "1", "--configfile", str(cfg), check=False)
+    proc = snakemake(repo, "out/gpuonly/tables/LP0d4.tex", "--cores", "1", "--configfile", str(cfg), check=False)
     assert proc.returncode != 0
     logs = list((repo / "logs" / "gpuonly" / "aggregate_gpu").rglob("*.log"))
     assert any("overlap" in p.read_text() for p in logs)

@@ -190,12 +190,12 @@ def test_ci_preset_through_the_slurm_executor(slurm_cluster, tmp_path):
     assert {"solve", "time", "table", "beyond_solve", "beyond_coverage"} <= rules, sorted(rules)
     no_resources = sorted({name for name, body in blocks if "resources:" not in body})
     assert not no_resources, f"rules planned without their resources: {no_resources}"
-    proc = snakemake(repo, *common, "--", "tables/LP0d4.tex", "tables/LP1d4.tex", timeout=1200)
+    proc = snakemake(repo, *common, "--", "out/ci/tables/LP0d4.tex", "out/ci/tables/LP1d4.tex", timeout=1200)
     log = proc.stdout + proc.stderr
     jobs = ran_jobs(log)
     assert jobs.get("solve") == 8 and jobs.get("time") == 1, jobs
     assert "sbatch" in log.lower() or "slurm" in log.lower()
     for table in ("LP0d4", "LP1d4"):
-        text = (repo / "tables" / f"{table}.tex").read_text()
+        text = (repo / "out" / "ci" / "tables" / f"{table}.tex").read_text()
         assert "& paper-fit" in text and "data/summaries/ci/paper-fit/" in text and r"\pm" in text
     print(f"ci preset through SLURM: {time.time() - t0:.0f} s", file=sys.stderr)

@@ -36,7 +36,7 @@ from . import REPOSITORY
 from .beyond_solve import SuiteSolve, coverage_totals, measure_coverage, run_solve, solves_from, write_json
 from .cost import estimate_seconds
 from .index import hardware_label
-from .latex import jinja_env, tex_escape, write_text
+from .latex import jinja_env, se_digits, tex_escape, write_text
 
 PUBLISHED_FILE = REPOSITORY / "config" / "beyond_published.csv"
 DEFAULT_REFERENCE_PATHS = 100_000
@@ -305,6 +305,7 @@ def fmt_u(x, se=None) -> str:
     digits = 4 if abs(x) < 10 else 3
     if se is None:
         return f"${x:.{digits}f}$"
+    digits = se_digits(se, digits)
     return f"${x:.{digits}f}\\pm{se:.{digits}f}$"
 
 

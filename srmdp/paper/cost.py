@@ -32,6 +32,27 @@ NS_PER_PATH_STEP = (60.0, 25.0)  # a + b*d ns per path step, whatever the basis
 NS_PER_REGRESSION_TERM = 5.0  # nb^2 accumulations per path and regression (bases with nb > 1)
 
 
+# The jobs beyond the paper's rows (seconds on the 2-core development machine, compilation included, on the safe
+# side; measured: the ci preset's lsmdp job 65 s and its beyond_coverage job 153 s on a fresh clone; the default
+# preset's coverage, 20 seeds at d = 2 and 4, 457 CPU s, of which about 55 s per problem and dimension compile).
+LSMDP_FIXED_SECONDS = 60.0  # start-up, NumPy, the SRMDP kernels it compares with
+LSMDP_NS_PER_PATH_STEP = 1600.0  # NumPy paths: 2.36 s per run of LP0d4 row 1 (1.5e6 path-steps) in the ci run
+COVERAGE_COMPILE_SECONDS = 50.0  # per problem and dimension of the coverage (its solves compile their kernels)
+COVERAGE_SECONDS_PER_SOLVE_SET = 1.5  # per seed, problem and dimension: the three configurations' solves
+SOLVE_SECONDS = 30.0  # one srmdp.solve of the suite (start-up, compilation, a few levels)
+REFERENCE_SECONDS = (5.0, 1e-3)  # a reference: start-up, then per Monte-Carlo path (exact ones cost nothing)
+
+
+def lsmdp_seconds(case, runs: int) -> float:
+    """The LSMDP job of one paper row: start-up and compilation, then its NumPy runs."""
+    return LSMDP_FIXED_SECONDS + runs * case.path_steps * LSMDP_NS_PER_PATH_STEP * 1e-9
+
+
+def coverage_seconds(problems: int, seeds: int, dims: int) -> float:
+    """The coverage job: compilation per problem and dimension, then the solves per seed."""
+    return problems * dims * (COVERAGE_COMPILE_SECONDS + seeds * COVERAGE_SECONDS_PER_SOLVE_SET)
+
+
 def estimate_seconds(case, runs: int, threads: int = 1, device: str = "cpu", test_points: int = 1000) -> float:
     """A job's wall time: start-up, JIT compilation, then runs x (path steps x cost per step / threads)."""
     a, b = NS_PER_PATH_STEP

@@ -62,7 +62,7 @@ def figure_speedup(plan, likeforlike, campaign, stem):
                           else f"CPU {precision_words(cpu)}, GPU {precision_words(gpu)}")
         ours_su.append(ratio)
         fast_su.append(fast)
-    fig, ax = plt.subplots(figsize=(7.5, 3.4))
+    fig, ax = plt.subplots(figsize=(7.5, 4.0))
     x = list(range(len(labels)))
     ax.bar([i - 0.2 for i in x], paper_su, width=0.4, color="#8da0cb",
            label="paper: 24 threads (2x Xeon E5-2620 v2) vs GTX TITAN Black, float32")
@@ -71,14 +71,14 @@ def figure_speedup(plan, likeforlike, campaign, stem):
         ax.bar([i + 0.2 for i in have], [ours_su[i] for i in have], width=0.4, color="#fc8d62",
                yerr=[[0.0] * len(have), [fast_su[i] - ours_su[i] for i in have]], error_kw={"lw": 0.8},
                label=f"ours like for like: CPU {'; '.join(sorted(cpus))} vs {', '.join(sorted(gpus))},"
-                     f" {'; '.join(sorted(precs))} (bar: mean GPU run; whisker: fastest)")
+                     f"\n{'; '.join(sorted(precs))} (bar: mean GPU run; whisker: fastest)")
     ax.axhline(1.0, color="k", lw=0.6)
     ax.set_yscale("log")
-    top = max([*paper_su, *[v for v in ours_su if math.isfinite(v)]])
-    ax.set_ylim(top=top * 30)  # room for the legend
     ax.set_ylabel("CPU s / GPU s per run")
     ax.set_xticks(x, labels, rotation=70, ha="right", fontsize=7)
-    ax.legend(fontsize=7, loc="upper left")
+    # above the frame, not inside it: the labels are wider than the empty part of the plot
+    ax.legend(fontsize=6.5, loc="lower left", bbox_to_anchor=(0.0, 1.01), frameon=False, borderaxespad=0.0)
+    fig.subplots_adjust(top=0.84, bottom=0.24, left=0.09, right=0.98)
     _save(fig, stem)
     plt.close(fig)
 
@@ -169,6 +169,7 @@ def figure_convergence(plan, summaries, stem, campaign=(), indicators=INDICATORS
         ax.minorticks_off()
         ax.set_title(f"{table}: {INDICATOR_LN_TEX[ind]}", fontsize=8)
         ax.set_xlabel(r"$\Delta t$", fontsize=8)
+        ax.set_ylabel(INDICATOR_LN_TEX[ind], fontsize=8)
         ax.tick_params(labelsize=7)
     for ax in list(axes.flat)[len(panels):]:
         ax.set_visible(False)

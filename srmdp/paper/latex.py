@@ -30,7 +30,15 @@ def fmt_pm(x, se, digits=3) -> str:
         return "--"
     if se is None or (isinstance(se, float) and not math.isfinite(se)):
         return f"${x:.{digits}f}$"
+    digits = se_digits(se, digits)
     return f"${x:.{digits}f}\\pm{se:.{digits}f}$"
+
+
+def se_digits(se, digits) -> int:
+    """Enough decimals that a positive standard error does not print as 0 (one significant digit at least)."""
+    if se and se > 0 and round(se, digits) == 0:
+        return min(-math.floor(math.log10(se)), 9)
+    return digits
 
 
 def fmt_paper_seconds(s) -> str:

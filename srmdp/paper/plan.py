@@ -473,20 +473,61 @@ class Plan:
         for key in self.likeforlike:  # all cores, alone, in the GPU results' precision and reading
             out.append(("like", self.likeforlike_run_path(key), self.multicore_seconds(key, "all", cores, like=True),
                         cores, self.multicore_mem_mb(key, cores, like=True)))
+        return out + self._other_jobs()
+
+    def _other_jobs(self) -> list:
+        """The compute jobs beyond the paper's rows: LSMDP, and the suite beyond the paper (runs, references,
+        solves, the coverage of u0_error), priced by :mod:`srmdp.paper.cost`."""
+        from .beyond import BeyondPlan, closed_form_reference
+        from .beyond_solve import COVERAGE_PROBLEMS
+        from .cost import REFERENCE_SECONDS, SOLVE_SECONDS, coverage_seconds, estimate_seconds, lsmdp_seconds
+
+        out = []
+        for sel in self.lsmdp:
+            out.append(("lsmdp", self.lsmdp_run_path(sel.key), lsmdp_seconds(paper_case(sel.table, row=sel.row),
+                                                                            sel.runs), 1, self.lsmdp_mem_mb(sel.key)))
+        b = BeyondPlan(self)
+        for c in b.cases:
+            out.append(("beyond", b.run_path(c.key), estimate_seconds(c.case(), c.runs, 1, "cpu", self.test_points), 1,
+                        b.mem_mb(c.key)))
+        for problem, d in b.references:
+            paths = 0 if closed_form_reference(problem) else b.reference_paths
+            out.append(("ref", b.reference_run_path(f"{problem}_d{d}"), REFERENCE_SECONDS[0] + paths *
+                        REFERENCE_SECONDS[1], 1, 1000))
+        for x in b.solves:
+            out.append(("solve", b.solve_path(x.key, published=False), SOLVE_SECONDS + (x.budget_s or 0.0), 1,
+                        2000))  # a refinement to a tolerance may use its whole budget
+        if b.coverage:
+            out.append(("cover", b.coverage_path(published=False),
+                        coverage_seconds(len(COVERAGE_PROBLEMS), int(b.coverage.get("seeds", 20)),
+                                         len(b.coverage.get("dims", [2, 4]))), 1, 2000))
         return out
 
-    def cost_report(self, cores: int | None = None, done=os.path.exists) -> str:
+    def cost_report(self, cores: int | None = None, done=os.path.exists, pending=None, render_jobs=None) -> str:
+        """The preset's compute jobs with the cost model's seconds.  ``pending``: the outputs of the compute jobs
+        this invocation will run (from Snakemake's DAG; None: every job whose output is missing), ``render_jobs``:
+        how many other jobs (publish, tables, figures, PDF) it runs besides."""
         cores = cores or os.cpu_count() or 1
         jobs = self.jobs(cores)
-        lines = [f"srmdp: estimated cost of the {len(jobs)} compute jobs of preset '{self.preset}'"
-                 f" ({len(self.selected)} paper rows x {len(self.readings)} readings x {len(self.devices)} device(s)):"]
+        runs = (lambda t: not done(t)) if pending is None else (lambda t: t in pending)
+        todo_jobs = [j for j in jobs if runs(j[1])]
+        lines = [f"srmdp: preset '{self.preset}' has {len(jobs)} compute jobs ({len(self.selected)} paper rows x"
+                 f" {len(self.readings)} readings x {len(self.devices)} device(s), and the jobs beyond the paper);"
+                 f" this run computes {len(todo_jobs)} of them"
+                 + ("" if render_jobs is None else f" and runs {render_jobs} render jobs (publish, tables, figures,"
+                                                   " PDF)") + ":"]
         todo = 0.0
         for kind, target, sec, thr, mem in jobs:
-            mark = "done" if done(target) else f"~{_hms(sec)}"
-            if not done(target):
+            mark = f"~{_hms(sec)}" if runs(target) else "not run (up to date)"
+            if runs(target):
                 todo += sec * thr
-            lines.append(f"  {kind:<5} {target:<60} {thr} thr  {mem:>6} MB  {mark}")
-        lines.append(f"srmdp: still to compute ~{_hms(todo)} core-time, ~{_hms(todo / cores)} wall on {cores} cores")
+            if runs(target) or len(jobs) <= 40:
+                lines.append(f"  {kind:<5} {target:<60} {thr} thr  {mem:>6} MB  {mark}")
+        if not todo_jobs:
+            lines.append("srmdp: no compute job to run: only the render jobs, about a minute or two")
+        else:
+            lines.append(f"srmdp: compute still to run ~{_hms(todo)} core-time, ~{_hms(todo / cores)} wall on"
+                         f" {cores} cores (cost model; render jobs not included)")
         return "\n".join(lines)
 
 

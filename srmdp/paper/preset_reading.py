@@ -69,7 +69,7 @@ class PresetReading:
             out += " (beyond the paper"
             out += f"; {len(self.rows)} rows)" if self.rows is not None else ")"
         if self.arithmetic != "float64":
-            out += f", {self.arithmetic} path arithmetic (the paper's precision"
+            out += f", {self.arithmetic} path arithmetic (sums over paths and solves in float64"
             out += f"; {len(self.rows)} rows)" if self.rows is not None else ")"
         return out
 

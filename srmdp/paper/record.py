@@ -33,16 +33,22 @@ SHORT = {"float32": "f32", "float64": "f64"}
 
 
 def precision_short(res) -> str:
-    """``f64`` where storage and arithmetic agree, else ``f32 st./f64 ar.``."""
+    """``f64`` where storage and arithmetic agree, else ``f32 st./f64 ar.``; float32 path arithmetic is
+    ``f32 ar./f64 sums`` (its sums over paths and solves stay float64)."""
     st, ar = storage_of(res), arithmetic_of(res)
+    if ar == "float32":
+        return f"{SHORT.get(st, st)} st./f32 ar./f64 sums"
     if st == ar:
         return SHORT.get(st, st)
     return f"{SHORT.get(st, st)} st./{SHORT.get(ar, ar)} ar."
 
 
 def precision_words(res) -> str:
-    """``float64`` or ``float32 storage, float64 arithmetic``."""
+    """``float64`` or ``float32 storage, float64 arithmetic``; float32 path arithmetic keeps its sums over paths and
+    its solves in float64 (srmdp.scheme), and says so: it is not the paper's float32 throughout."""
     st, ar = storage_of(res), arithmetic_of(res)
+    if ar == "float32":
+        return f"{st} storage, float32 path arithmetic (sums and solves in float64)"
     return st if st == ar else f"{st} storage, {ar} arithmetic"
 
 

@@ -25,6 +25,7 @@ from ..indicators import INDICATORS
 from ..readings import matches
 from .index import index_results, load
 from .latex import INDICATOR_TEX, jinja_env, tex_escape, write_text
+from .record import merge_twins, precision_short
 from .rows import paper_rows
 from .splits import paper_splits
 
@@ -76,10 +77,11 @@ def residuals_model(plan, summaries, variant_files, campaign=()):
                 paths = {v.name: plan.residual_path(v.name, key) for v in plan.variants}
                 variants = {n: load(p) | {"_path": p} if p in have else None for n, p in paths.items()}
                 bases.append((paper["table"], paper, res, variants))
-        for res in camp.get((paper["table"], paper["row"]), []):
+        # a CPU and a GPU summary of the same runs are one line (record.merge_twins), as in the paper's tables
+        for res in merge_twins(camp.get((paper["table"], paper["row"]), [])):
             if matches(res, reading):
-                prec = {"float32": "f32", "float64": "f64"}.get(res["case"]["precision"], res["case"]["precision"])
-                label = f"{paper['table']} {res['device'].upper()} {prec} R={res['runs']}"
+                dev = res.get("_device") or res["device"].upper()
+                label = f"{paper['table']} {dev} {precision_short(res)} R={res['runs']}"
                 bases.append((label, paper, res, {v.name: None for v in plan.variants}))
     cells, within = [], []
     for label, paper, res, variants in bases:

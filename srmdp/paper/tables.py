@@ -93,6 +93,7 @@ def table_model(plan, table, summaries, timings, gpu_files, campaign=()):
                                  gpu_s=e["seconds"] if gpu_dev else None))
             if not mine:
                 mine.append({"name": o["name"], "run": False, "device": "", "model": "", "sources": []})
+
             for j, line in enumerate(mine):
                 line.update(first=j == 0, in_sample=in_sample and line["run"])
                 for k in INDICATORS:  # ours - paper, and in units of our standard error
@@ -100,6 +101,15 @@ def table_model(plan, table, summaries, timings, gpu_files, campaign=()):
                     line[k + "_d"] = None if v is None else v - r[k]
                     line[k + "_z"] = (v - r[k]) / se if v is not None and se else None
             lines += mine
+        for line in _other_reading_lines(plan, merged, by_path):
+            for k in INDICATORS:
+                v, se = line.get(k), line.get(k + "_se")
+                line[k + "_d"] = None if v is None else v - r[k]
+                line[k + "_z"] = (v - r[k]) / se if v is not None and se else None
+            lines.append(line)
+        any_run = any(line["run"] for line in lines)
+        for line in lines:  # "not run" only where no reading has a run of the row
+            line["other_run"] = any_run and not line["run"]
         rows.append({
             "row": r["row"], "d": r["d"], "dt": f"{r['dt']:g}", "cells": r["cells"], "K": r["K"], "M": r["M"],
             "paper": {k: r[k] for k in (*INDICATORS, "cpu_s", "gpu_s")},
@@ -117,6 +127,39 @@ def table_model(plan, table, summaries, timings, gpu_files, campaign=()):
         "readings": [{"name": tex_escape(x.name), "describe": x.describe()} for x in plan.paper_readings],
         "hardware": [{"mark": n, "label": tex_escape(h)} for h, n in sorted(hardware.items(), key=lambda kv: kv[1])],
     }
+
+
+def campaign_lines(plan, merged, readings=None) -> list:
+    """The campaign lines of one row under ``readings`` (default: the paper's): those of the paper's readings from
+    :func:`srmdp.paper.index.campaign_entries` (the fit reading's float32-arithmetic run sets among them), then, for
+    each other reading asked for, the run sets that match it exactly and are not a line already."""
+    lines = campaign_entries(plan, merged)
+    used = {e["sources"][0] for e in lines}
+    for r in readings or ():
+        if r in plan.paper_readings:
+            continue
+        mine = [x for x in merged if x["_path"] not in used and matches(x, r)]
+        found = campaign_entries(plan, mine, [r]) if mine else []
+        used |= {e["sources"][0] for e in found}
+        lines += found
+    return lines
+
+
+def _other_reading_lines(plan, merged, by_path) -> list:
+    """The campaign lines of a row under a reading of the paper's scheme that its tables do not otherwise show
+    (float32 path arithmetic): every run we have appears, named by its reading."""
+    others = [x for x in plan.readings if not x.z_cv and x not in plan.paper_readings]
+    shown = {e["sources"][0] for e in campaign_entries(plan, merged)}
+    out = []
+    for e in campaign_lines(plan, merged, others):
+        if e["sources"][0] in shown:
+            continue
+        res = by_path[e["sources"][0]]
+        gpu_dev = e["device"] != "cpu"
+        line = dict(e, run=True, first=True, in_sample=False, device=f"{device_words(res)}, {precision_short(res)}",
+                    cpu_s=None if gpu_dev else e["seconds"], gpu_s=e["seconds"] if gpu_dev else None)
+        out.append(line)
+    return out
 
 
 def render_table(plan, table, summaries, timings, gpu_files, template_dir, out, campaign=()):

@@ -159,7 +159,7 @@ rule beyond_table:
         template="workflow/templates/beyond.tex.j2",
         code=paper_code("beyond", "plan"),
     output:
-        "tables/beyond.tex",
+        f"{OUT}tables/beyond.tex",
     log:
         f"{LOGS}/tables/beyond.log",
     conda:
@@ -174,4 +174,4 @@ rule beyond_table:
 
 rule beyond:
     input:
-        "tables/beyond.tex",
+        f"{OUT}tables/beyond.tex",

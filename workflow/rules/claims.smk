@@ -86,9 +86,9 @@ rule claims_tables:
         ],
         code=paper_code("claims", "plan"),
     output:
-        tables12="tables/paper_tables_1_2.tex",
-        claims="tables/claims.tex",
-        lsmdp="tables/lsmdp.tex",
+        tables12=f"{OUT}tables/paper_tables_1_2.tex",
+        claims=f"{OUT}tables/claims.tex",
+        lsmdp=f"{OUT}tables/lsmdp.tex",
     log:
         f"{LOGS}/tables/claims.log",
     conda:

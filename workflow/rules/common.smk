@@ -19,6 +19,9 @@ PRESET = PLAN.preset
 RES = PLAN.results
 PUB = PLAN.published
 LOGS = f"logs/{PRESET}"
+# Each preset keeps to its own outputs: the default preset's tables, figures and PDF are committed at the top of the
+# repository; any other preset writes its own under out/<preset>/ (ignored by git) and never overwrites them.
+OUT = "" if PRESET == "default" else f"out/{PRESET}/"
 TABLES = list(table_ids())
 FIGURES = ["speedup", "time_vs_steps", "convergence_y", "convergence_z"]
 ENV = "../../environment.yml"
@@ -43,17 +46,21 @@ def want_pdf():
 
 
 def all_targets():
-    targets = [f"tables/{t}.tex" for t in TABLES]
-    targets += ["tables/agreement.tex", "tables/preset.tex"]
-    targets += ["tables/paper_tables_1_2.tex", "tables/claims.tex", "tables/lsmdp.tex"]
-    targets.append("tables/residuals.tex")  # issue 10 item 5 (residuals.smk)
+    targets = [f"{OUT}tables/{t}.tex" for t in TABLES]
+    targets += [f"{OUT}tables/agreement.tex", f"{OUT}tables/preset.tex"]
+    targets += [
+        f"{OUT}tables/paper_tables_1_2.tex",
+        f"{OUT}tables/claims.tex",
+        f"{OUT}tables/lsmdp.tex",
+    ]
+    targets.append(f"{OUT}tables/residuals.tex")  # issue 10 item 5 (residuals.smk)
     targets.append(
-        "tables/summary.tex"
+        f"{OUT}tables/summary.tex"
     )  # the summary page and the sentences of the text
     # beyond the paper's tables: the Z control variate, float32 arithmetic (workflow/rules/switches.smk)
-    targets += ["tables/zcv.tex", "tables/arithmetic.tex"]
-    targets.append("tables/beyond.tex")  # the suite beyond the paper (beyond.smk)
-    targets += [f"figures/{f}.{ext}" for f in FIGURES for ext in ("pdf", "png")]
+    targets += [f"{OUT}tables/zcv.tex", f"{OUT}tables/arithmetic.tex"]
+    targets.append(f"{OUT}tables/beyond.tex")  # the suite beyond the paper (beyond.smk)
+    targets += [f"{OUT}figures/{f}.{ext}" for f in FIGURES for ext in ("pdf", "png")]
     for (
         dev
     ) in (
@@ -61,7 +68,7 @@ def all_targets():
     ):  # the error runs of every device, even those the tables do not show
         targets += PLAN.summaries(device=dev)
     if want_pdf():
-        targets.append("paper/main.pdf")
+        targets.append(f"{OUT}paper/main.pdf")
     return targets
 
 
@@ -108,8 +115,42 @@ def timing_threads():
     return min(PLAN.timing_threads or available_cores(), available_cores())
 
 
+# The rules that compute (the cost model prices them); every other rule publishes or renders.
+COMPUTE_RULES = {
+    "solve",
+    "time",
+    "residual_solve",
+    "multicore",
+    "likeforlike",
+    "lsmdp",
+    "beyond_run",
+    "beyond_reference",
+    "beyond_solve",
+    "beyond_coverage",
+}
+
+
 def print_cost_report():
-    print(PLAN.cost_report(available_cores()), file=sys.stderr)
+    """What this invocation will run, from Snakemake's DAG: its compute jobs priced by the cost model, and how many
+    render jobs (publish, tables, figures, PDF) follow."""
+    pending, render = set(), 0
+    try:
+        for job in workflow.dag.needrun_jobs():
+            if job.rule.name in COMPUTE_RULES:
+                pending.update(str(f) for f in job.output)
+            else:
+                render += 1
+    # a DAG this Snakemake does not expose: price every job, as before
+    except Exception as exc:
+        print(
+            f"srmdp: the DAG's jobs are not readable here ({exc}); every job is priced",
+            file=sys.stderr,
+        )
+        pending = None
+    print(
+        PLAN.cost_report(available_cores(), pending=pending, render_jobs=render),
+        file=sys.stderr,
+    )
 
 
 def figure_inputs(wildcards):

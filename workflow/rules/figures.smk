@@ -12,9 +12,9 @@ rule figure:
         reference="srmdp/data/paper_cases.csv",
         code=paper_code("figures", "plan"),
     output:
-        pdf="figures/{fig}.pdf",
+        pdf=f"{OUT}figures/{{fig}}.pdf",
         png=report(
-            "figures/{fig}.png",
+            f"{OUT}figures/{{fig}}.png",
             caption="../report/figure.rst",
             category="Figures",
             labels={"figure": "{fig}"},
@@ -33,4 +33,4 @@ rule figure:
 
 rule figures:
     input:
-        [f"figures/{f}.{ext}" for f in FIGURES for ext in ("pdf", "png")],
+        [f"{OUT}figures/{f}.{ext}" for f in FIGURES for ext in ("pdf", "png")],

@@ -9,19 +9,23 @@ localrules:
 rule latex:
     input:
         main="paper/main.tex",
-        tables=[f"tables/{t}.tex" for t in TABLES],
-        agreement="tables/agreement.tex",
-        preset="tables/preset.tex",
-        claims=["tables/paper_tables_1_2.tex", "tables/claims.tex", "tables/lsmdp.tex"],
-        residuals="tables/residuals.tex",
-        summary="tables/summary.tex",
-        zcv="tables/zcv.tex",
-        arithmetic="tables/arithmetic.tex",
-        beyond="tables/beyond.tex",
-        figures=[f"figures/{f}.pdf" for f in FIGURES],
+        tables=[f"{OUT}tables/{t}.tex" for t in TABLES],
+        agreement=f"{OUT}tables/agreement.tex",
+        preset=f"{OUT}tables/preset.tex",
+        claims=[
+            f"{OUT}tables/paper_tables_1_2.tex",
+            f"{OUT}tables/claims.tex",
+            f"{OUT}tables/lsmdp.tex",
+        ],
+        residuals=f"{OUT}tables/residuals.tex",
+        summary=f"{OUT}tables/summary.tex",
+        zcv=f"{OUT}tables/zcv.tex",
+        arithmetic=f"{OUT}tables/arithmetic.tex",
+        beyond=f"{OUT}tables/beyond.tex",
+        figures=[f"{OUT}figures/{f}.pdf" for f in FIGURES],
         code=paper_code("latex", "plan"),
     output:
-        "paper/main.pdf",
+        f"{OUT}paper/main.pdf",
     log:
         f"{LOGS}/paper/latexmk.log",
     conda:
@@ -36,7 +40,7 @@ rule latex:
 
 rule paper:
     input:
-        "paper/main.pdf",
+        f"{OUT}paper/main.pdf",
 
 
 # Without TeX the default job skips the PDF (paper_pdf: auto): its last line says so (common.smk).

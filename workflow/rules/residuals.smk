@@ -53,7 +53,7 @@ rule residuals_table:
         template="workflow/templates/residuals.tex.j2",
         code=paper_code("residuals", "plan"),
     output:
-        "tables/residuals.tex",
+        f"{OUT}tables/residuals.tex",
     log:
         f"{LOGS}/tables/residuals.log",
     conda:
@@ -68,4 +68,4 @@ rule residuals_table:
 
 rule residuals:
     input:
-        "tables/residuals.tex",
+        f"{OUT}tables/residuals.tex",

@@ -15,7 +15,7 @@ rule switch_table:
         rows="workflow/templates/switch_rows.tex.j2",
         code=paper_code("tables", "plan"),
     output:
-        "tables/{switch}.tex",
+        f"{OUT}tables/{{switch}}.tex",
     log:
         f"{LOGS}/tables/{{switch}}.log",
     wildcard_constraints:

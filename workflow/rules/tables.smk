@@ -18,7 +18,7 @@ rule table:
         template="workflow/templates/table.tex.j2",
         code=paper_code("tables", "plan"),
     output:
-        "tables/{table}.tex",
+        f"{OUT}tables/{{table}}.tex",
     log:
         f"{LOGS}/tables/{{table}}.log",
     conda:
@@ -39,7 +39,7 @@ rule agreement:
         template="workflow/templates/agreement.tex.j2",
         code=paper_code("tables", "plan"),
     output:
-        "tables/agreement.tex",
+        f"{OUT}tables/agreement.tex",
     log:
         f"{LOGS}/tables/agreement.log",
     conda:
@@ -57,7 +57,7 @@ rule preset_tex:
         template="workflow/templates/preset.tex.j2",
         code=paper_code("tables", "plan"),
     output:
-        "tables/preset.tex",
+        f"{OUT}tables/preset.tex",
     log:
         f"{LOGS}/tables/preset.log",
     conda:
@@ -77,9 +77,9 @@ rule preset_tex:
 
 rule tables:
     input:
-        [f"tables/{t}.tex" for t in TABLES],
-        "tables/agreement.tex",
-        "tables/preset.tex",
+        [f"{OUT}tables/{t}.tex" for t in TABLES],
+        f"{OUT}tables/agreement.tex",
+        f"{OUT}tables/preset.tex",
 
 
 for _table in TABLES:
@@ -88,7 +88,7 @@ for _table in TABLES:
         name:
             f"table_{_table}"
         input:
-            f"tables/{_table}.tex",
+            f"{OUT}tables/{_table}.tex",
 
 
 # The summary page and the sentences of the text (srmdp.paper.summary): every count the prose gives.
@@ -109,7 +109,7 @@ rule summary:
         template="workflow/templates/summary.tex.j2",
         code=paper_code("summary", "plan"),
     output:
-        "tables/summary.tex",
+        f"{OUT}tables/summary.tex",
     log:
         f"{LOGS}/tables/summary.log",
     conda:

@@ -1,0 +1,312 @@
+"""The report grades its own evidence: each paper number judged once by its strongest run set, claims held only on
+our measurements, "not run" only without any run, and one test per class of defect the rendered tables had
+(unrendered template text, "not run" against the summaries, totals of the text against the tables' count, memory
+statements against the GPU memory table, CPU = GPU duplicates in the residuals, "± 0.00", layout words)."""
+
+import glob
+import json
+import re
+import subprocess
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+from srmdp.paper.latex import fmt_pm
+from srmdp.paper.student import z_limit
+from srmdp.paper.verdict import STRONG_RUNS, evidence_totals, grade_of, paper_numbers
+
+ROOT = Path(__file__).resolve().parent.parent
+TABLES = ROOT / "tables"
+PUB = ROOT / "data" / "summaries" / "default"
+
+
+@lru_cache(maxsize=1)
+def _plan():
+    from srmdp.paper.plan import Plan, load_configs
+
+    return Plan(load_configs([ROOT / "config" / "config.yaml"]))
+
+
+@lru_cache(maxsize=1)
+def _model():
+    from srmdp.paper.summary import summary_model
+
+    plan = _plan()
+    claim_inputs = {
+        "timing_files": plan.timings(),
+        "gpu_files": plan.gpu_files(),
+        "multicore_files": plan.multicore_files(),
+        "likeforlike_files": plan.likeforlike_files(),
+        "campaign_files": plan.gpu_summaries(),
+    }
+    return summary_model(plan, plan.summaries(), plan.gpu_summaries(), plan.residual_files(), claim_inputs)
+
+
+def _tex(path) -> str:
+    """A rendered table without its comment lines and "% source:" tails (what LaTeX typesets)."""
+    return "\n".join(re.sub(r"(?<!\\)%.*", "", line) for line in Path(path).read_text().splitlines())
+
+
+# --- the grades and the one count ------------------------------------------------------------------------------
+class _Cell:
+    def __init__(self, row, runs, z, reading="paper-fit", indicator="mse_y_max"):
+        self.table, self.row, self.indicator, self.reading, self.runs = "LP0d4", row, indicator, reading, runs
+        self.d, self.dt, self.device, self.in_sample = 4, 0.1, "CPU", False
+        self.se = None if runs < 2 else 0.01
+        self.z = None if self.se is None else z
+        self.diff = z * 0.01
+
+    @property
+    def verdict(self):
+        if self.z is None:
+            return None
+        return "within" if abs(self.z) <= 3 else ("inconclusive" if abs(self.z) <= z_limit(self.runs) else "beyond")
+
+
+def test_each_paper_number_is_judged_once_by_its_strongest_run_set():
+    cells = [_Cell(1, 24, -1.3), _Cell(1, 2, +4.7), _Cell(2, 4, 5.0), _Cell(3, 1, 0.0), _Cell(4, 2, 1.0, "theory")]
+    numbers = paper_numbers(cells, "paper-fit")
+    assert [(n["row"], n["best"].runs, n["grade"]) for n in numbers] == [
+        (1, 24, "strong"),
+        (2, 4, "weak"),
+        (3, 1, "none"),
+        (4, 2, "weak"),
+    ]
+    assert len(numbers[0]["supporting"]) == 1  # the 2-run line of row 1 supports, it is not judged again
+    assert numbers[3]["other_reading"] and not numbers[0]["other_reading"]
+    t = evidence_totals(numbers)
+    assert t["numbers"] == 4 and t["strong"]["within"] == 1 and t["weak"]["inconclusive"] == 1
+    assert t["none"]["n"] == 1 and t["other_reading"] == 1
+    assert [grade_of(r, 0.1) for r in (1, 2, STRONG_RUNS - 1, STRONG_RUNS)] == ["none", "weak", "weak", "strong"]
+
+
+@pytest.mark.slow  # the whole summary model, claims included (~10 s)
+def test_the_scorecard_counts_rows_run_times_three_each_once_and_the_text_says_its_totals():
+    m = _model()
+    t = m["totals"]
+    assert t["numbers"] == 3 * t["rows"]  # every row with a run, 3 indicators, each counted once
+    assert sum(r["totals"]["numbers"] for r in m["scorecard"]) == t["numbers"]
+    for g in ("strong", "weak", "none"):
+        assert sum(r["totals"][g]["n"] for r in m["scorecard"]) == t[g]["n"]
+    assert t["strong"]["n"] + t["weak"]["n"] + t["none"]["n"] == t["numbers"]
+    rows_not_run = {(r["table"], r["row"]) for r in m["not_run"]}
+    assert t["rows"] + len(rows_not_run) == 35
+    s = m["sentences"]["agreement"]  # p. 1's headline: strong first, then weak, the numbers of the one count
+    assert f"of the {t['numbers']} numbers" in s
+    assert s.index(f"{t['strong']['within']} are reproduced on strong evidence") < s.index(
+        f"{t['weak']['within']} more agree on weak evidence"
+    )
+    rendered = _tex(TABLES / "summary.tex")  # the scorecard's total line, as rendered
+    assert re.search(
+        rf"all & {t['rows']}/35 & {t['numbers']} & {t['strong']['within']}/{t['strong']['n']} &"
+        rf" {t['strong']['beyond']} & {t['weak']['within']}/{t['weak']['n']} &",
+        rendered,
+    )
+
+
+@pytest.mark.slow
+def test_the_largest_disagreement_is_on_page_one_from_the_data():
+    m = _model()
+    beyond = [n for n in paper_numbers(_cells(), "paper-fit") if n["verdict"] == "beyond"]
+    top = max(beyond, key=lambda n: abs(n["best"].z))
+    s = m["sentences"]["disagreements"]
+    assert f"{abs(top['best'].z):.1f} standard errors {'below' if top['best'].z < 0 else 'above'}" in s
+    assert "What would settle it" in s
+    assert "What would settle it" in m["sentences"]["signs"]
+
+
+def _cells():
+    from srmdp.paper.summary import cells, report_readings
+
+    plan = _plan()
+    return cells(plan, plan.summaries(), plan.gpu_summaries(), report_readings(plan))
+
+
+# --- claims: held only on our measurements -------------------------------------------------------------------
+@pytest.mark.slow
+def test_no_claim_is_held_without_a_measurement_of_ours():
+    from srmdp.paper.claims import TEXT_VS_TABLE, all_claims, claim_outcome
+
+    plan = _plan()
+    claims = all_claims(
+        plan.timings(), plan.gpu_files(), plan.multicore_files(), plan.likeforlike_files(), plan.gpu_summaries()
+    )
+    for c in claims:
+        out = claim_outcome(c)
+        if out == "held":
+            assert "not measured" not in c["verdict"] and "its own table" not in c["verdict"], c
+        if out == "not checked":
+            assert "would check it" in c["verdict"], c  # says what would check it
+        if "its own table" in c["verdict"]:
+            assert out == TEXT_VS_TABLE, c
+    m = _model()
+    assert m["claims"]["table_only"] == sum(claim_outcome(c) == TEXT_VS_TABLE for c in claims) > 0
+    assert f"{m['claims']['held']} hold" in m["sentences"]["claims"]
+
+
+# --- "not run" against the summaries ------------------------------------------------------------------------
+def _paper_rows():
+    from srmdp.paper.rows import paper_rows
+
+    return paper_rows()
+
+
+def _has_any_run(table, row) -> bool:
+    """Any summary or GPU chunk of the row, under any reading, on any device (read without the report's code)."""
+    if glob.glob(str(PUB / "**" / f"{table}_r{row}" / "*.json"), recursive=True):
+        return True
+    for p in glob.glob(str(ROOT / "data" / "gpu" / "**" / "*.json"), recursive=True):
+        try:
+            case = json.loads(Path(p).read_text()).get("case") or {}
+        except (ValueError, AttributeError):
+            continue
+        if isinstance(case, dict) and case.get("table") == table and case.get("row") == row:
+            return True
+    return False
+
+
+def test_every_not_run_line_of_the_tables_is_a_row_without_any_run():
+    """A rendered 'not run' (the paper's Tables 3-13) is cross-checked against the summaries and GPU chunks."""
+    checked = 0
+    for tex in sorted(TABLES.glob("LP*.tex")):
+        table = tex.stem
+        rows = [r for r in _paper_rows() if r["table"] == table]
+        blocks = tex.read_text().split("\\midrule")[1:]
+        assert len(blocks) == len(rows), table
+        for r, block in zip(rows, blocks, strict=True):
+            if "\\emph{not run}" in block:
+                assert not _has_any_run(table, r["row"]), f"{table} row {r['row']} has a run but reads 'not run'"
+                checked += 1
+            elif "none under this reading" in block:
+                assert _has_any_run(table, r["row"])
+    assert checked >= 1
+
+
+@pytest.mark.slow
+def test_the_rows_not_run_of_the_text_have_no_run_under_any_reading():
+    m = _model()
+    for r in m["not_run"]:
+        assert not _has_any_run(r["table"], r["row"]), r
+    for r in _paper_rows():
+        if (r["table"], r["row"]) not in {(x["table"], x["row"]) for x in m["not_run"]}:
+            assert _has_any_run(r["table"], r["row"]), r
+
+
+# --- memory statements against the GPU memory table ---------------------------------------------------------
+@pytest.mark.slow
+def test_the_d19_memory_statement_is_the_gpu_tables_not_the_host_model():
+    from srmdp.paper.claims import GIB, all_claims, measured_gpu_memory
+
+    plan = _plan()
+    claims = all_claims(
+        plan.timings(), plan.gpu_files(), plan.multicore_files(), plan.likeforlike_files(), plan.gpu_summaries()
+    )
+    text = next(c["ours"] for c in claims if "less than 6 GB" in c["claim"])
+    r8 = [r for r in measured_gpu_memory(plan.gpu_files()) if (r["table"], r["row"]) == ("LP1d15_19", 5)]
+    if not r8:
+        pytest.skip("no GPU memory reading of T.13 d = 19")
+    assert f"GPU memory model {r8[0]['model'] / GIB:.2f} GiB" in text
+    if r8[0]["used"] is not None:
+        assert f"measured {r8[0]['used'] / GIB:.2f} GiB on the GPU" in text
+    assert "by our memory model" not in text  # the host model is not the GPU's
+
+
+# --- CPU = GPU twins once in the residuals ------------------------------------------------------------------
+@pytest.mark.slow
+def test_the_residuals_list_a_cpu_and_gpu_line_of_the_same_runs_once():
+    from srmdp.paper.residuals import residuals_model
+
+    plan = _plan()
+    m = residuals_model(plan, plan.summaries(), plan.residual_files(), plan.gpu_summaries())
+    keys = [(c["table"].split(" ")[0], c["d"], c["dt"], c["indicator"], c["diff"]) for c in m["cells"]]
+    dup = {k for k in keys if keys.count(k) > 1}
+    assert not dup, dup
+
+
+# --- rendered text: template leftovers, "± 0.00", layout words, precision words -------------------------------
+LEFTOVERS = (r"\blen\(", r"\\VAR\{", r"\\BLOCK\{", r"\{[a-z_]+\[['\"]", r"\{[a-z_]+\([a-z_]*\)\}")
+
+
+@pytest.mark.parametrize("tex", sorted(p.name for p in TABLES.glob("*.tex")))
+def test_no_unrendered_template_text(tex):
+    text = (TABLES / tex).read_text()
+    for pat in LEFTOVERS:
+        assert not re.search(pat, text), (tex, pat, re.search(pat, text).group(0))
+
+
+@pytest.mark.parametrize("tex", sorted(p.name for p in TABLES.glob("*.tex")))
+def test_no_standard_error_prints_as_zero_and_no_glued_or_internal_words(tex):
+    text = _tex(TABLES / tex)
+    assert not re.search(r"\\pm\s*0\.0*(?![0-9])", text), tex  # "± 0.00"
+    assert not re.search(r"\bissue \d+", text), tex  # the tracker's numbers are not the report's
+    prose = re.sub(r"\\texttt\{[^}]*\}", "", text)  # code names (srmdp.paper.cost.CostModel) are not prose
+    assert not re.search(r"[a-z]{3}\.[A-Z][a-z]", prose), (tex, re.search(r"[a-z]{3}\.[A-Z][a-z]", prose))
+
+
+def test_a_small_standard_error_keeps_one_significant_digit():
+    assert fmt_pm(1.69, 0.003, 2) == "$1.690\\pm0.003$"
+    assert fmt_pm(1.69, 0.03, 2) == "$1.69\\pm0.03$"
+    assert fmt_pm(1.69, 0.0, 2) == "$1.69\\pm0.00$"  # an exact zero stays what it is
+
+
+def test_float32_path_arithmetic_is_not_called_the_papers_precision_unqualified():
+    from srmdp.paper.record import precision_short, precision_words
+
+    res = {"case": {"precision": "float32"}, "reading": {"arithmetic": "float32"}}
+    assert "sums and solves in float64" in precision_words(res)
+    assert precision_short(res) == "f32 st./f32 ar./f64 sums"
+    for tex in TABLES.glob("*.tex"):
+        assert "(the paper's precision" not in _tex(tex), tex.name
+
+
+# --- presets keep to their own outputs ------------------------------------------------------------------------
+@pytest.mark.slow  # one dry run of the ci preset (~15 s)
+def test_the_ci_preset_writes_only_under_its_own_ignored_folders():
+    import sys
+
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "-n",
+            "-F",
+            "--nolock",
+            "--cores",
+            "2",
+            "--configfile",
+            "config/ci.yaml",
+            "--detailed-summary",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rows = [line.split("\t") for line in proc.stdout.splitlines() if "\t" in line]
+    outputs = [r[0] for r in rows if r[0] != "output_file"]
+    assert outputs
+    tracked = set(subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True).stdout.split())
+    for out in outputs:
+        assert out.startswith(("out/ci/", "results/", "logs/", "data/summaries/ci/")), out
+        assert out not in tracked, out
+    ignored = subprocess.run(
+        ["git", "check-ignore", "--no-index", *outputs], cwd=ROOT, capture_output=True, text=True
+    ).stdout.split()
+    assert set(ignored) == set(outputs), set(outputs) - set(ignored)
+
+
+@pytest.mark.slow
+def test_no_cell_of_the_claims_table_runs_past_ten_lines():
+    """The 'ours' column is 0.36 of the text width in \\scriptsize, about 60 characters a line: 650 characters is
+    about 11 lines, the longest cell the table had before it was shortened was 17."""
+    from srmdp.paper.claims import all_claims
+
+    plan = _plan()
+    claims = all_claims(
+        plan.timings(), plan.gpu_files(), plan.multicore_files(), plan.likeforlike_files(), plan.gpu_summaries()
+    )
+    longest = max(claims, key=lambda c: len(c["ours"]))
+    assert len(longest["ours"]) <= 650, (longest["claim"], len(longest["ours"]))
