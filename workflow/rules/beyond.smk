@@ -90,7 +90,7 @@ rule publish_beyond_reference:
         "(cp {input} {output}.tmp && mv {output}.tmp {output}) > {log} 2>&1"
 
 
-# issue 23: the suite through srmdp.solve (rules, adapted strata, tol) and the coverage of u0_error
+# The suite through srmdp.solve (rules, adapted strata, tol) and the coverage of u0_error
 # (srmdp.paper.beyond_solve). Cost on this 2-core machine: the solves ~10 CPU min (the tol runs are
 # bounded by their budgets), the coverage ~30 CPU min; both are published under data/summaries and
 # committed, so the default job re-renders the table without recomputing them.

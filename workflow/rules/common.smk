@@ -53,7 +53,7 @@ def all_targets():
         f"{OUT}tables/claims.tex",
         f"{OUT}tables/lsmdp.tex",
     ]
-    targets.append(f"{OUT}tables/residuals.tex")  # issue 10 item 5 (residuals.smk)
+    targets.append(f"{OUT}tables/residuals.tex")  # residuals.smk
     targets.append(
         f"{OUT}tables/summary.tex"
     )  # the summary page and the sentences of the text

@@ -1,4 +1,4 @@
-# Residual experiments (issue 10 item 5, srmdp.paper.residuals): the cells of one reading more than a threshold
+# Residual experiments (srmdp.paper.residuals): the cells of one reading more than a threshold
 # of standard errors from the paper, tested against hypotheses; tables/residuals.tex.
 
 
