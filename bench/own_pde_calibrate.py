@@ -160,7 +160,7 @@ def richardson_all(seeds, d, say):
     check refuses it), the plain u0 at N = 10 and its error."""
     import srmdp
     from srmdp.problems import load_problem
-    from srmdp.refine import _extrapolate
+    from srmdp.richardson import extrapolate as _extrapolate
 
     out = []
     for group, problems in (("calibration", CALIBRATION), ("held-out", HELD_OUT)):

@@ -13,7 +13,7 @@ not grow #C and M with N (LP1 at d >= 11: #C = 2, M = 2000 at every N) the error
 **Estimates.** A level's ``u0_error`` is :func:`srmdp.error_estimate.total_error` against the latest completed
 level strictly coarser in N, #C (of the same parity) and M (an intermediate level may have none).
 
-**Richardson extrapolation in dt** (:func:`richardson`).  The scheme's time error on u0 is first order for
+**Richardson extrapolation in dt** (:mod:`srmdp.richardson`).  The scheme's time error on u0 is first order for
 smooth data, so two levels that differ in dt only (the same #C and M, the same seed) give
 R = (N u_N - N1 u_N1) / (N - N1), whose s.e. is the levels' noise amplified ((N s)^2 + (N1 s1)^2)^(1/2) /
 (N - N1) (x2.2 for N1 = N/2).  It is used only where a third level at the same #C and M confirms the order
@@ -31,8 +31,8 @@ intermediate level without a strictly coarser level below it is not preferred to
 partner or a fill step replaces the answer only where its estimate is also the smaller.
 
 **The whole budget.**  When the next level does not fit in what is left (or the ladder ends), the rest of
-the budget goes to fill steps from the answer (:func:`fill_steps`: its dt partners N/2 and N/4, dt/2, 2 M, or
-#C + 2), the one with the largest predicted error reduction per second (:func:`_predicted_gain`: the
+the budget goes to fill steps from the answer (:mod:`srmdp.fill_steps`: its dt partners N/2 and N/4, dt/2, 2 M,
+or #C + 2), the one with the largest predicted error reduction per second (``predicted_gain`` there: the
 answer's estimate split into its s.e., its dt part from a dt pair at its #C and M, and the rest, the cells'
 and M's bias; a step removes the part it acts on by the model's orders), again and again until no step fits.
 
@@ -59,18 +59,12 @@ import math
 import time
 from dataclasses import replace
 
-from .bases import BASES
-from .error_estimate import RICHARDSON_NOISE
 from .exceptions import ConfigError
+from .fill_steps import choose_fill
+from .richardson import extrapolate
 from .rng import STEP_BITS
 
 _clock = time.perf_counter  # the refinement's clock (a test injects a fake one: no timed runs)
-# Richardson's check of the first order by a third level (richardson()): both differences must stand out of
-# ORDER_NOISE s.e.s, and their ratio be that of an error a / N^p with p in [ORDER_LOW, ORDER_HIGH], within
-# ORDER_NOISE s.e.s of the ratio (an order 1/2, z's, is refused; 1 passes with room for the next order)
-ORDER_NOISE = 2.0
-ORDER_LOW = 0.8
-ORDER_HIGH = 1.5
 
 DEFAULT_BUDGET_S = 900.0
 # an exploded level: s.e. > EXPLODED_FACTOR x the level below's, u0 off by > EXPLODED_FACTOR x that s.e.
@@ -168,76 +162,6 @@ def refine(req, tol, budget_s=None, report=None):
     return _answer(state, tol, budget, say)
 
 
-def fill_steps(req, case):
-    """The steps from ``case`` that the budget's remainder may buy, (kind, [cases]), memory checked: its dt
-    partners N/2 and N/4 at the same #C and M ("dt-partners": Richardson's pair and its check, a third of the
-    level's cost), dt/2 ("dt"), 2 M ("paths") and #C + 2 ("cells": the same parity, x0 keeps its place)."""
-    out = []
-    # (N >= 4: a pair and its check; below, the partners could not be checked)
-    partners = [replace(case, dt=case.maturity / k) for k in sorted({case.steps // 4, case.steps // 2})
-                if case.steps >= 4]
-    steps = (("dt-partners", partners), ("dt", [replace(case, dt=case.maturity / (2 * case.steps))]),
-             ("paths", [replace(case, paths=2 * case.paths)]), ("cells", [replace(case, cells=case.cells + 2)]))
-    for kind, cs in steps:
-        if not cs or any(c.steps >= 2**STEP_BITS for c in cs):
-            continue
-        try:
-            for c in cs:
-                req.check(c)
-        except ConfigError:
-            continue
-        out.append((kind, cs))
-    return out
-
-
-def _predicted_gain(kind, case, best, dt_part):
-    """The error model's predicted reduction of the answer's error by one fill step (module docstring): the
-    answer's estimate split into noise (its s.e.), the dt part (from a dt pair at its #C and M, else a third of
-    the bias) and the rest (cells and M)."""
-    err, se = best["u0_error"], best["u0_se"]
-    bias = math.sqrt(max(err * err - se * se, 0.0))
-    if dt_part is None:
-        dt_part = bias / 3.0
-    rest = max(bias - dt_part, 0.0)  # the cells' and M's part of the bias
-    q = 1.0 if BASES[case.basis].rules == "LP0" else 2.0
-    if kind in ("dt", "dt-partners"):  # a checked dt pair: Richardson removes the first-order part
-        return dt_part if best["kind"] == "plain" else 0.75 * best.get("next_order", 0.0)
-    if kind == "cells":
-        return rest * (1.0 - (case.cells / (case.cells + 2)) ** q)
-    return se * (1.0 - 1.0 / math.sqrt(2.0)) + 0.25 * rest  # paths: noise / sqrt 2 and the M part of the bias
-
-
-def _choose_fill(req, state, ran, left, pending=()):
-    """(kind, [cases]) of the fill step with the largest predicted error reduction per second that fits in
-    ``left`` seconds, or (None, why).  While the answer has no estimate the model has nothing to fit: the
-    cheapest step, a later ladder level included (one finer in #C may be estimated where the answer is not)."""
-    ans = state.get("answer")
-    rate = state["rate"]
-    if ans is None or rate is None:
-        return None, "nothing to refine from"
-    row, best = ans[1], ans[1]["best"]
-    case = ans[0].case
-    options = []
-    for kind, cs in fill_steps(req, case):
-        cs = [c for c in cs if (c.steps, c.cells, c.paths) not in ran]
-        if not cs:
-            continue
-        secs = sum(c.path_steps for c in cs) * req.runs / rate
-        if secs <= left:
-            # without an estimate yet, the model has nothing to fit: the cheapest step (which may give one)
-            gain = 1.0 if best is None else _predicted_gain(kind, case, best, row.get("dt_part"))
-            options.append((gain / secs, -secs, kind, cs))
-    if best is None:
-        for c, _, _ in pending:
-            secs = c.path_steps * req.runs / rate
-            if secs <= left and c.path_steps > case.path_steps / 8:  # not a partner far below the answer
-                options.append((1.0 / secs, -secs, "ladder", [c]))
-    if not options:
-        return None, "no step from the answer fits"
-    options.sort(key=lambda o: o[:2])
-    return options[-1][2], options[-1][3]
-
-
 def _climb(req, levels, end, tol, budget, t_start, state, say):
     """Run the levels, then fill steps; returns "diverged" (state["diverged_case"] set) or None (stopped,
     state["why"] set)."""
@@ -275,7 +199,7 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
             if fits:
                 pending.pop(0)
             else:  # the next level does not fit (or the ladder ended): a fill step, where the model says
-                kind, cases = _choose_fill(req, state, ran, budget - elapsed, pending)
+                kind, cases = choose_fill(req, state, ran, budget - elapsed, pending)
                 if kind is None:
                     state["why"] = f"{state['why']}; {cases}"
                     return None
@@ -315,7 +239,7 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
             _estimate(case, row, res, done)
             for c_fine, r_fine, _ in done:  # a partner run after its finer level (a fill step): extrapolate it now
                 if (c_fine.cells, c_fine.paths) == (case.cells, case.paths) and c_fine.steps > case.steps:
-                    _extrapolate(c_fine, r_fine, done + [(case, row, sol)])
+                    extrapolate(c_fine, r_fine, done + [(case, row, sol)])
             done.append((case, row, sol))
             prev = state.get("answer")
             # the answer: the finest completed level with an estimate (else the finest completed level); a dt
@@ -355,86 +279,7 @@ def _estimate(case, row, res, done):
                                  " in N, #C and M (with #C of the same parity)"}
     if row["u0_error"] is not None:
         row["best"] = {"kind": "plain", "u0": u, "u0_se": se, "u0_error": row["u0_error"]}
-    _extrapolate(case, row, done)
-
-
-def _extrapolate(case, row, done):
-    """The level's Richardson value from the completed levels at its #C and M (run before or after it), with its
-    estimate; row["best"] becomes it where its estimate is the smaller."""
-    from .error_estimate import RHO_MIN, coarser
-
-    partners = sorted((r for c, r, _ in done if c.cells == case.cells and c.paths == case.paths
-                       and c.steps < case.steps), key=lambda r: r["steps"], reverse=True)
-    if not partners:
-        return
-    ext = richardson(row, partners[0], partners[1] if len(partners) > 1 else None)
-    row["richardson"] = ext
-    row["dt_part"] = ext["dt_part"]
-    if not ext["order_confirmed"]:
-        return
-    # its estimate: against the latest Richardson value strictly coarser in N, #C (same parity) and M, with
-    # rho_dt squared (the first-order term is gone), plus the next order
-    for c_low, r_low, _ in reversed(done):
-        low = r_low.get("richardson")
-        if low is None or coarser(case, c_low)[0] is None:
-            continue
-        rho = reduction_richardson(case, c_low)
-        if rho < RHO_MIN:
-            continue
-        diff_se = math.hypot(ext["u0_se"], low["u0_se"])
-        bias = (abs(ext["u0"] - low["u0"]) + RICHARDSON_NOISE * diff_se) / (rho - 1.0) + ext["next_order"]
-        ext.update(u0_error=math.hypot(bias, ext["u0_se"]), bias=bias, rho=rho, against=r_low["level"])
-        break
-    plain = row["best"] if row["best"] is None or row["best"]["kind"] == "plain" else row.get("plain_best")
-    row["plain_best"], row["best"] = plain, plain
-    if ext.get("u0_error") is not None and (plain is None or ext["u0_error"] <= plain["u0_error"]):
-        row["best"] = {"kind": "richardson", "u0": ext["u0"], "u0_se": ext["u0_se"], "u0_error": ext["u0_error"],
-                       "next_order": ext["next_order"]}
-
-
-def reduction_richardson(fine, coarse) -> float:
-    """rho of two Richardson values: as :func:`srmdp.error_estimate.reduction` with the dt term second order."""
-    q = 1.0 if BASES[fine.basis].rules == "LP0" else 2.0
-    return min((fine.steps / coarse.steps) ** 2, (fine.cells / coarse.cells) ** q,
-               fine.paths * coarse.steps / (coarse.paths * fine.steps))
-
-
-def richardson(row, p1, p2=None) -> dict:
-    """Richardson extrapolation in dt of ``row`` (N steps) with ``p1`` (N1 < N steps, the same #C and M):
-    R = (N u - N1 u1) / (N - N1), s.e. ((N s)^2 + (N1 s1)^2)^(1/2) / (N - N1).  With ``p2`` (N2 < N1) the three
-    levels check the first order: the differences d1 = u2 - u1 and d2 = u1 - u must stand out of their noise
-    (> ORDER_NOISE s.e.) and d1 / d2 be the ratio (N2^-p - N1^-p) / (N1^-p - N^-p) of an order p in [ORDER_LOW,
-    ORDER_HIGH] (within ORDER_NOISE s.e. of the ratio); the next order is |R - R'| N2 / (N - N2), R' the
-    (N2, N1) value."""
-    n, n1 = row["steps"], p1["steps"]
-    u, s, u1, s1 = row["u0"], row["u0_se"], p1["u0"], p1["u0_se"]
-    out = {"u0": (n * u - n1 * u1) / (n - n1), "u0_se": math.hypot(n * s, n1 * s1) / (n - n1),
-           "partners": [p1["level"]], "order_confirmed": False, "next_order": 0.0, "u0_error": None,
-           "dt_part": abs(u - u1) * n1 / (n - n1)}
-    if p2 is None:
-        out["reason"] = "two levels only: the first order is not checked"
-        return out
-    n2, u2, s2 = p2["steps"], p2["u0"], p2["u0_se"]
-    out["partners"].append(p2["level"])
-    d1, d2 = u2 - u1, u1 - u
-    se_d1, se_d2 = math.hypot(s2, s1), math.hypot(s1, s)
-    visible = abs(d1) > ORDER_NOISE * se_d1 and abs(d2) > ORDER_NOISE * se_d2
-    consistent = False
-    if visible and d1 * d2 > 0:
-        q = d1 / d2
-        rel = math.hypot(se_d1 / d1, se_d2 / d2)  # the ratio's relative s.e.
-
-        def ratio(p):  # d1 / d2 for an error a / N^p
-            return (n2**-p - n1**-p) / (n1**-p - n**-p)
-
-        consistent = ratio(ORDER_LOW) * (1 - ORDER_NOISE * rel) <= q <= ratio(ORDER_HIGH) * (1 + ORDER_NOISE * rel)
-    out["order_confirmed"] = bool(visible and consistent)
-    r_coarse = (n1 * u1 - n2 * u2) / (n1 - n2)
-    out["next_order"] = abs(out["u0"] - r_coarse) * n2 / (n - n2)
-    if not out["order_confirmed"]:
-        out["reason"] = ("the dt term is below the noise" if not visible else
-                         f"not first order: the differences' ratio is {d1 / d2:.3g}")
-    return out
+    extrapolate(case, row, done)
 
 
 def _answer(state, tol, budget, say):

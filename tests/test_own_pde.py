@@ -559,9 +559,10 @@ def _first_order(case):  # a dt error a/N and a cells' error h^2: the scheme's m
 @pytest.mark.parametrize("budget", [3.0, 20.0, 75.0])
 def test_a_refinement_uses_its_budget_while_a_step_fits(monkeypatch, budget):
     """An unreachable tol: the refinement may stop only when no step from its answer fits in what is left
-    (srmdp.refine.fill_steps, priced at the measured rate), whatever the budget; the clock is fake (each level
+    (srmdp.fill_steps.fill_steps, priced at the measured rate), whatever the budget; the clock is fake (each level
     advances it by its work / rate), so nothing is timed."""
     from srmdp import refine as refine_mod
+    from srmdp.fill_steps import fill_steps
     from srmdp.solving import SolveRequest
 
     clock = _Clock()
@@ -573,7 +574,7 @@ def test_a_refinement_uses_its_budget_while_a_step_fits(monkeypatch, budget):
                                                                             tol=1e-12))
     ran = {(r["steps"], r["cells"], r["paths"]) for r in sol.result["refinement"]}
     costs = [sum(c.path_steps for c in cs if (c.steps, c.cells, c.paths) not in ran) * req.runs / _Clock.RATE
-             for _, cs in refine_mod.fill_steps(req, sol.case)]
+             for _, cs in fill_steps(req, sol.case)]
     cheapest = min(c for c in costs if c > 0)
     assert cheapest > left, (cheapest, left, sol.result["refinement_stop"])
 
@@ -607,7 +608,7 @@ def test_richardson_in_dt_removes_a_first_order_time_error(monkeypatch):
 
 
 def test_richardson_order_check():
-    from srmdp.refine import richardson
+    from srmdp.richardson import richardson
 
     def row(n, u, level):
         return {"steps": n, "u0": u, "u0_se": 1e-4, "level": level}

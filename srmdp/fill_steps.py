@@ -1,0 +1,86 @@
+"""The fill steps of a refinement (:mod:`srmdp.refine`): what the budget's remainder buys when the next ladder level
+does not fit -- the answer's dt partners, dt/2, 2 M or #C + 2 -- chosen by predicted error reduction per second."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+from .bases import BASES
+from .exceptions import ConfigError
+from .rng import STEP_BITS
+
+
+def fill_steps(req, case):
+    """The steps from ``case`` that the budget's remainder may buy, (kind, [cases]), memory checked: its dt
+    partners N/2 and N/4 at the same #C and M ("dt-partners": Richardson's pair and its check, a third of the
+    level's cost), dt/2 ("dt"), 2 M ("paths") and #C + 2 ("cells": the same parity, x0 keeps its place)."""
+    out = []
+    # (N >= 4: a pair and its check; below, the partners could not be checked)
+    partners = [
+        replace(case, dt=case.maturity / k) for k in sorted({case.steps // 4, case.steps // 2}) if case.steps >= 4
+    ]
+    steps = (
+        ("dt-partners", partners),
+        ("dt", [replace(case, dt=case.maturity / (2 * case.steps))]),
+        ("paths", [replace(case, paths=2 * case.paths)]),
+        ("cells", [replace(case, cells=case.cells + 2)]),
+    )
+    for kind, cs in steps:
+        if not cs or any(c.steps >= 2**STEP_BITS for c in cs):
+            continue
+        try:
+            for c in cs:
+                req.check(c)
+        except ConfigError:
+            continue
+        out.append((kind, cs))
+    return out
+
+
+def predicted_gain(kind, case, best, dt_part):
+    """The error model's predicted reduction of the answer's error by one fill step (module docstring): the
+    answer's estimate split into noise (its s.e.), the dt part (from a dt pair at its #C and M, else a third of
+    the bias) and the rest (cells and M)."""
+    err, se = best["u0_error"], best["u0_se"]
+    bias = math.sqrt(max(err * err - se * se, 0.0))
+    if dt_part is None:
+        dt_part = bias / 3.0
+    rest = max(bias - dt_part, 0.0)  # the cells' and M's part of the bias
+    q = 1.0 if BASES[case.basis].rules == "LP0" else 2.0
+    if kind in ("dt", "dt-partners"):  # a checked dt pair: Richardson removes the first-order part
+        return dt_part if best["kind"] == "plain" else 0.75 * best.get("next_order", 0.0)
+    if kind == "cells":
+        return rest * (1.0 - (case.cells / (case.cells + 2)) ** q)
+    return se * (1.0 - 1.0 / math.sqrt(2.0)) + 0.25 * rest  # paths: noise / sqrt 2 and the M part of the bias
+
+
+def choose_fill(req, state, ran, left, pending=()):
+    """(kind, [cases]) of the fill step with the largest predicted error reduction per second that fits in
+    ``left`` seconds, or (None, why).  While the answer has no estimate the model has nothing to fit: the
+    cheapest step, a later ladder level included (one finer in #C may be estimated where the answer is not)."""
+    ans = state.get("answer")
+    rate = state["rate"]
+    if ans is None or rate is None:
+        return None, "nothing to refine from"
+    row, best = ans[1], ans[1]["best"]
+    case = ans[0].case
+    options = []
+    for kind, cs in fill_steps(req, case):
+        cs = [c for c in cs if (c.steps, c.cells, c.paths) not in ran]
+        if not cs:
+            continue
+        secs = sum(c.path_steps for c in cs) * req.runs / rate
+        if secs <= left:
+            # without an estimate yet, the model has nothing to fit: the cheapest step (which may give one)
+            gain = 1.0 if best is None else predicted_gain(kind, case, best, row.get("dt_part"))
+            options.append((gain / secs, -secs, kind, cs))
+    if best is None:
+        for c, _, _ in pending:
+            secs = c.path_steps * req.runs / rate
+            if secs <= left and c.path_steps > case.path_steps / 8:  # not a partner far below the answer
+                options.append((1.0 / secs, -secs, "ladder", [c]))
+    if not options:
+        return None, "no step from the answer fits"
+    options.sort(key=lambda o: o[:2])
+    return options[-1][2], options[-1][3]
