@@ -58,6 +58,19 @@ def cpu_kernels():
                  np=np)
     return SimpleNamespace(**names)
 
+@pytest.fixture
+def fast_simulator():
+    """For the CUDA tests: the simulator's barriers are thread switches (a short switch interval makes them 2-3x
+    faster), and its numpy scalars warn on the RNG's intended uint64 wrap-around."""
+    import warnings
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        yield
+    sys.setswitchinterval(old)
+
 
 def case_record(**fields):
     """A case record (srmdp.cases.RECORD) with the given fields, the rest 0 (tests of single kernels)."""

@@ -6,8 +6,6 @@ contraction, libdevice), as in tests/test_cuda_sim.py.  Skipped without the simu
 """
 
 import os
-import sys
-import warnings
 
 import numpy as np
 import pytest
@@ -16,7 +14,10 @@ from conftest import cuda_usable
 SIM = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
 
 
-pytestmark = pytest.mark.skipif(not cuda_usable(), reason="needs NUMBA_ENABLE_CUDASIM=1 or a CUDA GPU")
+pytestmark = [
+    pytest.mark.skipif(not cuda_usable(), reason="needs NUMBA_ENABLE_CUDASIM=1 or a CUDA GPU"),
+    pytest.mark.usefixtures("fast_simulator"),
+]
 
 
 def _agree(a, b):
@@ -24,16 +25,6 @@ def _agree(a, b):
         assert np.array_equal(a, b), np.abs(np.asarray(a) - np.asarray(b)).max()
     else:
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-11)
-
-
-@pytest.fixture(autouse=True)
-def _fast_simulator():
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1e-4)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        yield
-    sys.setswitchinterval(old)
 
 
 def test_solve_on_gpu_and_gpu_evaluate_match_cpu():

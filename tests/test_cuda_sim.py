@@ -10,8 +10,6 @@ Launch-shape independence (block sizes, thread vs block) is exact on both.
 
 import math
 import os
-import sys
-import warnings
 
 import numpy as np
 import pytest
@@ -21,19 +19,12 @@ from numba import cuda  # module level: the simulator swaps kernel globals, not 
 SIM = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
 
 
-pytestmark = pytest.mark.skipif(not cuda_usable(), reason="needs NUMBA_ENABLE_CUDASIM=1 or a CUDA GPU")
+pytestmark = [
+    pytest.mark.skipif(not cuda_usable(), reason="needs NUMBA_ENABLE_CUDASIM=1 or a CUDA GPU"),
+    pytest.mark.usefixtures("fast_simulator"),
+]
 EXACT = SIM
 RTOL, ATOL = (0.0, 0.0) if EXACT else (1e-9, 1e-11)
-
-
-@pytest.fixture(autouse=True)
-def _fast_simulator():
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1e-4)  # the simulator's barriers are thread switches: 2-3x faster
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # uint64 wrap-around in numpy scalars
-        yield
-    sys.setswitchinterval(old)
 
 
 def _agree(a, b, rtol=RTOL, atol=ATOL):

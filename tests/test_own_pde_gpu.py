@@ -4,26 +4,17 @@ error estimate agree with the CPU's, and a refinement to a tolerance runs there.
 relative (on a real GPU to 1e-9: FMA contraction, libdevice).  Skipped without the simulator or a GPU."""
 
 import os
-import sys
-import warnings
 from pathlib import Path
 
 import pytest
 from conftest import cuda_usable
 
-pytestmark = pytest.mark.skipif(not cuda_usable(), reason="needs NUMBA_ENABLE_CUDASIM=1 or a CUDA GPU")
+pytestmark = [
+    pytest.mark.skipif(not cuda_usable(), reason="needs NUMBA_ENABLE_CUDASIM=1 or a CUDA GPU"),
+    pytest.mark.usefixtures("fast_simulator"),
+]
 SIM = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
 ALLEN_CAHN = str(Path(__file__).resolve().parent.parent / "examples" / "allen_cahn.py")
-
-
-@pytest.fixture(autouse=True)
-def _fast_simulator():
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1e-4)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        yield
-    sys.setswitchinterval(old)
 
 
 def test_a_user_file_on_the_gpu_matches_the_cpu_with_its_error_estimate():
