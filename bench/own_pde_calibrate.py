@@ -58,28 +58,16 @@ def solve_all(seeds, dims, say):
                 for label, kw in CONFIGS.items():
                     c0 = time.process_time()
                     for seed in range(seeds):
+                        key = {"group": group, "problem": name, "d": d, "config": label, "seed": seed}
                         try:
                             s = srmdp.solve(spec, d=d, runs=4, seed=seed, threads=1, progress=False, **kw)
                         except DivergenceError:
-                            out.append(
-                                {
-                                    "group": group,
-                                    "problem": name,
-                                    "d": d,
-                                    "config": label,
-                                    "seed": seed,
-                                    "diverged": True,
-                                }
-                            )
+                            out.append({**key, "diverged": True})
                             continue
                         est = s.result["error_estimate"]
                         out.append(
                             {
-                                "group": group,
-                                "problem": name,
-                                "d": d,
-                                "config": label,
-                                "seed": seed,
+                                **key,
                                 "exact": ex,
                                 "u0": s.result["u0"],
                                 "u0_se": s.result["u0_se"],
