@@ -164,7 +164,7 @@ def aggregate(paths, expect_runs=None, run_start=0, pool_devices=False) -> dict:
         if why:
             raise ChunkError(f"chunk {p} does not belong with {ref_path}: {why}")
     # one srmdp version; a run made from a source tree without installed metadata (the GPU hosts' chunks until
-    # bench/gpu_env.sh recorded the tree's version) records none: it cannot contradict one, and the case hash
+    # bench/gpu/gpu_env.sh recorded the tree's version) records none: it cannot contradict one, and the case hash
     # already holds every numerical parameter
     versioned = [(p, _version(c)) for p, c in chunks if _version(c) is not None]
     for p, v in versioned[1:]:

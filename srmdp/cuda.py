@@ -45,7 +45,7 @@ THREAD_BLOCK = 128  # threads per block of the one-thread-per-stratum launches (
 # rule of default_min_blocks -- float32 arithmetic with nb <= 5 basis functions gets as many blocks as shared memory
 # allows, at most 8 (<= 64 registers at 128 threads, 50 % occupancy); float64 arithmetic and larger bases none.
 # SRMDP_CUDA_MIN_BLOCKS=0: no bound anywhere; =n > 0: n blocks for every specialised step kernel, either arithmetic
-# (the A/B of bench/gpu_next.sh).  Part of the build key (the generated module's header).
+# (the A/B of bench/gpu/gpu_next.sh).  Part of the build key (the generated module's header).
 BOUND_BLOCKS = 8  # blocks per SM asked by the default rule: 64 registers at 128 threads, 50 % occupancy on sm_90
 BOUND_MAX_NB = 5  # ... for bases of at most this many functions (LP0: 1; LP1 up to d = 4): beyond, the cap spills 4x+
 SM_SHARED = 228 * 1024  # shared memory per SM (sm_90), with 1 KB reserved per block
@@ -69,7 +69,7 @@ MIN_BLOCKS = _min_blocks_override(os.environ.get("SRMDP_CUDA_MIN_BLOCKS"))
 # SRMDP_CUDA_PAD_ROWS=0: the rows of shared memory at their packed length (step_thread's rows
 # of 3d + nb^2 + (d+1) nb doubles: even at LP0, a 2-way bank conflict on every access; step_block's tile rows of
 # nb + d + 1 values: 2- to 16-way conflicts on its writes where even) instead of padded to a conflict-free stride
-# (odd: srmdp.shared_banks); the A/B of bench/gpu_next.sh.  Bit-identical either way (same values, same order).
+# (odd: srmdp.shared_banks); the A/B of bench/gpu/gpu_next.sh.  Bit-identical either way (same values, same order).
 PAD_ROWS = os.environ.get("SRMDP_CUDA_PAD_ROWS", "1") != "0"
 
 
@@ -217,7 +217,7 @@ def case_arg(rec):
     return (CaseArg(*rec[0].item()),)
 
 
-# --- argument types (compile_ptx without a GPU: bench/gpu_ptxas.py) ------------------------------
+# --- argument types (compile_ptx without a GPU: bench/gpu/gpu_ptxas.py) ------------------------------
 def signatures(precision="float64"):
     """Argument types of the kernels (step_*, test_errors, reduce_means) for coefficients in ``precision``."""
     from numba import from_dtype, types

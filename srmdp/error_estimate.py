@@ -20,7 +20,7 @@ levels can agree by chance: the estimate adds :data:`NOISE` s_diff to |u_N - u_N
     bias = C (|u_N - u_N'| + NOISE s_diff) / (rho - 1),      u0_error = (bias^2 + s^2)^{1/2},
 
 with C = :data:`BIAS_SCALE` and :data:`NOISE` calibrated on problems with exact solutions and checked on
-held-out ones (``bench/own_pde_calibrate.py``).
+held-out ones (``bench/own_pde/own_pde_calibrate.py``).
 
 **x0's place in its cell.**  With an odd #C the point x0 at the centre of the strata (the box's centre, or the
 adapted strata's xi = 0) is at a cell's centre; with an even #C it is on a corner of 2^d cells, where the local
@@ -31,7 +31,7 @@ is estimated against #C = 1, not 2 (against 2 the estimate said 0.03 for an erro
 with the constants before their calibration, srmdp/problems/README.md).
 
 Both standard errors are needed: an estimate needs >= 2 runs per level (``runs=1``: u0_error None, with
-the reason).  The orders were chosen on the coverage benchmark (``bench/own_pde_coverage.py``, 360 solves
+the reason).  The orders were chosen on the coverage benchmark (``bench/own_pde/own_pde_coverage.py``, 360 solves
 on three problems with exact solutions, d = 2 and 4, rules' and user-given #C, M; ``srmdp/problems/README.md``):
 with these orders 98-100 % of the errors are within u0_error and 100 % within 2 u0_error, the median
 u0_error / |error| 3.6-12; with the slower orders 1/2 for dt and M, 100 % / 100 % but a median of 5-19 (an
@@ -47,7 +47,7 @@ import math
 from .bases import BASES
 
 # bias = BIAS_SCALE (|u_N - u_N'| + NOISE s_diff) / (rho - 1): NOISE s.e.s of the difference guard against a chance
-# agreement of the levels.  Calibrated by bench/own_pde_calibrate.py on quadratic_z and reaction_diffusion (d = 2, 4,
+# agreement of the levels.  Fitted by bench/own_pde/own_pde_calibrate.py on quadratic_z, reaction_diffusion (d = 2, 4,
 # rules' and user-given #C, M; 120 solves): the (C, NOISE) of the grid with the smallest median overstatement whose
 # coverage at 2x is >= 97 % there (97.5 %, median 1.8); on the held-out running_cost, hjb_lq and gobet2016 (180
 # solves) 96.1 % at 2x, median 2.3 (srmdp/problems/README.md).  Before: C = 1, NOISE = 1 (held out: 96.1 %, 2.5).

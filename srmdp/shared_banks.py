@@ -8,7 +8,7 @@ most distinct words any one bank holds for it, and the warp the sum over its gro
 ``32 width / 128`` wavefronts (1 for 4 bytes, 2 for 8 bytes).
 
 Used by :func:`srmdp.cuda.thread_row` to pick the row stride of step_thread's per-thread rows of doubles; the
-tables of bench/gpu_NOTES.md come from :func:`strided_wavefronts` (``python bench/gpu_banks.py``).
+tables of bench/gpu_NOTES.md come from :func:`strided_wavefronts` (``python bench/gpu/gpu_banks.py``).
 """
 
 BANKS = 32

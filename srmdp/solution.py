@@ -84,7 +84,7 @@ class Solution:
     @property
     def z0_error(self):
         """Estimated error of z(0, x0) per component (a list of d; the first-step z0 of :meth:`z0`, against the
-        level below like :attr:`u0_error`; ``bench/own_pde_z0.py`` measures its coverage), or None
+        level below like :attr:`u0_error`; ``bench/own_pde/own_pde_z0.py`` measures its coverage), or None
         (:attr:`z0_error_reason`).  Only a solve without ``tol`` and with ``error`` estimates it."""
         return (self.result.get("error_estimate") or {}).get("z0_error")
 

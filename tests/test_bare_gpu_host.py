@@ -1,11 +1,11 @@
 """The GPU campaign on a bare GPU host: the plain wheel and numba-cuda, none of the [paper] extra.
 
 GPU hosts have the library's dependencies and numba-cuda, not the workflow's packages (snakemake, jsonschema,
-PyYAML, ...).  The prepared device command (``bench/gpu_next.sh``) runs from the repository checkout there, and
+PyYAML, ...).  The prepared device command (``bench/gpu/gpu_next.sh``) runs from the repository checkout there, and
 its campaign phase (``srmdp campaign run``) must run too.  This test builds such a host's Python: a venv with the
 wheel of this tree (a plain, non-editable ``pip install``, no extras) and numba-cuda at the ``[cuda]`` extra's
 pin, checks that no [paper] package is importable, then from the checkout, under the simulator, dry-runs the
-campaign on the paper's four rows with no run and runs ``bench/gpu_next.sh`` end to end on tiny cases (DRY=1).
+campaign on the paper's four rows with no run and runs ``bench/gpu/gpu_next.sh`` end to end on tiny cases (DRY=1).
 About 2 minutes (the venv ~35 s with pip's cache, the script ~75 s on 2 cores): marked slow.
 """
 
@@ -126,7 +126,7 @@ def test_the_campaign_dry_run_plans_the_heavy_rows_without_the_paper_extra(bare_
 def test_gpu_next_dry_run_on_the_bare_host(bare_python, tmp_path):
     env = _host_env(DRY="1", OUT=str(tmp_path), PY=str(bare_python))
     proc = subprocess.run(
-        ["bash", str(ROOT / "bench" / "gpu_next.sh"), "400"],
+        ["bash", str(ROOT / "bench" / "gpu" / "gpu_next.sh"), "400"],
         cwd=ROOT,
         env=env,
         capture_output=True,

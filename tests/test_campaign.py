@@ -1,4 +1,4 @@
-"""The resumable GPU campaign (srmdp.paper.campaign, bench/gpu_campaign.sh) and the data/gpu/ chunk lines.
+"""The resumable GPU campaign (srmdp.paper.campaign, bench/gpu/gpu_campaign.sh) and the data/gpu/ chunk lines.
 
 Without a GPU: the planner's priority order and never-repeat rule on fixture chunk files, the chunk
 sizing against the budget, the cut-off (the chunk in flight is lost, the finished ones are sealed),
@@ -474,7 +474,7 @@ def test_out_that_is_a_file_and_no_gpu_are_refused(tmp_path):
 def test_the_script_refuses_bad_arguments_in_one_line(args, words):
     env = dict(os.environ, PY=sys.executable)
     env.pop("OUT", None)
-    proc = subprocess.run(["bash", str(ROOT / "bench" / "gpu_campaign.sh"), *args], capture_output=True, text=True,
+    proc = subprocess.run(["bash", str(ROOT / "bench/gpu/gpu_campaign.sh"), *args], capture_output=True, text=True,
                           timeout=60, env=env)
     assert proc.returncode == 2 and words in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
     assert proc.stdout == ""
@@ -690,7 +690,7 @@ def test_workflow_dry_run_plans_one_aggregate_per_gpu_group(tmp_path):
 # --- slow: end to end -----------------------------------------------------------------------------------------------
 @pytest.mark.slow
 def test_campaign_end_to_end_under_the_simulator(tmp_path):
-    """bash bench/gpu_campaign.sh on a tiny case list under NUMBA_ENABLE_CUDASIM=1, twice: sealed chunk files,
+    """bash bench/gpu/gpu_campaign.sh on a tiny case list under NUMBA_ENABLE_CUDASIM=1, twice: sealed chunk files,
     the pack, the log, and a second session that continues with new run indices (< 1 min)."""
     pytest.importorskip("numba_cuda")
     data, out_dir, dev_out = tmp_path / "data", tmp_path / "camp", tmp_path / "OUT"
@@ -698,7 +698,7 @@ def test_campaign_end_to_end_under_the_simulator(tmp_path):
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", OUT=str(dev_out), PY=sys.executable)
     common = ["--case-list", str(TINY), "--test-points", "20", "--data", str(data), "--min-chunk-seconds", "0"]
     # budgets far above the work (--max-runs ends each session): under load a tight budget would shorten the chunks
-    proc = subprocess.run(["bash", str(ROOT / "bench/gpu_campaign.sh"), "400", str(out_dir), *common, "--max-runs",
+    proc = subprocess.run(["bash", str(ROOT / "bench/gpu/gpu_campaign.sh"), "400", str(out_dir), *common, "--max-runs",
                            "2"], env=env, capture_output=True, text=True, timeout=480)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     first = sorted(out_dir.glob("*.json"))
@@ -714,11 +714,11 @@ def test_campaign_end_to_end_under_the_simulator(tmp_path):
     with tarfile.open(dev_out / "campaign.tgz") as tar:
         assert sorted(tar.getnames()) == sorted(f"data/gpu/campaign/{f.name}" for f in first)
     # second session: the same outdir, more runs allowed -> runs 2-3, never 0-1 again
-    proc = subprocess.run(["bash", str(ROOT / "bench/gpu_campaign.sh"), "40", str(out_dir), *common, "--max-runs",
+    proc = subprocess.run(["bash", str(ROOT / "bench/gpu/gpu_campaign.sh"), "40", str(out_dir), *common, "--max-runs",
                            "4", "--readings", "paper-fit", "--cases", "LP0d4"], env=env, capture_output=True,
                           text=True, timeout=120)
     assert proc.returncode == 2 and "--cases or --case-list" in proc.stderr  # refused before any compute
-    proc = subprocess.run(["bash", str(ROOT / "bench/gpu_campaign.sh"), "400", str(out_dir), *common, "--max-runs",
+    proc = subprocess.run(["bash", str(ROOT / "bench/gpu/gpu_campaign.sh"), "400", str(out_dir), *common, "--max-runs",
                            "4", "--readings", "paper-fit"], env=env, capture_output=True, text=True, timeout=480)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     new = sorted(set(out_dir.glob("*.json")) - set(first))

@@ -1,4 +1,4 @@
-"""bench/cpu_profile.py cuts phases out of the kernel by text substitutions: each must still apply to today's kernel
+"""bench/cpu/cpu_profile.py cuts phases out of the kernel by text substitutions: each must still apply to today's kernel
 sources (exactly once), so that a change of the kernels breaks the profile here, not silently (no compilation)."""
 
 import sys
@@ -9,11 +9,11 @@ import pytest
 from srmdp import build
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT / "bench" / "cpu"))
 try:
     import cpu_profile
 finally:
-    sys.path.remove(str(ROOT / "bench"))
+    sys.path.remove(str(ROOT / "bench" / "cpu"))
 
 
 @pytest.mark.parametrize("name", sorted(cpu_profile.VARIANTS))

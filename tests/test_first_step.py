@@ -70,7 +70,7 @@ def test_solve_records_z0_and_its_error_and_says_why_not():
 @pytest.mark.slow  # 20 solves (~2 CPU s) plus the compilation of quadratic_z at d = 2 when not cached
 def test_z0_error_coverage_on_a_cheap_subset():
     """quadratic_z, d = 2, defaults (adapted strata, N = 5, #C 3, M 75), 4 runs, seeds 0-9: 20 components.
-    Measured (bench/own_pde_z0.py --d 2 --seeds 10 --problems quadratic_z --configs defaults): 20 of 20 within
+    Measured (bench/own_pde/own_pde_z0.py --d 2 --seeds 10 --problems quadratic_z --configs defaults): 20 of 20 within
     1x and 2x z0_error, median z0_error / error 8.7; first-step error 0.0091 on average against 0.031 for the
     regression.  Binomial floors: with a true coverage of 0.9, P(<= 14 of 20 within 1x) = 1.1 %; with 0.99
     within 2x, P(<= 17 of 20) = 0.1 %.  The median ratio <= 50 catches an estimate 100x too large; the first

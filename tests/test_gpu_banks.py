@@ -1,8 +1,6 @@
 """The shared-memory bank model (srmdp.shared_banks) and the layout decisions built on it (srmdp.cuda.layout):
 padded row strides, and the default launch bounds of float32 arithmetic (none in float64).  No GPU needed."""
 
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -57,11 +55,7 @@ def test_layout_pads_rows_and_bounds_float32_only():
 
 
 def test_default_bound_is_what_shared_memory_admits_in_the_occupancy_model():
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
-    try:
-        from gpu_ptxas import occupancy
-    finally:
-        sys.path.pop(0)
+    from bench.sm90 import occupancy
     from srmdp.cuda import default_min_blocks, shared_blocks
 
     for smem in (0, 3776, 19456, 27648, 31744, 35840, 45000):

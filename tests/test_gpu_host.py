@@ -1,5 +1,5 @@
 """What only a real GPU host runs, checked here without one: the source tree's entry points on a Python that has no
-srmdp installed (bench/gpu_env.sh), and the step kernel's local-memory reading against numba-cuda 0.30's API
+srmdp installed (bench/gpu/gpu_env.sh), and the step kernel's local-memory reading against numba-cuda 0.30's API
 (a lent H200 run at c6de8c6 failed on both)."""
 
 import os
@@ -22,11 +22,11 @@ def test_gpu_env_registers_the_source_trees_entry_points(tmp_path):
     rows need numpy, which ``-S`` hides too (on the host the carried wheel provides it)."""
     site = tmp_path / "site"
     tree = tmp_path / "tree"  # what travels to the host: tracked files only (a checkout's srmdp.egg-info would
-    (tree / "bench").mkdir(parents=True)  # register the entry points through the working directory)
-    shutil.copy(ROOT / "bench" / "gpu_env.sh", tree / "bench")
+    (tree / "bench" / "gpu").mkdir(parents=True)  # register the entry points through the working directory)
+    shutil.copy(ROOT / "bench" / "gpu" / "gpu_env.sh", tree / "bench" / "gpu")
     shutil.copy(ROOT / "pyproject.toml", tree)
     env = dict(os.environ, PY=f"{sys.executable} -S", SRMDP_SITE=str(site), PYTHONPATH="")
-    proc = subprocess.run(["bash", "-c", ". bench/gpu_env.sh; echo \"sourced rc=$?\""], cwd=tree, env=env,
+    proc = subprocess.run(["bash", "-c", ". bench/gpu/gpu_env.sh; echo \"sourced rc=$?\""], cwd=tree, env=env,
                           capture_output=True, text=True, timeout=60)
     assert "sourced rc=1" in proc.stdout and "cannot resolve the paper's rows" in proc.stdout, proc.stdout + proc.stderr
     written = (site / "srmdp-0.dist-info" / "entry_points.txt").read_text()

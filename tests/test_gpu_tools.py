@@ -20,11 +20,11 @@ pytestmark = pytest.mark.skipif(not cuda_usable(), reason="needs NUMBA_ENABLE_CU
 
 
 def _gpu_bench():
-    sys.path.insert(0, str(ROOT / "bench"))
+    sys.path.insert(0, str(ROOT / "bench" / "gpu"))
     try:
         import gpu_bench
     finally:
-        sys.path.remove(str(ROOT / "bench"))
+        sys.path.remove(str(ROOT / "bench" / "gpu"))
     return gpu_bench
 
 
@@ -52,11 +52,11 @@ def test_gpu_bench_both_modes_against_the_cpu(tmp_path, capsys):
 
 
 def test_gpu_warm_selects_the_kernels_of_the_rows():
-    sys.path.insert(0, str(ROOT / "bench"))
+    sys.path.insert(0, str(ROOT / "bench" / "gpu"))
     try:
         import gpu_warm
     finally:
-        sys.path.remove(str(ROOT / "bench"))
+        sys.path.remove(str(ROOT / "bench" / "gpu"))
     # LP0d4 row 3: K = 17^4 = 83 521 strata -> thread mode on a 64-SM GPU (>= 1024 per SM), block on 132 SMs
     assert gpu_warm.kernels_needed("LP0d4:3,LP1d4:3", 64) == [("LP0", 4, "thread"), ("LP1", 4, "block")]
     assert gpu_warm.kernels_needed("LP0d4:3,LP1d4:3", 132) == [("LP0", 4, "block"), ("LP1", 4, "block")]
@@ -65,11 +65,11 @@ def test_gpu_warm_selects_the_kernels_of_the_rows():
 
 @pytest.mark.slow
 def test_gpu_next_dry_run(tmp_path):
-    """bench/gpu_next.sh end to end on tiny cases (DRY=1): every phase's commands run, nothing fails."""
+    """bench/gpu/gpu_next.sh end to end on tiny cases (DRY=1): every phase's commands run, nothing fails."""
     import subprocess
 
     env = dict(os.environ, DRY="1", OUT=str(tmp_path), PY=sys.executable)
-    proc = subprocess.run(["bash", str(ROOT / "bench" / "gpu_next.sh"), "400"], cwd=ROOT, env=env,
+    proc = subprocess.run(["bash", str(ROOT / "bench" / "gpu" / "gpu_next.sh"), "400"], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=900)
     log = proc.stdout + proc.stderr
     assert proc.returncode == 0, log[-3000:]

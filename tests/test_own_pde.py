@@ -397,8 +397,8 @@ def test_cli_tol_prints_the_ladder(tmp_path, capsys):
 PTX_SCRIPT = '''
 import importlib.util, os, sys, tempfile
 root = sys.argv[1]
-sys.path[:0] = [root, root + "/bench"]
-from gpu_ptxas import stub_current_device
+sys.path[:0] = [root]
+from bench.sm90 import stub_current_device
 stub_current_device()
 from numba import cuda, float64
 from srmdp.build import problem_source

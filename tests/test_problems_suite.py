@@ -361,8 +361,8 @@ def _have_toolchain():
 CUDA_SCRIPT = textwrap.dedent("""
     import importlib, sys
     root = sys.argv[1]
-    sys.path[:0] = [root, root + "/bench", root + "/tests"]
-    from gpu_ptxas import stub_current_device
+    sys.path[:0] = [root, root + "/tests"]
+    from bench.sm90 import stub_current_device
     stub_current_device()
     from numba import cuda, float64
     from test_problems_suite import NAMES, compile_module

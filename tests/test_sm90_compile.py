@@ -2,11 +2,11 @@
 48 KB of static shared memory, for d from 1 to 19 (LP0 thread and block kernels, LP1 block kernel,
 the test-point kernel; float64, and float32 for a few d).
 
-Runs ``bench/gpu_ptxas.py`` in a subprocess without NUMBA_ENABLE_CUDASIM (the simulator cannot
+Runs ``bench/gpu/gpu_ptxas.py`` in a subprocess without NUMBA_ENABLE_CUDASIM (the simulator cannot
 compile): it stubs numba-cuda's current device (compute capability 9.0), calls
 ``numba.cuda.compile_ptx`` and assembles with the ptxas of the nvidia-cuda-nvcc-cu12 wheel
-(``ptxas -arch=sm_90 -v``).  The full sweep over every d is ``python bench/gpu_ptxas.py``.  The three tests share
-their compiles through the PTX and ptxas cache of ``bench/gpu_ptxas.py`` (beside the kernel modules, keyed by their
+(``ptxas -arch=sm_90 -v``).  The full sweep over every d is ``python bench/gpu/gpu_ptxas.py``.  The three tests share
+their compiles through the PTX and ptxas cache of ``bench/gpu/gpu_ptxas.py`` (beside the kernel modules, keyed by their
 source and the toolchain): run on unchanged sources they compile nothing.
 """
 
@@ -37,7 +37,7 @@ def _have_toolchain():
 def test_all_kernels_compile_for_sm90_without_spills(root, tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
     out = tmp_path / "ptxas.json"
-    proc = subprocess.run([sys.executable, str(root / "bench" / "gpu_ptxas.py"), "--d", DIMS,
+    proc = subprocess.run([sys.executable, str(root / "bench" / "gpu" / "gpu_ptxas.py"), "--d", DIMS,
                            "--float32-d", FLOAT32, "--json", str(out)],
                           cwd=root, env=env, capture_output=True, text=True, timeout=3600)
     assert out.exists(), proc.stdout[-3000:] + proc.stderr[-3000:]
@@ -69,7 +69,7 @@ def test_step_kernel_registers_stay_pinned(root, tmp_path):
     env = {k: v for k, v in os.environ.items()
            if k not in ("NUMBA_ENABLE_CUDASIM", "SRMDP_CUDA_MIN_BLOCKS", "SRMDP_CUDA_PAD_ROWS")}
     out = tmp_path / "ptxas.json"
-    proc = subprocess.run([sys.executable, str(root / "bench" / "gpu_ptxas.py"), "--d", "4,8", "--precision",
+    proc = subprocess.run([sys.executable, str(root / "bench" / "gpu" / "gpu_ptxas.py"), "--d", "4,8", "--precision",
                            "float32", "--arithmetic", "float64,float32", "--kernels", "step", "--json", str(out)],
                           cwd=root, env=env, capture_output=True, text=True, timeout=3600)
     assert out.exists(), proc.stdout[-3000:] + proc.stderr[-3000:]
@@ -94,10 +94,10 @@ def test_step_kernel_registers_stay_pinned(root, tmp_path):
 @pytest.mark.skipif(not _have_toolchain(), reason="needs numba-cuda[cu12] (pip install -e .[cuda])")
 def test_launch_bounds_change_no_contraction(root):
     """float32's default launch bounds (a register cap, and the ziggurat's slow path as a call) leave every FMA,
-    multiply and MUFU of the SASS as without them (bench/gpu_bounds_fp.py: the only value-changing freedom without
+    multiply and MUFU of the SASS as without them (bench/gpu/gpu_bounds_fp.py: the only value-changing freedom without
     fast-math is contraction, which moves those counts), LP0 d=4 block."""
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
-    proc = subprocess.run([sys.executable, str(root / "bench" / "gpu_bounds_fp.py"), "--d", "4", "--basis", "LP0",
+    proc = subprocess.run([sys.executable, str(root / "bench/gpu/gpu_bounds_fp.py"), "--d", "4", "--basis", "LP0",
                            "--mode", "block"], cwd=root, env=env, capture_output=True, text=True, timeout=3600)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert "identical: the same contractions" in proc.stdout and "bounds (128, 8)" in proc.stdout

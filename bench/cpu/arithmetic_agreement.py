@@ -1,6 +1,6 @@
 """float32 against float64 arithmetic on small paper rows (CPU): the indicators, their s.e., the differences.
 
-    python bench/arithmetic_agreement.py [--rows LP0d4:0.2,LP0d6_0:0.2,LP1d4:0.2] [--runs 8] [--points 200]
+    python bench/cpu/arithmetic_agreement.py [--rows LP0d4:0.2,LP0d6_0:0.2,LP1d4:0.2] [--runs 8] [--points 200]
 
 Same seed, same streams in both arithmetics (the test of the same name, tests/test_float32_arithmetic.py, asserts
 |difference| <= 1 s.e.); printed per row and indicator: float64 value, float32 value, difference, the float64
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 KEYS = ("mse_y_max", "mse_y_av", "mse_z_av")
 
 

@@ -15,10 +15,10 @@ Also printed: the CPU time per path-step (process CPU time of all threads, less 
 time to other processes on a shared machine: with perfect scaling it is the same for 1 and 2 threads)
 and the compile time of the first run of each case (0 when already compiled in this process).
 
-    python bench/cpu_bench.py                 # all cases, 1 and 2 threads
-    python bench/cpu_bench.py --cases LP0d4 --threads 1 --runs 3
-    python bench/cpu_bench.py --paper --cases LP0d4 --threads 1,2   # the paper's LP0 d=4 dt=0.1 row
-    python bench/cpu_bench.py --cases LP0d4,LP1d4 --threads 1 --arithmetic float64,float32 --pairs 3
+    python bench/cpu/cpu_bench.py                 # all cases, 1 and 2 threads
+    python bench/cpu/cpu_bench.py --cases LP0d4 --threads 1 --runs 3
+    python bench/cpu/cpu_bench.py --paper --cases LP0d4 --threads 1,2   # the paper's LP0 d=4 dt=0.1 row
+    python bench/cpu/cpu_bench.py --cases LP0d4,LP1d4 --threads 1 --arithmetic float64,float32 --pairs 3
 
 ``--arithmetic float64,float32``: the same case in both arithmetics (``Case.arithmetic``), measured in
 alternation ``--pairs`` times (a paired A/B: the other processes of a shared machine load both alike); printed

@@ -6,7 +6,7 @@ rectangle test on B lanes (a table load per lane), and the rare slow branch (srm
 afterwards.  This probe times exactly that against the solver's scalar ``normal_s`` (the same compiled module),
 draws d normals x N steps per path from the solver's streams, and checks that both give the same bits.
 
-    python bench/cpu_lanes_probe.py            # B = 4, 8, 16; 1 thread; process CPU time, fastest of 5
+    python bench/cpu/cpu_lanes_probe.py            # B = 4, 8, 16; 1 thread; process CPU time, fastest of 5
 
 The lane form writes the stream's update (srmdp.rng.next_s) and the rectangle test (srmdp.rng.normal_s) in lane
 form: a probe of the lever, not a second implementation for the solver.

@@ -9,8 +9,8 @@ shared), the variants interleaved per time step ``--reps`` times, the fastest of
 summed over the steps; printed as ns per path-step (``Case.path_steps``,
 pass 1's forward steps) and path-steps per CPU-second.
 
-    python bench/cpu_profile.py --case LP0d4 --arithmetic float64 --reps 5
-    python bench/cpu_profile.py --case LP1d4 --arithmetic float32 --variants full,no_estimate,locate_only
+    python bench/cpu/cpu_profile.py --case LP0d4 --arithmetic float64 --reps 5
+    python bench/cpu/cpu_profile.py --case LP1d4 --arithmetic float32 --variants full,no_estimate,locate_only
 
 Phases (what the variant removes):
 
@@ -41,7 +41,7 @@ from srmdp import build
 from srmdp.cases import Case
 from srmdp.problems import load_problem
 
-CASES = {  # as bench/cpu_bench.py
+CASES = {  # as bench/cpu/cpu_bench.py
     "LP0d4": dict(d=4, dt=0.1, basis="LP0", cells=8, paths=100),
     "LP1d4": dict(d=4, dt=0.1, basis="LP1", cells=5, paths=200),
 }
@@ -94,7 +94,7 @@ def patched_source(name, module, text):
             continue
         if text.count(old) != 1:
             raise SystemExit(f"variant {name}: the text to replace occurs {text.count(old)} times in "
-                             f"srmdp/{module}.py (the kernel changed: update bench/cpu_profile.py):\n{old}")
+                             f"srmdp/{module}.py (the kernel changed: update bench/cpu/cpu_profile.py):\n{old}")
         text = text.replace(old, new)
     slow = [old for old, _ in subs if old in (_SLOW64, _SLOW32)]
     if slow and not any(new in text for _, new in subs):

@@ -1,6 +1,6 @@
 """Sums over paths in float32 or float64: the error of the normal equations' solution (why they stay float64).
 
-    python bench/sum_precision.py
+    python bench/cpu/sum_precision.py
 
 For M paths of an LP1 stratum in d = 4 (u uniform on [-1/2, 1/2)^d, a response y = 0.5 + 0.1 u_1 + noise 0.2,
 the paper's sizes M = 125 ... 12 500) the coefficients are solved from G = sum phi phi^T and r = sum phi y

@@ -2,7 +2,7 @@
 paper's scheme, --z-cv and --martingale-cv, one thread, interleaved round by round so that a change of load
 on a shared machine hits the three alike; min and median over the rounds.  Results: bench/zcv.md.
 
-    python bench/zcv_cost.py [--rounds 5] [--cases LP1d4_r2,problem:quadratic_z]
+    python bench/cpu/zcv_cost.py [--rounds 5] [--cases LP1d4_r2,problem:quadratic_z]
 
 A case is a paper row key (LP1d4_r2) or problem:NAME (d=4, dt=0.1, LP1, #C=5, M=500, as in bench/zcv.md).
 """

@@ -1,6 +1,6 @@
 """Which event makes one run's float32-arithmetic errors differ from float64's (CPU, same streams).
 
-    python bench/arithmetic_event.py [--table LP0d6_0] [--dt 0.2] [--run 10] [--seed 2016] [--points 1000]
+    python bench/gpu/arithmetic_event.py [--table LP0d6_0] [--dt 0.2] [--run 10] [--seed 2016] [--points 1000]
 
 Runs one run of the paper row under the reading ``theory`` (outer cells unbounded, no truncation; the report's
 ``theory`` / ``theory-f32a`` pair, tables/arithmetic.tex) in both arithmetics and prints: per time step, the largest
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 
 def main(argv=None):

@@ -1,6 +1,6 @@
 """The ziggurat's warp divergence, computed exactly from the random streams (no GPU).
 
-    python bench/divergence_model.py [--cases LP0d4:0.05,LP1d4:0.05] [--strata 64] [--block 128]
+    python bench/gpu/divergence_model.py [--cases LP0d4:0.05,LP1d4:0.05] [--strata 64] [--block 128]
 
 A lane of a warp takes the ziggurat's slow path (wedges or tail, :func:`srmdp.rng.normal_slow`) when one of its d
 normals of a path step misses the rectangle.  In a *warp-step* -- one iteration of the path loop over j > i
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 
 def flags_function(k):

@@ -1,6 +1,6 @@
 """Shared-memory bank conflicts of the step kernels, by the exact model of :mod:`srmdp.shared_banks`.
 
-    python bench/gpu_banks.py [--d 1,2,3,4,5,6,7,8]
+    python bench/gpu/gpu_banks.py [--d 1,2,3,4,5,6,7,8]
 
 step_thread: lane t of a warp reads or writes column j of its row, rows[t][j] (doubles): wavefronts per access at
 the packed stride (3d + nb^2 + (d+1) nb) and at :func:`srmdp.cuda.thread_row`'s stride. step_block: the tile of B
@@ -15,7 +15,7 @@ import argparse
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from srmdp.shared_banks import WARP, conflict_free, strided_wavefronts, wavefronts  # noqa: E402
 

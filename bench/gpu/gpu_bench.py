@@ -1,6 +1,6 @@
 """Time SRMDP on the GPU: path-steps per second per GPU, paper cases against the paper's GPU seconds.
 
-    python bench/gpu_bench.py --cases LP0d4:0.2,LP0d4:0.1 [--precision float32] [--runs 1]
+    python bench/gpu/gpu_bench.py --cases LP0d4:0.2,LP0d4:0.1 [--precision float32] [--runs 1]
         [--test-points 1000] [--modes auto] [--budget 300] [--out-dir data/gpu] [--compare-cpu]
 
 A case is ``TABLE:DT`` or ``TABLE:DT:ROW`` (see ``srmdp cases``).  Each case runs through
@@ -23,7 +23,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 
 def parse_cases(spec):

@@ -1,6 +1,6 @@
 """Launch bounds change no arithmetic: the floating-point SASS of a step kernel with and without them (sm_90).
 
-    python bench/gpu_bounds_fp.py [--d 4] [--basis LP0] [--mode block] [--arithmetic float32]
+    python bench/gpu/gpu_bounds_fp.py [--d 4] [--basis LP0] [--mode block] [--arithmetic float32]
 
 Under launch bounds (:func:`srmdp.cuda.launch_bounds`) two things change: ptxas caps the registers (spills: loads
 and stores, no arithmetic), and the ziggurat's slow path (``rng.normal_slow_rounded``, ``@rare``) becomes a
@@ -16,10 +16,9 @@ import argparse
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from gpu_ptxas import (  # noqa: E402
+from bench.sm90 import (  # noqa: E402
     CONTRACTION,
     expanded,
     functions_sass,

@@ -1,21 +1,21 @@
 #!/usr/bin/env bash
 # The resumable GPU campaign (issue 9): run the next run chunks of the paper's rows within SECONDS.
-#   bash bench/gpu_campaign.sh SECONDS OUTDIR [options of `python -m srmdp.paper.campaign run`]
+#   bash bench/gpu/gpu_campaign.sh SECONDS OUTDIR [options of `python -m srmdp.paper.campaign run`]
 # SECONDS counts from this script's start (environment set-up and the parallel kernel warm-up of
-# bench/gpu_warm.py included, SRMDP_WARM=0 skips it); OUTDIR receives one sealed
+# bench/gpu/gpu_warm.py included, SRMDP_WARM=0 skips it); OUTDIR receives one sealed
 # chunk file per finished chunk (data/gpu/campaign/ layout, see srmdp/paper/campaign.py for the priority order).
 # On the device machine ($OUT set) the chunks also go, re-packed after every chunk, to $OUT/campaign.tgz
 # (paths data/gpu/campaign/<file>) with the log $OUT/campaign.log: the device tool returns at most 8 files.
-#   device call:  bash bench/gpu_campaign.sh 480 /tmp/campaign      (carry .whl, timeout_s >= SECONDS + 60)
+#   device call:  bash bench/gpu/gpu_campaign.sh 480 /tmp/campaign      (carry .whl, timeout_s >= SECONDS + 60)
 #   back here:    python -m srmdp campaign import <files_at>/campaign.tgz   # verified, then git add data/gpu/campaign
 # The device image's numpy 2.5 breaks numba-cuda 0.30's import; fetch numpy 2.4 once here and carry .whl
-# (as bench/gpu_check.sh):
+# (as bench/gpu/gpu_check.sh):
 #   echo /.whl/ >> .git/info/exclude; python3 -m pip download --no-deps --only-binary=:all: \
 #     --python-version 3.12 --implementation cp --platform manylinux_2_28_x86_64 -d .whl numpy==2.4.6
 set -u
 set -o pipefail
 T0=$(date +%s)
-usage="usage: bash bench/gpu_campaign.sh SECONDS OUTDIR [python -m srmdp campaign run options]"
+usage="usage: bash bench/gpu/gpu_campaign.sh SECONDS OUTDIR [python -m srmdp campaign run options]"
 if [ $# -lt 2 ]; then
   echo "gpu_campaign.sh: error: SECONDS and OUTDIR are required; $usage" >&2
   exit 2
@@ -41,8 +41,8 @@ if ! PARENT=$(cd "$(dirname "$2")" 2>/dev/null && pwd); then
 fi
 OUTDIR=$PARENT/$(basename "$2")
 shift 2
-cd "$(dirname "$0")/.." || exit 2
-. bench/gpu_env.sh  # PY, and the carried numpy 2.4 wheel first on the path (as bench/gpu_check.sh)
+cd "$(dirname "$0")/../.." || exit 2
+. bench/gpu/gpu_env.sh  # PY, and the carried numpy 2.4 wheel first on the path (as bench/gpu/gpu_check.sh)
 export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH}
 # every argument, the device and the chunks present are checked first (one line on stderr, exit 2)
 $PY -m srmdp.paper.campaign run --budget "$BUDGET" --out "$OUTDIR" --check-only "$@" || exit $?
@@ -72,9 +72,9 @@ fi
     nvidia-smi --query-gpu=name,memory.total,memory.used,driver_version --format=csv,noheader
   fi
   $PY -c "import sys, numpy, numba; print('python', sys.version.split()[0], 'numpy', numpy.__version__, 'numba', numba.__version__)"
-  # every kernel of the selection compiles first, in parallel processes (bench/gpu_warm.py; SRMDP_WARM=0: skip)
+  # every kernel of the selection compiles first, in parallel processes (bench/gpu/gpu_warm.py; SRMDP_WARM=0: skip)
   if [ "${SRMDP_WARM:-1}" != 0 ] && [ "$DEVICE" = gpu ]; then
-    timeout $((BUDGET / 3 + 1)) $PY bench/gpu_warm.py --cases "$CASES" --precision "$PRECISION"
+    timeout $((BUDGET / 3 + 1)) $PY bench/gpu/gpu_warm.py --cases "$CASES" --precision "$PRECISION"
   fi
   LEFT=$((BUDGET - ($(date +%s) - T0)))
   if [ "$LEFT" -lt 1 ]; then

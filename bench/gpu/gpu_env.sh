@@ -1,4 +1,4 @@
-# Sourced by bench/gpu_check.sh and bench/gpu_campaign.sh from the repository root: the GPU host's Python.
+# Sourced by bench/gpu/gpu_check.sh and bench/gpu/gpu_campaign.sh from the repository root: the GPU host's Python.
 # The device image's numpy (2.5) removed np.row_stack, which numba-cuda 0.30 still references at import:
 # carry numpy 2.4 as a wheel in .whl/ (git-ignored) and put it first on the path. Fetch it once here:
 #   echo /.whl/ >> .git/info/exclude; python3 -m pip download --no-deps --only-binary=:all: \

@@ -1,6 +1,6 @@
 """Run ``srmdp`` with every CUDA kernel compiled with line information, for Nsight Compute's source view.
 
-    python bench/gpu_lineinfo.py run --table LP0d4 --dt 0.05 --device gpu ...     # = srmdp run ..., lineinfo
+    python bench/gpu/gpu_lineinfo.py run --table LP0d4 --dt 0.05 --device gpu ...     # = srmdp run ..., lineinfo
 
 numba-cuda's ``lineinfo=True`` maps the SASS to the Python source lines without changing the generated code
 (unlike ``debug``), so ``ncu --section SourceCounters --section WarpStateStats --import-source yes`` can say
@@ -16,7 +16,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 
 def main(argv=None) -> int:

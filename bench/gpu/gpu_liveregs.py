@@ -1,9 +1,9 @@
 """Where the registers of a step kernel go: live registers along its SASS (sm_90), the path loop's and the peak's.
 
-    python bench/gpu_liveregs.py --d 4 --basis LP0 --mode block [--arithmetic float32] [--min-blocks 0]
+    python bench/gpu/gpu_liveregs.py --d 4 --basis LP0 --mode block [--arithmetic float32] [--min-blocks 0]
                                  [--at ADDR ...]
 
-Compiles the kernel as ``bench/gpu_ptxas.py`` does (the same PTX, launch bounds by srmdp.cuda's rule unless
+Compiles the kernel as ``bench/gpu/gpu_ptxas.py`` does (the same PTX, launch bounds by srmdp.cuda's rule unless
 ``--min-blocks``), assembles it with a CUDA 13 ptxas and prints ``nvdisasm --print-life-ranges``' count of live
 registers: the kernel's peak, the path loop's (the largest loop nested in another, :func:`gpu_ptxas.sass_counts`)
 peak with and without its inner loops (the ziggurat's slow path), and for the loop head, the peaks and each
@@ -12,7 +12,7 @@ dataflow proof).  Why CUDA 13: nvdisasm 13 (nvidia-cuda-nvdisasm) computes life 
 its own ptxas, not for the 12.9 ptxas's cubins.  Install one apart from the project's environment, e.g.
 ``pip install --no-deps --target /tmp/nvcc13 nvidia-cuda-nvcc==13.5.37``, and set
 SRMDP_PTXAS13=/tmp/nvcc13/nvidia/cu13/bin/ptxas.  Its register counts may differ from 12.9's by a few (equal on
-LP0 d=4 block: 92 without bounds); the counts of record stay those of ``bench/gpu_ptxas.py``.  No GPU needed.
+LP0 d=4 block: 92 without bounds); the counts of record stay those of ``bench/gpu/gpu_ptxas.py``.  No GPU needed.
 """
 
 import argparse
@@ -23,33 +23,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-import gpu_ptxas  # noqa: E402
-
-_LINE = re.compile(r"^\s*/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;\s*(?:\(\*[^)]*\)\s*)?//\s*\|\s*(\d*)\s*([^|]*)\|")
-_WIDE = ("D", "IMAD.WIDE", "F2F.F64", "I2F.F64", "LDC.64", "LDG.E.64", "LDS.64", "LDL.64", "MOV.64")
-
-
-def life_ranges(cubin, nvdisasm):
-    """[(address, instruction, live GPR count, one character per register: blank = not live)], labels."""
-    txt = subprocess.run([nvdisasm, "-plr", "-lrm", "narrow", str(cubin)], capture_output=True, text=True,
-                         check=True).stdout
-    found, labels = gpu_ptxas.labelled_matches(txt, _LINE)
-    return [(addr, m.group(2).strip(), int(m.group(3) or 0), m.group(4)) for addr, m in found], labels
-
-
-def last_writer(rows, idx, reg):
-    """The last instruction before rows[idx] (textually) whose destination is register ``reg``."""
-    for j in range(idx - 1, -1, -1):
-        parts = re.sub(r"^@!?U?P\w+\s+", "", rows[j][1]).split(None, 1)
-        if len(parts) > 1:
-            m = re.match(r"R(\d+)", parts[1].split(",")[0].strip())
-            if m:
-                base = int(m.group(1))
-                if base == reg or (base + 1 == reg and (parts[0].startswith(_WIDE) or ".64" in parts[0])):
-                    return rows[j]
-    return None
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from bench.sm90 import find_tool, last_writer, life_ranges, stub_current_device  # noqa: E402
 
 
 def show_live(rows, addr):
@@ -71,11 +46,11 @@ def main(argv=None):
     ap.add_argument("--at", nargs="*", default=[], help="hex SASS addresses to list the live registers of")
     args = ap.parse_args(argv)
     ptxas = os.environ.get("SRMDP_PTXAS13")
-    nvdisasm = gpu_ptxas.find_tool("nvdisasm")
+    nvdisasm = find_tool("nvdisasm")
     if not ptxas or not nvdisasm:
         print("needs SRMDP_PTXAS13 (a CUDA 13 ptxas) and nvdisasm 13 (see the docstring)", file=sys.stderr)
         return 2
-    gpu_ptxas.stub_current_device()
+    stub_current_device()
     from numba import cuda
 
     from srmdp.bases import BASES

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The next lent GPU run: the paper's heavy rows. One command within SECONDS (default 540, <= the device tool's
 # 600 s), on a bare GPU host (the library's dependencies and numba-cuda; no [paper] extra):
-#   1. warm: every kernel below compiles at once, one process each (bench/gpu_warm.py --jobs 16): the four heavy
+#   1. warm: every kernel below compiles at once, one process each (bench/gpu/gpu_warm.py --jobs 16): the four heavy
 #      rows and the A/B's d = 4 rows, float32 and float64 arithmetic;
 #   2. A/B on the heavy shapes, paths reduced so that a timing takes seconds (the strata K and steps N of the row:
 #      the grid the kernels see), float32 storage and float32 arithmetic (the campaign's), 45 s at most each:
@@ -9,9 +9,9 @@
 #        LP0d11 r3 (K = 4 194 304, N = 20) M = 8 thread;  LP0d4 dt=.05 (K = 83 521, N = 20, M = 400) thread, block
 #      -> ab_heavy.jsonl; LP0d4/LP1d4 dt=.05 in both arithmetics -> ab_f32.jsonl, ab_f64.jsonl (the defaults, the
 #      series of earlier sessions). PHASES="... old": the same heavy A/B with the kernels of $OLD (default
-#      5b0f582) from .old/ (bash bench/gpu_next.sh --prepare) -> ab_heavy_old.jsonl: a kernel change against them;
+#      5b0f582) from .old/ (bash bench/gpu/gpu_next.sh --prepare) -> ab_heavy_old.jsonl: a kernel change against them;
 #   3. Nsight Compute, source level: SourceCounters + WarpStateStats (+ Occupancy, LaunchStats, SchedulerStats)
-#      with the kernels compiled with line information (bench/gpu_lineinfo.py: lineinfo=True, same code) and
+#      with the kernels compiled with line information (bench/gpu/gpu_lineinfo.py: lineinfo=True, same code) and
 #      --import-source yes, on LP0d4 r4's shape (step_thread) and LP1d6_1 r4's shape (step_block), float32
 #      arithmetic: ncu_<row>.ncu-rep (open in Nsight Compute's source view), ncu_<row>_source.csv (per source
 #      line: stall samples, L1/L2 sectors), ncu.txt (the sections);
@@ -23,18 +23,18 @@
 #      heavy runs is <= 27 %; a run cut by the time limit is lost alone).
 # Prepare here once (carry .whl: numpy 2.4 for the host's Python 3.12, whose numpy 2.5 breaks numba-cuda 0.30;
 # and .old for PHASES with old; both git-ignored):
-#   bash bench/gpu_next.sh --prepare
+#   bash bench/gpu/gpu_next.sh --prepare
 # Device call (15 min of device time in all, ~1-2 min to start; timeout_s 590, carry [".whl"] (+ ".old")):
-#   bash bench/gpu_next.sh 540
+#   bash bench/gpu/gpu_next.sh 540
 # A second window, campaign only (LP0d4 r4 and LP1d6_1 r4 take ~7 min a run on an H200 in float32 arithmetic):
-#   PHASES=campaign bash bench/gpu_next.sh 540
+#   PHASES=campaign bash bench/gpu/gpu_next.sh 540
 # Dry run under the simulator (tests/test_gpu_tools.py, tests/test_bare_gpu_host.py):
-#   DRY=1 NUMBA_ENABLE_CUDASIM=1 bash bench/gpu_next.sh 300
+#   DRY=1 NUMBA_ENABLE_CUDASIM=1 bash bench/gpu/gpu_next.sh 300
 #   (tiny cases through the same commands, ncu printed not run, campaign on tiny free cases).
 # In $OUT (default /tmp/gpu_next): next.log, ab_heavy.jsonl, ab_f32.jsonl, ab_f64.jsonl (ab_heavy_old.jsonl),
 # ncu.txt, ncu_*.ncu-rep, ncu_*_source.csv, campaign.tgz (the chunks), campaign/.
 set -u
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 OLD=${OLD:-5b0f582}
 if [ "${1:-}" = --prepare ]; then
   grep -qx /.old/ .gitignore 2>/dev/null || echo "warning: /.old/ is not in .gitignore"
@@ -51,7 +51,7 @@ DRY=${DRY:-0}
 export OUT=${OUT:-/tmp/gpu_next}
 mkdir -p "$OUT" "$OUT/campaign"
 exec > >(tee -a "$OUT/next.log") 2>&1
-. bench/gpu_env.sh || exit 3
+. bench/gpu/gpu_env.sh || exit 3
 export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH}
 left() { echo $((TOTAL - ($(date +%s) - T0))); }
 el() { echo "[$(($(date +%s) - T0)) s]"; }
@@ -72,7 +72,7 @@ bench() {  # bench TAG ARITHMETIC PATHS -- gpu_bench options (PATHS: --set paths
   local set=() cap=$(($(left) - 20))
   [ "${CAP:-0}" -gt 0 ] && [ "$CAP" -lt "$cap" ] && cap=$CAP  # one call never eats the whole window
   if [ "$DRY" = 1 ]; then set=(--set dt=0.5,cells=1,paths=24); elif [ "$paths" != - ]; then set=(--set "paths=$paths"); fi
-  timeout "$cap" $PY bench/gpu_bench.py --precision float32 --arithmetic "$arith" \
+  timeout "$cap" $PY bench/gpu/gpu_bench.py --precision float32 --arithmetic "$arith" \
     --no-write --summary "$OUT/$tag.jsonl" "${TINY[@]}" "${set[@]}" "$@" || echo "bench $tag rc=$?"
 }
 heavy_ab() {  # heavy_ab TAG: the heavy shapes, float32 arithmetic, 45 s at most each
@@ -85,7 +85,7 @@ heavy_ab() {  # heavy_ab TAG: the heavy shapes, float32 arithmetic, 45 s at most
 
 if has warm; then
   echo "== warm: every kernel at once $(el)"
-  timeout 170 $PY bench/gpu_warm.py --cases "$WARM" --arithmetic float32,float64 --jobs 16 || echo "warm rc=$?"
+  timeout 170 $PY bench/gpu/gpu_warm.py --cases "$WARM" --arithmetic float32,float64 --jobs 16 || echo "warm rc=$?"
 fi
 if has ab; then
   echo "== A/B: the heavy shapes, paths reduced, float32 arithmetic, thread and block $(el)"
@@ -99,7 +99,7 @@ fi
 if has old; then
   echo "== A/B: the heavy shapes with the kernels of $OLD (.old) $(el)"
   if [ ! -d .old/srmdp ]; then
-    echo "no .old/ (bash bench/gpu_next.sh --prepare, then carry it)"
+    echo "no .old/ (bash bench/gpu/gpu_next.sh --prepare, then carry it)"
   else
     (cd .old && PYTHONPATH=$PWD:${PYTHONPATH#*:} OUT=$OUT DRY=$DRY PY=$PY TOTAL=$TOTAL T0=$T0 bash -c '
       left() { echo $((TOTAL - ($(date +%s) - T0))); }
@@ -108,7 +108,8 @@ if has old; then
         set -- $spec
         if [ "$DRY" = 1 ]; then s=(--set dt=0.5,cells=1,paths=24 --test-points 8); elif [ "$2" != - ]; then s=(--set "paths=$2"); else s=(); fi
         cap=$(($(left) - 20)); [ "$cap" -gt 45 ] && cap=45
-        timeout "$cap" $PY bench/gpu_bench.py --precision float32 --arithmetic float32 --no-write \
+        b=bench/gpu/gpu_bench.py; [ -f $b ] || b=bench/gpu_bench.py  # where the tree of $OLD keeps it
+        timeout "$cap" $PY $b --precision float32 --arithmetic float32 --no-write \
           --summary "$OUT/ab_heavy_old.jsonl" --runs 2 --modes "$3" --cases "$1" "${s[@]}" || echo "bench old rc=$?"
       done')
   fi
@@ -121,10 +122,10 @@ if has ncu; then
   # LP0d4 r4's shape in thread mode (K = 614 656: one thread per stratum), LP1d6_1 r4's in block mode
   for spec in "LP0d4_r4 thread step_thread 4 0.02 LP0 28 16" "LP1d6_1_r4 block step_block 6 0.02 LP1 6 200"; do
     set -- $spec
-    CMD=(bench/gpu_lineinfo.py run --d "$4" --dt "$5" --basis "$6" --cells "$7" --paths "$8" --device gpu
+    CMD=(bench/gpu/gpu_lineinfo.py run --d "$4" --dt "$5" --basis "$6" --cells "$7" --paths "$8" --device gpu
          --precision float32 --arithmetic float32 --runs 1 --test-points 10 --no-progress --out "/tmp/ncu_$1.json")
     if [ "$DRY" = 1 ]; then
-      CMD=(bench/gpu_lineinfo.py run --d 2 --dt 0.5 --basis "$6" --cells 2 --paths 24 --device gpu --precision float32
+      CMD=(bench/gpu/gpu_lineinfo.py run --d 2 --dt 0.5 --basis "$6" --cells 2 --paths 24 --device gpu --precision float32
            --arithmetic float32 --runs 1 --test-points 8 --no-progress --out "$OUT/ncu_$1_dry.json")
       SRMDP_CUDA_MODE=$2 $PY "${CMD[@]}" >/dev/null || echo "lineinfo run $1 rc=$?"
       echo "ncu (dry run): SRMDP_CUDA_MODE=$2 ncu ${SECTIONS[*]} -k regex:$3 -s 2 -c 1 -o $OUT/ncu_$1 $PY ${CMD[*]}"

@@ -1,11 +1,11 @@
 """Compile (or load from numba-cuda's disk cache) every GPU kernel of a selection of paper rows, in parallel.
 
-    python bench/gpu_warm.py [--cases all|TABLE|TABLE:ROW,...] [--precision float32] [--jobs N] [--timeout 150]
+    python bench/gpu/gpu_warm.py [--cases all|TABLE|TABLE:ROW,...] [--precision float32] [--jobs N] [--timeout 150]
 
 One tiny ``srmdp run --device gpu`` per (basis, d, launch mode) that the selected rows need (the mode the
 solver picks for each row on this device, :func:`srmdp.cuda.choose_mode`), each in its own process and all at
 once: a cold step kernel compiles in 10-14 s on the H100 host, 17 of them took 20 s in parallel on its 16
-cores, and a second process then loads them from the disk cache in 0.01 s.  Called by bench/gpu_campaign.sh
+cores, and a second process then loads them from the disk cache in 0.01 s.  Called by bench/gpu/gpu_campaign.sh
 before the campaign (the selection of its ``--cases``).  Prints one line per kernel (exit status, compile
 seconds); exit status 0 even when one fails (the campaign then compiles it itself).
 """
@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 

@@ -1,7 +1,7 @@
 """How often a float32 ziggurat wedge test could not decide as the float64 one does (issue 24's option of a float32
 test with an exact fallback): the fraction of draws whose float64 margin |f1 + v (f0 - f1) - 1| is below a bound.
 
-    python bench/ziggurat_ambiguity.py [--draws 4000000] [--bounds 1e-6,4e-6,1e-5,1e-12]
+    python bench/gpu/ziggurat_ambiguity.py [--draws 4000000] [--bounds 1e-6,4e-6,1e-5,1e-12]
 
 A draw (layer idx uniform over 128, u uniform on (-1, 1), as srmdp.rng.normal_s reads one 64-bit draw) goes to the
 slow path when |u| >= ZIG_RATIO[idx]: the tail (idx = 0) or a wedge, where srmdp.rng.normal_slow accepts
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 
 def main(argv=None):

@@ -1,7 +1,7 @@
 """README section 3's convergence table for examples/allen_cahn.py, d = 4, regenerated: one ``srmdp solve`` per row.
 
-    python bench/allen_cahn_table.py            # prints the markdown table (CPU minutes, 1 thread)
-    python bench/allen_cahn_table.py --dry-run  # prints the commands only
+    python bench/own_pde/allen_cahn_table.py            # prints the markdown table (CPU minutes, 1 thread)
+    python bench/own_pde/allen_cahn_table.py --dry-run  # prints the commands only
 
 Each row runs exactly the command README section 3 shows (8 runs, the file's fixed box with ``--strata box``,
 no error estimate, one thread) and reads the solution file back for u0, its s.e. and the seconds per run.
@@ -15,7 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = 0.453315  # u(0, 0) at d = 4 by finite differences: python examples/allen_cahn_reference.py 4
 # (box L, #C, M, dt); #C, M given on every row (the first is the rules' at N = 5)
 ROWS = [

@@ -1,6 +1,6 @@
 """Measure u0 against the reference on the suite problems (issue 19): one line per solve.
 
-    python bench/own_pde.py PROBLEM D '{"dt": 0.1, "strata": "adapted"}' ['{...}' ...]
+    python bench/own_pde/own_pde.py PROBLEM D '{"dt": 0.1, "strata": "adapted"}' ['{...}' ...]
 
 Each JSON object is a set of keyword arguments of :func:`srmdp.solve` (default runs 4, one thread); prints u0 ±
 s.e., the reference (srmdp/problems/README.md), the relative error, u0_error (when estimated) and whether

@@ -1,7 +1,7 @@
 """Calibrate the error estimate's constants on problems with exact solutions, then measure it on held-out ones.
 
-    python bench/own_pde_calibrate.py --json cal.json            # solve (CPU minutes, 1 thread), then the table
-    python bench/own_pde_calibrate.py --from-json cal.json       # the table again from the recorded solves
+    python bench/own_pde/own_pde_calibrate.py --json cal.json            # solve (CPU minutes, 1 thread), then the table
+    python bench/own_pde/own_pde_calibrate.py --from-json cal.json       # the table again from the recorded solves
 
 Every solve is ``srmdp.solve(P, d, runs=4, seed, **config)`` with its error estimate (the level below,
 srmdp.error_estimate); what is recorded per solve is u0, its s.e., the coarse level's u0 and s.e., and rho,
@@ -21,7 +21,7 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 # problem: (spec, exact u(0, x0) at d or None for y_exact)
 CALIBRATION = {"quadratic_z": "quadratic_z", "reaction_diffusion": "reaction_diffusion"}
 HELD_OUT = {

@@ -2,8 +2,8 @@
 exact solution, at d = 2 and 4, with the rules' #C and M and with user-given ones (coarse and fine), and how
 often a tol-met refinement is within tol.
 
-    python bench/own_pde_coverage.py                 # the full table (20 seeds; CPU minutes, 1 thread)
-    python bench/own_pde_coverage.py --seeds 4 --dims 2 --no-tol   # a quick look
+    python bench/own_pde/own_pde_coverage.py                 # the full table (20 seeds; CPU minutes, 1 thread)
+    python bench/own_pde/own_pde_coverage.py --seeds 4 --dims 2 --no-tol   # a quick look
 
 Prints one line per (problem, d, parameters): coverage at 1x and 2x, the median of u0_error / |error|, the
 estimates that were None, CPU s (srmdp.paper.beyond_solve.measure_coverage, also the workflow's rule).
@@ -15,7 +15,7 @@ import argparse
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def main(argv=None):

@@ -1,7 +1,7 @@
 """Issue 23's done-when check: ``srmdp.solve(file, d=4, tol=0.02, budget_s=900)`` with no other argument.
 
-    nice -n 5 python bench/own_pde_done_when.py srmdp/problems/quadratic_z.py > done_when.log 2>&1 &
-    nice -n 5 python bench/own_pde_done_when.py tests/data/steep_quadratic.py
+    nice -n 5 python bench/own_pde/own_pde_done_when.py srmdp/problems/quadratic_z.py > done_when.log 2>&1 &
+    nice -n 5 python bench/own_pde/own_pde_done_when.py tests/data/steep_quadratic.py
 
 Prints each level with the wall seconds and the load (the budget is wall time), then u0, its error against
 the reference (the file's ``u_reference``; for ``steep_quadratic``, which has none, (1/a) ln E[v^a] by 80 x 80

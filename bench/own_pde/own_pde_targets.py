@@ -1,7 +1,7 @@
 """The accuracy-per-second targets: ``srmdp.solve(file, d=..., tol=...)`` with defaults only, against the
 deep BSDE method's numbers on this machine (its public code, unmodified, 2 threads).
 
-    python bench/own_pde_targets.py [allen_cahn_d4 hjb_lq_d8 hjb_lq_d4]
+    python bench/own_pde/own_pde_targets.py [allen_cahn_d4 hjb_lq_d8 hjb_lq_d4]
 
 Per target: u0, |error| against the reference, u0_error, tol met, the CPU seconds of this process
 (time.process_time: compilation included; the machine is shared, so wall seconds are inflated) and the wall
@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 # name: (problem, d, tol, reference u(0, x0), target |error|, target seconds)
 TARGETS = {
     "allen_cahn_d4": (str(ROOT / "examples" / "allen_cahn.py"), 4, 0.001, 0.453315, 0.0010, 33),

@@ -1,7 +1,7 @@
 """z at a point (issue 23, item 7): |z(0, x0) - z_exact| per component, d = 4, on the problems with an exact z.
 
-    python bench/own_pde_z0.py --seeds 8 --json z0.json        # the table of srmdp/problems/README.md
-    python bench/own_pde_z0.py --seeds 2 --problems gobet2016    # a quick look
+    python bench/own_pde/own_pde_z0.py --seeds 8 --json z0.json        # the table of srmdp/problems/README.md
+    python bench/own_pde/own_pde_z0.py --seeds 2 --problems gobet2016    # a quick look
 
 For each problem and configuration (the defaults; adapted strata; LP2d; dt halved) and seeds 0..S-1: one
 solve with ``runs`` runs (keep all) and, with the same seed, the level below of the u0 error estimate
@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PROBLEMS = {"gobet2016": "gobet2016", "quadratic_z": "quadratic_z", "reaction_diffusion": "reaction_diffusion",
             "bs_barenblatt": "bs_barenblatt", "running_cost": "tests/data/running_cost.py"}
 CONFIGS = {"defaults": {}, "adapted": {"strata": "adapted"}, "LP2d": {"basis": "LP2d"}, "dt/2": {"dt_factor": 0.5}}

@@ -9,7 +9,7 @@ Config (the preset's ``beyond`` section)::
         - {problem: quadratic_z, d: 4, mode: rules}          # the paper's rules, the paper's box
         - {problem: quadratic_z, d: 4, mode: adapted}        # the defaults for a user's problem
         - {problem: quadratic_z, d: 4, mode: tol, tol: 0.02, budget_s: 60}
-      coverage: {seeds: 20, dims: [2, 4]}                    # rule beyond_coverage (bench/own_pde_coverage.py)
+      coverage: {seeds: 20, dims: [2, 4]}                    # rule beyond_coverage (bench/own_pde/own_pde_coverage.py)
 """
 
 from __future__ import annotations

@@ -93,7 +93,7 @@ def point_of_result(res: dict, source: str = "") -> Point | None:
 
 
 def point_of_bench(row: dict, source: str = "") -> Point | None:
-    """The measured point of one A/B line (bench/gpu_bench.py --summary)."""
+    """The measured point of one A/B line (bench/gpu/gpu_bench.py --summary)."""
     try:
         n = round(float(row.get("T", 1.0)) / float(row["dt"]))
         ps = float(row["path_steps"])

@@ -4,7 +4,7 @@
     python -m srmdp campaign run --budget SECONDS --out DIR --dry-run     # print the plan, no compute
     python -m srmdp campaign import DIR_OR_TGZ... [--into data/gpu/campaign]   # verify and add to the repository
 
-(``bash bench/gpu_campaign.sh SECONDS OUTDIR`` prepares the GPU host's environment and calls ``run``.)
+(``bash bench/gpu/gpu_campaign.sh SECONDS OUTDIR`` prepares the GPU host's environment and calls ``run``.)
 """
 
 from __future__ import annotations

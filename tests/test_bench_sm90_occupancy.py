@@ -1,4 +1,4 @@
-"""The sm_90 occupancy arithmetic of bench/gpu_ptxas.py against values of CUDA's occupancy calculator.
+"""The sm_90 occupancy arithmetic of :func:`bench.sm90.occupancy` against values of CUDA's occupancy calculator.
 
 128-thread blocks (4 warps) on an H100: registers are allocated per warp in units of 256 (8 per thread),
 65 536 per SM, at most 64 warps and 32 blocks per SM.  E.g. 166 registers -> 168 x 32 = 5 376 per warp,
@@ -6,16 +6,9 @@
 kernel).  Exact integer arithmetic: no tolerance.
 """
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 
-spec = importlib.util.spec_from_file_location(
-    "gpu_ptxas", Path(__file__).resolve().parent.parent / "bench" / "gpu_ptxas.py")
-gpu_ptxas = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(gpu_ptxas)
-occupancy = gpu_ptxas.occupancy
+from bench.sm90 import occupancy
 
 
 @pytest.mark.parametrize("registers, expected", [

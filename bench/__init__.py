@@ -1,0 +1,1 @@
+"""bench/ as a package: its shared helpers (:mod:`bench.sm90`) import from the repository root."""
