@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The resumable GPU campaign (issue 9): run the next run chunks of the paper's rows within SECONDS.
+# The resumable GPU campaign: run the next run chunks of the paper's rows within SECONDS.
 #   bash bench/gpu/gpu_campaign.sh SECONDS OUTDIR [options of `python -m srmdp.paper.campaign run`]
 # SECONDS counts from this script's start (environment set-up and the parallel kernel warm-up of
 # bench/gpu/gpu_warm.py included, SRMDP_WARM=0 skips it); OUTDIR receives one sealed
-# chunk file per finished chunk (data/gpu/campaign/ layout, see srmdp/paper/campaign.py for the priority order).
+# chunk file per finished chunk (data/gpu/campaign/ layout, see srmdp/paper/campaign/planner.py for the priority order).
 # On the device machine ($OUT set) the chunks also go, re-packed after every chunk, to $OUT/campaign.tgz
 # (paths data/gpu/campaign/<file>) with the log $OUT/campaign.log: the device tool returns at most 8 files.
 #   device call:  bash bench/gpu/gpu_campaign.sh 480 /tmp/campaign      (carry .whl, timeout_s >= SECONDS + 60)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The real-GPU checks of issue 4, in two stages that each fit one `device` call.
+# The real-GPU checks, in two stages that each fit one `device` call.
 #   bash bench/gpu/gpu_check.sh 1   # versions, GPU test suite (no simulator), CPU-vs-GPU agreement,
 #                               # timings of the cheap paper rows (float32)
 #   bash bench/gpu/gpu_check.sh 2   # timings of the large paper rows (float32), within a time budget

@@ -56,7 +56,7 @@ export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH}
 left() { echo $((TOTAL - ($(date +%s) - T0))); }
 el() { echo "[$(($(date +%s) - T0)) s]"; }
 has() { case " $PHASES " in *" $1 "*) return 0 ;; esac; return 1; }
-# the paper-fit rows with no run of ours (issue: the heavy rows), and the A/B's heavy shapes: TABLE:DT:ROW PATHS
+# the paper-fit rows with no run of ours (the heavy rows), and the A/B's heavy shapes: TABLE:DT:ROW PATHS
 HEAVY="LP0d4:4,LP1d6_1:4,LP0d6_0:4,LP0d11:3"
 # (modes: the one the kernels pick first; LP0d11 r3's 4.2 M strata in block mode at M = 8 would idle its threads)
 SHAPES=("LP0d4:0.02:4 16 thread,block" "LP1d6_1:0.02:4 200 block,thread" "LP0d11:0.05:3 8 thread")

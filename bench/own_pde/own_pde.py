@@ -1,4 +1,4 @@
-"""Measure u0 against the reference on the suite problems (issue 19): one line per solve.
+"""Measure u0 against the reference on the suite problems: one line per solve.
 
     python bench/own_pde/own_pde.py PROBLEM D '{"dt": 0.1, "strata": "adapted"}' ['{...}' ...]
 

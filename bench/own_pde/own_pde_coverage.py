@@ -1,4 +1,4 @@
-"""Coverage of u0_error (issue 23): how often |u0 - exact| <= u0_error and <= 2 u0_error, on problems with an
+"""Coverage of u0_error: how often |u0 - exact| <= u0_error and <= 2 u0_error, on problems with an
 exact solution, at d = 2 and 4, with the rules' #C and M and with user-given ones (coarse and fine), and how
 often a tol-met refinement is within tol.
 

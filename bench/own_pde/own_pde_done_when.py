@@ -1,4 +1,4 @@
-"""Issue 23's done-when check: ``srmdp.solve(file, d=4, tol=0.02, budget_s=900)`` with no other argument.
+"""A solve with defaults only, as a user calls it: ``srmdp.solve(file, d=4, tol=0.02, budget_s=900)``.
 
     nice -n 5 python bench/own_pde/own_pde_done_when.py srmdp/problems/quadratic_z.py > done_when.log 2>&1 &
     nice -n 5 python bench/own_pde/own_pde_done_when.py tests/data/steep_quadratic.py

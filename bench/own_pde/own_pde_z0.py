@@ -1,4 +1,4 @@
-"""z at a point (issue 23, item 7): |z(0, x0) - z_exact| per component, d = 4, on the problems with an exact z.
+"""z at a point: |z(0, x0) - z_exact| per component, d = 4, on the problems with an exact z.
 
     python bench/own_pde/own_pde_z0.py --seeds 8 --json z0.json        # the table of srmdp/problems/README.md
     python bench/own_pde/own_pde_z0.py --seeds 2 --problems gobet2016    # a quick look
