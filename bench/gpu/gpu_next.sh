@@ -108,7 +108,7 @@ if has old; then
         set -- $spec
         if [ "$DRY" = 1 ]; then s=(--set dt=0.5,cells=1,paths=24 --test-points 8); elif [ "$2" != - ]; then s=(--set "paths=$2"); else s=(); fi
         cap=$(($(left) - 20)); [ "$cap" -gt 45 ] && cap=45
-        b=bench/gpu/gpu_bench.py; [ -f $b ] || b=bench/gpu_bench.py  # where the tree of $OLD keeps it
+        b=bench/gpu/gpu_bench.py; [ -f $b ] || b=bench/${b##*/}  # where the tree of $OLD keeps it (before or after bench/gpu/)
         timeout "$cap" $PY $b --precision float32 --arithmetic float32 --no-write \
           --summary "$OUT/ab_heavy_old.jsonl" --runs 2 --modes "$3" --cases "$1" "${s[@]}" || echo "bench old rc=$?"
       done')
