@@ -5,7 +5,7 @@
 
 Compiles the kernel as ``bench/gpu/gpu_ptxas.py`` does (the same PTX, launch bounds by srmdp.cuda's rule unless
 ``--min-blocks``), assembles it with a CUDA 13 ptxas and prints ``nvdisasm --print-life-ranges``' count of live
-registers: the kernel's peak, the path loop's (the largest loop nested in another, :func:`gpu_ptxas.sass_counts`)
+registers: the kernel's peak, the path loop's (the largest loop nested in another, :func:`bench.sm90.sass_counts`)
 peak with and without its inner loops (the ziggurat's slow path), and for the loop head, the peaks and each
 ``--at`` address the live registers with the instruction that last wrote each (textually before it: a hint, not a
 dataflow proof).  Why CUDA 13: nvdisasm 13 (nvidia-cuda-nvdisasm) computes life ranges only for the ELF format of
