@@ -262,16 +262,21 @@ def cached(folder, key_parts, make):
     return text
 
 
+def context_files():
+    """The library files that shape the PTX besides the generated module's text: every srmdp/cuda*.py (the backend
+    and its launch geometry, the numba-cuda patches: no FMA contraction under SRMDP_CUDA_FMA=0, rare functions as
+    calls; the kernel template), so that a module split among them stays covered."""
+    import srmdp
+
+    return sorted(Path(srmdp.__file__).parent.glob("cuda*.py"))
+
+
 def compile_context():
-    """What shapes the PTX besides the generated module's text: the numba-cuda patches (srmdp/cuda_patches.py: no
-    FMA contraction under SRMDP_CUDA_FMA=0, rare functions as calls), srmdp/cuda.py which applies them, and the
-    NUMBA_* / SRMDP_CUDA_* settings."""
+    """What shapes the PTX besides the generated module's text: the text of :func:`context_files` and the NUMBA_* /
+    SRMDP_CUDA_* settings."""
     import hashlib
 
-    import srmdp.cuda
-    import srmdp.cuda_patches
-
-    text = "".join(Path(m.__file__).read_text() for m in (srmdp.cuda, srmdp.cuda_patches))
+    text = "".join(f.read_text() for f in context_files())
     env = sorted((k, v) for k, v in os.environ.items() if k.startswith(("NUMBA_", "SRMDP_CUDA_")))
     return hashlib.sha256(text.encode()).hexdigest(), env
 

@@ -32,3 +32,14 @@ def test_the_compile_context_follows_the_settings_that_change_the_ptx(monkeypatc
     monkeypatch.setenv("NUMBA_OPT", "0")
     assert sm90.compile_context() != base
     assert "numba-cuda" in sm90.toolchain() or "numba" in sm90.toolchain()
+
+
+def test_the_compile_context_reads_every_cuda_module_of_the_library():
+    """Every srmdp module of the CUDA path (cuda*, as pkgutil lists the package) is in the cache key's context."""
+    import pkgutil
+
+    import srmdp
+
+    modules = {m.name + ".py" for m in pkgutil.iter_modules(srmdp.__path__) if m.name.startswith("cuda")}
+    assert {"cuda.py", "cuda_patches.py"} <= modules
+    assert {f.name for f in sm90.context_files()} == modules
