@@ -10,8 +10,19 @@ ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench"
 # where bench paths are cited: code, tests, workflow, config, docs and the bench notes.  data/ is left out: its logs
 # and READMEs record the paths of the commit that wrote them.
-CITING = ["srmdp", "tests", "workflow", "config", "bench", "paper", "examples", ".ci", "README.md", "Snakefile",
-          "pyproject.toml"]
+CITING = [
+    "srmdp",
+    "tests",
+    "workflow",
+    "config",
+    "bench",
+    "paper",
+    "examples",
+    ".ci",
+    "README.md",
+    "Snakefile",
+    "pyproject.toml",
+]
 TEXT = {".py", ".sh", ".md", ".smk", ".yaml", ".yml", ".toml", ".tex", ".csv", ".txt", ""}
 # a path under bench/ as cited: not after "<commit>:" (git show of a retired file), a folder or a word
 CITED = re.compile(r"(?<![\w:/.-])bench/[\w./-]*\w\.(?:py|sh|md)\b")
@@ -22,9 +33,11 @@ IN_GIT = re.compile(r"\b[0-9a-f]{7,40}:(bench/[\w./-]*\w\.(?:py|sh|md))\b")
 
 
 def bench_files():
-    return sorted(p.relative_to(BENCH).as_posix() for p in BENCH.rglob("*")
-                  if p.is_file() and "__pycache__" not in p.parts and p.name != "README.md"
-                  and not p.name.startswith("."))
+    return sorted(
+        p.relative_to(BENCH).as_posix()
+        for p in BENCH.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts and p.name != "README.md" and not p.name.startswith(".")
+    )
 
 
 def citing_files():
@@ -59,8 +72,10 @@ def test_every_cited_bench_path_exists():
 
 
 def test_the_citation_pattern_finds_paths_and_skips_retired_ones():
-    text = ("run `python bench/gpu/gpu_ptxas.py --d 4`; notes in bench/gpu_NOTES.md. "
-            "`git show 3593697:bench/sum_precision.py > /tmp/sum_precision.py`; /work/main/bench/gpu_bench.py")
+    text = (
+        "run `python bench/gpu/gpu_ptxas.py --d 4`; notes in bench/gpu_NOTES.md. "
+        "`git show 3593697:bench/sum_precision.py > /tmp/sum_precision.py`; /work/main/bench/gpu_bench.py"
+    )
     assert CITED.findall(text) == ["bench/gpu/gpu_ptxas.py", "bench/gpu_NOTES.md"]
     assert RELATIVE.findall("`gpu/gpu_warm.py`, `../data/own_pde/calibration.json`") == ["gpu/gpu_warm.py"]
     assert IN_GIT.findall(text) == ["bench/sum_precision.py"]

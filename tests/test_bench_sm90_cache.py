@@ -12,6 +12,7 @@ def test_cached_text_is_reused_only_for_the_same_key(tmp_path, monkeypatch):
         def run():
             made.append(text)
             return text
+
         return run
 
     assert sm90.cached(tmp_path, ("k", 1), make("a")) == "a"
