@@ -1,6 +1,7 @@
-"""Tables 1-2 and the text's memory figures (srmdp.paper.claims) follow from the same formulas as the memory
-model (srmdp.memory) and the LSMDP baseline (srmdp.paper.lsmdp); arithmetic checks, no statistics.  The measured
-memory table and the multi-core claim are rendered from tiny synthetic result files."""
+"""Tables 1-2 (srmdp.paper.scaling) and the text's memory figures (srmdp.paper.claims) follow from the same
+formulas as the memory model (srmdp.memory) and the LSMDP baseline (srmdp.paper.lsmdp); arithmetic checks, no
+statistics.  The measured memory table (srmdp.paper.measured_memory) and the multi-core claim are rendered from
+tiny synthetic result files."""
 
 import json
 import math
@@ -12,7 +13,7 @@ import pytest
 
 from srmdp.cases import Case
 from srmdp.memory import coefficient_bytes
-from srmdp.paper import claims
+from srmdp.paper import claims, claims_tables, measured_memory, scaling
 from srmdp.paper.rows import paper_case, paper_rows
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,30 +30,30 @@ def test_footnote_case_is_the_papers_product():
 def test_lsmdp_slice_at_d19_is_K_M_d_floats():
     c = paper_case("LP1d15_19", row=5, precision="float32")
     assert (c.d, c.strata, c.paths) == (19, 524288, 3200)
-    assert claims.lsmdp_slice_bytes(c) == 524288 * 3200 * 19 * 4
+    assert scaling.lsmdp_slice_bytes(c) == 524288 * 3200 * 19 * 4
 
 
 def test_memory_exponents_follow_the_formulas():
-    for e in claims.memory_exponents():
+    for e in scaling.memory_exponents():
         if e["basis"] == "LP0":
             # ratio LSMDP(one slice)/SRMDP = M d / (N (d+1)) with M = N^2: exactly N^1 up to a constant
             assert math.isclose(e["fit_ratio"], 1.0, abs_tol=1e-9), e
             assert math.isclose(e["fit_coef"], e["fit_srmdp"]), e
-    rows = claims.memory_model()
+    rows = scaling.memory_model()
     assert len(rows) == len(paper_rows())
     for r in rows:
         assert r["lsmdp_full"] == r["lsmdp_slice"] * (r["n"] + 1) + r["coef"]  # paths + its coefficients
 
 
 def test_cost_exponents_are_slopes_of_the_path_steps():
-    for r in claims.cost_model():
+    for r in scaling.cost_model():
         assert math.isclose(r["fit_m"], 2.0, abs_tol=0.05), r  # M = N^2 or (d+1) N^2
         assert math.isclose(r["fit_cost"], r["fit_lsmdp_sims"] + 2.0, abs_tol=0.2), r  # K M N(N+1)/2
-    assert math.isclose(claims.slope([5, 10, 20], [25, 100, 400]), 2.0)
+    assert math.isclose(scaling.slope([5, 10, 20], [25, 100, 400]), 2.0)
 
 
 def test_dimension_gain_is_ln_n_over_ln_cells_at_fixed_n():
-    g = claims.dimension_gain(n_steps=5, cells=2)
+    g = scaling.dimension_gain(n_steps=5, cells=2)
     for v in g.values():
         assert v["srmdp"] > v["lsmdp"]
         assert abs(v["gain"] - v["asymptotic"]) <= 1.0
@@ -88,7 +89,7 @@ def test_measured_memory_table_names_its_files_and_says_where_the_model_falls_sh
     old = _timing(tmp_path / "c" / "cpu.json", "LP0d4", 1, model=mib)  # written before peak_rss_bytes existed
     masked = _timing(tmp_path / "d" / "cpu.json", "LP1d11", 1, model=34 * mib, peak=375 * mib, before=364 * mib,
                      compile_s=20.0)
-    rows = claims.measured_memory([short, old, covered, masked])
+    rows = measured_memory.measured_memory([short, old, covered, masked])
     # paper order; the old file is left out
     assert [(r["table"], r["row"]) for r in rows] == [("LP0d4", 2), ("LP1d4", 1), ("LP1d11", 1)]
     assert rows[2]["verdict"] == "not measurable (compile's peak)"
@@ -98,7 +99,7 @@ def test_measured_memory_table_names_its_files_and_says_where_the_model_falls_sh
     assert b["grown"] == 3 * mib and b["kernels"] == "compiled"
     assert b["verdict"] == r"under by at least 2 MiB (200\,\%)"  # a lower bound: LLVM's freed memory may hide more
     out = tmp_path / "t12.tex"
-    claims.render_paper_tables([covered, short, old], [], TEMPLATES, out)
+    claims_tables.render_paper_tables([covered, short, old], [], TEMPLATES, out)
     text = out.read_text()
     block = text[text.index("table:memory-measured"):]
     lines = [x for x in block.splitlines() if "% source:" in x]
@@ -111,7 +112,7 @@ def test_measured_memory_table_names_its_files_and_says_where_the_model_falls_sh
 
 def test_measured_memory_table_without_rss_says_so(tmp_path):
     out = tmp_path / "t12.tex"
-    claims.render_paper_tables([_timing(tmp_path / "c.json", "LP0d4", 1, model=2**20)], [], TEMPLATES, out)
+    claims_tables.render_paper_tables([_timing(tmp_path / "c.json", "LP0d4", 1, model=2**20)], [], TEMPLATES, out)
     assert "No timing result of this preset records its peak RSS" in out.read_text()
 
 
@@ -129,7 +130,7 @@ def test_multicore_claim_from_one_and_all_thread_timings(tmp_path):
     none = claims.multicore_claim([files[0]])  # no all-core time: nothing measured
     assert none["verdict"].startswith("not checked; would check it") and "not measured in this preset" in none["ours"]
     out = tmp_path / "claims.tex"
-    claims.render_claims([], [], TEMPLATES, out, multicore_files=files)
+    claims_tables.render_claims([], [], TEMPLATES, out, multicore_files=files)
     line = next(x for x in out.read_text().splitlines() if "16 times faster" in x)
     assert line.endswith("% source: " + " ".join(files))
 
@@ -215,14 +216,14 @@ def test_gpu_memory_lines_come_from_results_that_measured_it(tmp_path):
                     provenance={"hardware": {"device": "gpu", "model": "Test GPU"}, "git_commit": head})
     (tmp_path / "g.json").write_text(json.dumps(measured))
     old = _timing(tmp_path / "old.json", "LP1d4", 1)  # a GPU result written before gpu_used_bytes existed
-    rows = claims.measured_gpu_memory([str(tmp_path / "g.json"), old])
+    rows = measured_memory.measured_gpu_memory([str(tmp_path / "g.json"), old])
     assert [(r["table"], r["row"], r["gpu"]) for r in rows] == [("LP0d4", 2, "Test GPU")]
     assert rows[0]["verdict"] == "under by 2 MiB (5\\,\\%)"
     out = tmp_path / "t12.tex"
-    claims.render_paper_tables([], [str(tmp_path / "g.json")], TEMPLATES, out)
+    claims_tables.render_paper_tables([], [str(tmp_path / "g.json")], TEMPLATES, out)
     line = next(x for x in out.read_text().splitlines() if "Test GPU" in x)
     assert line.endswith(f"% source: {tmp_path / 'g.json'}")
-    claims.render_paper_tables([], [old], TEMPLATES, out)
+    claims_tables.render_paper_tables([], [old], TEMPLATES, out)
     assert "no GPU result under" in out.read_text()
 
 
@@ -238,13 +239,13 @@ def test_gpu_memory_readings_known_invalid_are_never_printed_as_memory(tmp_path)
                    provenance={"hardware": {"device": "gpu", "model": "Test GPU"}, "git_commit": commit})
         (tmp_path / f"{name}.json").write_text(json.dumps(res))
         paths.append(str(tmp_path / f"{name}.json"))
-    reasons = [claims.gpu_reading_invalid(json.loads(Path(p).read_text())) for p in paths]
+    reasons = [measured_memory.gpu_reading_invalid(json.loads(Path(p).read_text())) for p in paths]
     assert reasons[:3] == ["impossible (zero or negative)"] * 2 + ["impossible (below the case's coefficients)"]
     assert reasons[3] is not None  # before the fix (or, in a checkout without that history, not verifiable)
-    rows = claims.measured_gpu_memory(paths)
+    rows = measured_memory.measured_gpu_memory(paths)
     assert len(rows) == 1 and rows[0]["used"] is None and rows[0]["readings"] == 4  # one line per (row, GPU)
     out = tmp_path / "t12.tex"
-    claims.render_paper_tables([], paths, TEMPLATES, out)
+    claims_tables.render_paper_tables([], paths, TEMPLATES, out)
     text = out.read_text()
     assert "Not memory figures (counted, not printed): 4 readings of 1 rows" in text
     assert "-220" not in text and "covers" not in text.split("GPU:")[1]
@@ -253,7 +254,7 @@ def test_gpu_memory_readings_known_invalid_are_never_printed_as_memory(tmp_path)
     res = json.loads(Path(paths[0]).read_text())
     res.update(gpu_used_bytes=30 * mib, provenance=dict(res["provenance"], git_commit=head))
     (tmp_path / "ok.json").write_text(json.dumps(res))
-    claims.render_paper_tables([], paths + [str(tmp_path / "ok.json")], TEMPLATES, out)
+    claims_tables.render_paper_tables([], paths + [str(tmp_path / "ok.json")], TEMPLATES, out)
     gpu_part = out.read_text().split("GPU:", 1)[1]
     assert "& 5 & 40 MiB & 30 MiB & covers (10 MiB spare)" in gpu_part
     assert "the other readings; counted, not printed): 4 readings of 1 rows" in gpu_part
