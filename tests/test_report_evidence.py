@@ -117,7 +117,7 @@ def test_the_largest_disagreement_is_on_page_one_from_the_data():
 
 
 def _cells():
-    from srmdp.paper.summary import cells, report_readings
+    from srmdp.paper.cells import cells, report_readings
 
     plan = _plan()
     return cells(plan, plan.summaries(), plan.gpu_summaries(), report_readings(plan))

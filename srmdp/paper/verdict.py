@@ -1,6 +1,6 @@
 """The report's verdict: the scorecard per paper table and per claim group, the sign tests of the residuals, the
 rows not run with their cost, and the sentences of page 1 and of the limitations, all from the distinct cells of
-:func:`srmdp.paper.summary.cells` (a CPU and a GPU line of the same runs counted once).
+:func:`srmdp.paper.cells.cells` (a CPU and a GPU line of the same runs counted once).
 """
 
 from __future__ import annotations
