@@ -11,20 +11,9 @@ from ..readings import matches
 from .claims import all_claims, claim_outcome
 from .index import best_timing, hw_short, index_results, load
 from .latex import fmt_bytes, fmt_slope, jinja_env, tex_escape, write_text
-from .measured_memory import (
-    COMPILED_SECONDS,
-    GPU_USED_FIX,
-    gpu_invalid_counts,
-    measured_gpu_memory,
-    measured_memory,
-)
+from .measured_memory import COMPILED_SECONDS, GPU_USED_FIX, gpu_invalid_counts, measured_gpu_memory, measured_memory
 from .rows import paper_table_number
-from .scaling import (
-    cost_model,
-    d19_memory,
-    memory_exponents,
-    memory_model,
-)
+from .scaling import cost_model, d19_memory, memory_exponents, memory_model
 
 
 def _env(template_dir):
