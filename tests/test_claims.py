@@ -13,7 +13,7 @@ import pytest
 
 from srmdp.cases import Case
 from srmdp.memory import coefficient_bytes
-from srmdp.paper import claims, claims_tables, measured_memory, scaling
+from srmdp.paper import claims, claims_tables, measured_memory, memory_claims, scaling
 from srmdp.paper.rows import paper_case, paper_rows
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,7 +23,7 @@ def test_footnote_case_is_the_papers_product():
     # the paper's footnote: N x K x (D+1) x 4 bytes = 50 x 14^6 x 7 x 4 for LP0d6_1 at dt = 0.02
     c = Case(d=6, dt=0.02, basis="LP0", cells=14, paths=2500, precision="float32")
     assert coefficient_bytes(c) == 50 * 14**6 * 7 * 4
-    text = next(x for x in claims.text_claims() if "footnote" in x["where"])
+    text = next(x for x in memory_claims.text_claims() if "footnote" in x["where"])
     assert f"{coefficient_bytes(c) / 2**30:.3f}" in text["ours"]
 
 
@@ -295,8 +295,8 @@ def test_multicore_timings_of_two_machines_named_vm_stay_apart():
 def test_profiler_claims_are_not_measured_but_the_layout_ratio_is_checked():
     """The paper's GB/s and GFlop/s readings need a profiler on a GPU: they say "not checked", never a number of
     ours; its explanation (LP1 reads d+1 times more per stratum) is the ratio of nb (d+1) between the bases."""
-    bw_lp0, bw_lp1, layout = claims.profiler_claims()
-    assert bw_lp0["verdict"] == bw_lp1["verdict"] == f"not checked; {claims.PROFILER_CHECK}"
+    bw_lp0, bw_lp1, layout = memory_claims.profiler_claims()
+    assert bw_lp0["verdict"] == bw_lp1["verdict"] == f"not checked; {memory_claims.PROFILER_CHECK}"
     # the layout's arithmetic agrees, but the claim is about bandwidth, which nothing of ours measures
     assert claims.claim_outcome(layout) == "not checked" and "would check it" in layout["verdict"]
     assert "GB/s" in bw_lp0["claim"] and "not measured" in bw_lp0["ours"]

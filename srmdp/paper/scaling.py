@@ -4,7 +4,7 @@
   on the paper's GPU, one M x (d+1) matrix A per stratum handled at once (its Householder QR);
 * LSMDP's is :func:`srmdp.paper.lsmdp.model_bytes` (all P = K M paths stored); the paper counts the
   paths of one time slice (P d values), which is what its 118 GB figure is (see
-  :func:`srmdp.paper.claims.text_claims`);
+  :func:`srmdp.paper.memory_claims.text_claims`);
 * exponents "as functions of N" are least-squares slopes of ln(quantity) against ln N over the rows
   of one paper table (the same #C and M formulas, N = 5, 10, 20, 50).
 
