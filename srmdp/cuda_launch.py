@@ -18,8 +18,10 @@ from collections import namedtuple
 
 import numpy as np
 
-from .build import Int32Array
+from .build import SPECIALISE_MAX_D, Int32Array
+from .cases import RECORD
 from .exceptions import ConfigError
+from .shared_banks import conflict_free_stride
 
 SHARED_LIMIT = 48 * 1024  # static shared memory per block without opt-in
 THREAD_BLOCK = 128  # threads per block of the one-thread-per-stratum launches (step_thread, test_errors, ...)
@@ -100,8 +102,6 @@ THREAD_ROW_BYTES = 40 * 1024  # at most this much shared memory per block of ste
 def tile_stride(d, nb, width=8, pad=None):
     """Row stride of step_block's tile (B paths x nb + d + 1 values of ``width`` bytes): the smallest conflict-free
     one (:func:`srmdp.shared_banks.conflict_free_stride`) unless ``pad`` (default :data:`PAD_ROWS`) is False."""
-    from .shared_banks import conflict_free_stride
-
     w = nb + d + 1
     return conflict_free_stride(w, width) if (PAD_ROWS if pad is None else pad) else w
 
@@ -113,9 +113,6 @@ def thread_row(d, nb, pad=None):
     the stride is the smallest one at least that long whose accesses are free of bank conflicts
     (:func:`srmdp.shared_banks.conflict_free_stride`: the next odd number) unless ``pad`` (default
     :data:`PAD_ROWS`) is False: then the packed length (LP0: even, a 2-way conflict on every access)."""
-    from .build import SPECIALISE_MAX_D
-    from .shared_banks import conflict_free_stride
-
     row = 3 * d + nb * nb + (d + 1) * nb
     if PAD_ROWS if pad is None else pad:
         row = conflict_free_stride(row, 8)
@@ -149,8 +146,6 @@ def launch_bounds(d, threads, min_blocks=None, arithmetic="float64", smem=0, nb=
     the environment's override; None: :func:`default_min_blocks` of the basis size ``nb``, the arithmetic and the
     kernel's static shared memory ``smem`` bytes); 0: no bound.  The kernels of d >= 9 are left as they were measured.
     """
-    from .build import SPECIALISE_MAX_D
-
     n = MIN_BLOCKS if min_blocks is None else min_blocks
     if n is None:
         n = default_min_blocks(d, nb, arithmetic, smem)
@@ -196,13 +191,7 @@ def layout(d, nb, block=0, arithmetic="float64", min_blocks=None, pad_rows=None)
 
 
 # --- the case argument ----------------------------------------------------------------------------
-def _case_type():
-    from .cases import RECORD
-
-    return namedtuple("CaseArg", RECORD.names)
-
-
-CaseArg = _case_type()
+CaseArg = namedtuple("CaseArg", RECORD.names)
 
 
 def case_arg(rec):
@@ -220,8 +209,6 @@ def case_arg(rec):
 def signatures(precision="float64"):
     """Argument types of the kernels (step_*, test_errors, reduce_means) for coefficients in ``precision``."""
     from numba import from_dtype, types
-
-    from .cases import RECORD
 
     cdt = types.float32 if precision == "float32" else types.float64
     coef = types.Array(cdt, 4, "C")
