@@ -53,8 +53,14 @@ def test_the_lsmdp_and_residual_readings_must_be_float64(plan):
 
 def _summary(path, key, arithmetic, values, ses):
     table, _, row = key.rpartition("_r")
-    res = {"case": {"table": table, "row": int(row)}, "device": "cpu", "runs": 32, "test_points": 1000,
-           "seconds_per_run": 1.0, "reading": dict(UNBOUNDED, arithmetic=arithmetic)}
+    res = {
+        "case": {"table": table, "row": int(row)},
+        "device": "cpu",
+        "runs": 32,
+        "test_points": 1000,
+        "seconds_per_run": 1.0,
+        "reading": dict(UNBOUNDED, arithmetic=arithmetic),
+    }
     res.update(dict(zip(indicators.INDICATORS, values, strict=True)))
     res.update({k + "_se": s for k, s in zip(indicators.INDICATORS, ses, strict=True)})
     path.write_text(json.dumps(res))

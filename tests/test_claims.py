@@ -67,9 +67,16 @@ def _timing(path, table, row, *, threads=1, seconds=1.0, model=None, peak=None, 
     """A minimal `srmdp run` result (the fields srmdp.paper.claims reads) written to ``path``."""
     case = paper_case(table, row=row)
     res = {
-        "format_version": 1, "case": {**case.as_dict(), "table": table, "row": row}, "device": "cpu", "runs": 2,
-        "test_points": 1000, "seconds_per_run": seconds, "compile_seconds": compile_s,
-        "memory_bytes": model, "peak_rss_bytes": peak, "peak_rss_before_runs_bytes": before,
+        "format_version": 1,
+        "case": {**case.as_dict(), "table": table, "row": row},
+        "device": "cpu",
+        "runs": 2,
+        "test_points": 1000,
+        "seconds_per_run": seconds,
+        "compile_seconds": compile_s,
+        "memory_bytes": model,
+        "peak_rss_bytes": peak,
+        "peak_rss_before_runs_bytes": before,
         "provenance": {"cpus": 2, "hardware": {"device": "cpu", "model": "Test CPU", "threads": threads}},
     }
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -84,11 +91,13 @@ def _sources(text):
 def test_measured_memory_table_names_its_files_and_says_where_the_model_falls_short(tmp_path):
     mib = 2**20
     covered = _timing(tmp_path / "a" / "cpu.json", "LP0d4", 2, model=9 * mib, peak=168 * mib, before=160 * mib)
-    short = _timing(tmp_path / "b" / "cpu.json", "LP1d4", 1, model=1 * mib, peak=163 * mib, before=160 * mib,
-                    compile_s=12.0)
+    short = _timing(
+        tmp_path / "b" / "cpu.json", "LP1d4", 1, model=1 * mib, peak=163 * mib, before=160 * mib, compile_s=12.0
+    )
     old = _timing(tmp_path / "c" / "cpu.json", "LP0d4", 1, model=mib)  # written before peak_rss_bytes existed
-    masked = _timing(tmp_path / "d" / "cpu.json", "LP1d11", 1, model=34 * mib, peak=375 * mib, before=364 * mib,
-                     compile_s=20.0)
+    masked = _timing(
+        tmp_path / "d" / "cpu.json", "LP1d11", 1, model=34 * mib, peak=375 * mib, before=364 * mib, compile_s=20.0
+    )
     rows = measured_memory.measured_memory([short, old, covered, masked])
     # paper order; the old file is left out
     assert [(r["table"], r["row"]) for r in rows] == [("LP0d4", 2), ("LP1d4", 1), ("LP1d11", 1)]
@@ -101,7 +110,7 @@ def test_measured_memory_table_names_its_files_and_says_where_the_model_falls_sh
     out = tmp_path / "t12.tex"
     claims_tables.render_paper_tables([covered, short, old], [], TEMPLATES, out)
     text = out.read_text()
-    block = text[text.index("table:memory-measured"):]
+    block = text[text.index("table:memory-measured") :]
     lines = [x for x in block.splitlines() if "% source:" in x]
     assert len(lines) == 2
     assert lines[0].endswith(f"% source: {covered}") and "8 MiB" in lines[0] and "168 MiB" in lines[0]
@@ -117,10 +126,12 @@ def test_measured_memory_table_without_rss_says_so(tmp_path):
 
 
 def test_multicore_claim_from_one_and_all_thread_timings(tmp_path):
-    files = [_timing(tmp_path / "x" / "threads-1.json", "LP0d4", 2, threads=1, seconds=8.0),
-             _timing(tmp_path / "x" / "threads-all.json", "LP0d4", 2, threads=2, seconds=4.4),
-             _timing(tmp_path / "y" / "threads-1.json", "LP1d6_1", 2, threads=1, seconds=6.0),
-             _timing(tmp_path / "y" / "threads-all.json", "LP1d6_1", 2, threads=2, seconds=3.0)]
+    files = [
+        _timing(tmp_path / "x" / "threads-1.json", "LP0d4", 2, threads=1, seconds=8.0),
+        _timing(tmp_path / "x" / "threads-all.json", "LP0d4", 2, threads=2, seconds=4.4),
+        _timing(tmp_path / "y" / "threads-1.json", "LP1d6_1", 2, threads=1, seconds=6.0),
+        _timing(tmp_path / "y" / "threads-all.json", "LP1d6_1", 2, threads=2, seconds=3.0),
+    ]
     c = claims.multicore_claim(files)
     assert c["sources"] == files
     assert "2 CPUs Test CPU" in c["ours"] and r"LP1d6\_1" in c["ours"]
@@ -142,8 +153,8 @@ def test_the_multicore_jobs_of_the_presets():
     plan = Plan(load_configs([root / "config/config.yaml"]))
     mine = [f"data/summaries/default/multicore/{k}/threads-{n}.json" for k in plan.multicore for n in ("1", "all")]
     files = plan.multicore_files()
-    assert plan.multicore and files[:len(mine)] == mine
-    assert all(p.startswith(plan.multicore_results) for p in files[len(mine):])  # measured elsewhere
+    assert plan.multicore and files[: len(mine)] == mine
+    assert all(p.startswith(plan.multicore_results) for p in files[len(mine) :])  # measured elsewhere
     assert plan.multicore_args("LP0d4_r2").startswith("--table LP0d4 --row 2 --outside zero")
     jobs = [j for j in plan.jobs(cores=2) if j[0] == "multi"]
     assert len(jobs) == 2 * len(plan.multicore) and all(thr == 2 for _, _, _, thr, _ in jobs)  # each alone
@@ -180,8 +191,9 @@ def test_gpu_speedup_like_for_like_pairs_same_precision_and_reading(tmp_path):
     f32 = json.loads(Path(gpu).read_text())  # a GPU result computing in float32 is not like a float64-arithmetic CPU
     f32["reading"]["arithmetic"] = "float32"
     Path(gpu).write_text(json.dumps(f32))
-    line = next(c for c in claims.speedup_claims(times, index_results([like]), index_results([gpu]))
-                if "LP0d4" in c["claim"])
+    line = next(
+        c for c in claims.speedup_claims(times, index_results([like]), index_results([gpu])) if "LP0d4" in c["claim"]
+    )
     assert "like for like" not in line["ours"]
 
 
@@ -212,8 +224,12 @@ def test_gpu_memory_lines_come_from_results_that_measured_it(tmp_path):
     if not head:
         pytest.skip("not a git checkout: the commit of a reading cannot be placed")
     measured = json.loads(Path(_timing(tmp_path / "g.json", "LP0d4", 2)).read_text())
-    measured.update(device="gpu", gpu_model_bytes=40 * mib, gpu_used_bytes=42 * mib,
-                    provenance={"hardware": {"device": "gpu", "model": "Test GPU"}, "git_commit": head})
+    measured.update(
+        device="gpu",
+        gpu_model_bytes=40 * mib,
+        gpu_used_bytes=42 * mib,
+        provenance={"hardware": {"device": "gpu", "model": "Test GPU"}, "git_commit": head},
+    )
     (tmp_path / "g.json").write_text(json.dumps(measured))
     old = _timing(tmp_path / "old.json", "LP1d4", 1)  # a GPU result written before gpu_used_bytes existed
     rows = measured_memory.measured_gpu_memory([str(tmp_path / "g.json"), old])
@@ -232,11 +248,19 @@ def test_gpu_memory_readings_known_invalid_are_never_printed_as_memory(tmp_path)
     gpu_used_bytes fix (commit 15455c8, the campaign's) are counted with their reason, never printed as bytes."""
     mib = 2**20
     paths = []
-    for name, used, commit in (("neg", -220 * mib, "15455c8"), ("zero", 0, "15455c8"), ("low", 1024, "15455c8"),
-                               ("old", 42 * mib, "15455c8a4da0ee0b1927da176cfacaba43ee24c7")):
+    for name, used, commit in (
+        ("neg", -220 * mib, "15455c8"),
+        ("zero", 0, "15455c8"),
+        ("low", 1024, "15455c8"),
+        ("old", 42 * mib, "15455c8a4da0ee0b1927da176cfacaba43ee24c7"),
+    ):
         res = json.loads(Path(_timing(tmp_path / f"{name}.json", "LP0d4", 2)).read_text())
-        res.update(device="gpu", gpu_model_bytes=40 * mib, gpu_used_bytes=used,
-                   provenance={"hardware": {"device": "gpu", "model": "Test GPU"}, "git_commit": commit})
+        res.update(
+            device="gpu",
+            gpu_model_bytes=40 * mib,
+            gpu_used_bytes=used,
+            provenance={"hardware": {"device": "gpu", "model": "Test GPU"}, "git_commit": commit},
+        )
         (tmp_path / f"{name}.json").write_text(json.dumps(res))
         paths.append(str(tmp_path / f"{name}.json"))
     reasons = [measured_memory.gpu_reading_invalid(json.loads(Path(p).read_text())) for p in paths]
@@ -268,8 +292,12 @@ def test_multicore_timings_of_another_machine_pair_within_that_machine(tmp_path)
         path.write_text(json.dumps(res))
         return str(path)
 
-    files = [timing("a1.json", "here", 1, 8.0), timing("a2.json", "here", 2, 4.0),
-             timing("b1.json", "gpuhost", 1, 6.0), timing("b16.json", "gpuhost", 16, 0.5)]
+    files = [
+        timing("a1.json", "here", 1, 8.0),
+        timing("a2.json", "here", 2, 4.0),
+        timing("b1.json", "gpuhost", 1, 6.0),
+        timing("b16.json", "gpuhost", 16, 0.5),
+    ]
     c = claims.multicore_claim(files)
     assert "$2.00\\times$ (1.00/thread)" in c["ours"] and "$12.00\\times$ (0.75/thread)" in c["ours"]
     assert "2 CPUs" in c["ours"] and "16 CPUs" in c["ours"]

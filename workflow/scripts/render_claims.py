@@ -14,10 +14,18 @@ templates = Path(inp.templates[0]).parent
 
 def render_all():
     claims_tables.render_paper_tables(list(inp.timings), list(inp.gpu), templates, out.tables12)
-    claims_tables.render_claims(list(inp.timings), list(inp.gpu), templates, out.claims, list(inp.multicore),
-                         list(inp.likeforlike), list(inp.campaign))
-    claims_tables.render_lsmdp(Plan(snakemake.config), list(inp.lsmdp), list(inp.summaries), list(inp.timings),
-                        templates, out.lsmdp)
+    claims_tables.render_claims(
+        list(inp.timings),
+        list(inp.gpu),
+        templates,
+        out.claims,
+        list(inp.multicore),
+        list(inp.likeforlike),
+        list(inp.campaign),
+    )
+    claims_tables.render_lsmdp(
+        Plan(snakemake.config), list(inp.lsmdp), list(inp.summaries), list(inp.timings), templates, out.lsmdp
+    )
 
 
 run_logged(snakemake.log[0], render_all)
