@@ -11,13 +11,13 @@ Two launch shapes (chosen per case by :func:`srmdp.cuda.choose_mode`):
   order (path 0, 1, ..., M-1), whatever B or the grid.  Thread 0 runs the Cholesky, d threads solve
   the z components, pass 2 adds the driver terms in the same tiles and thread 0 solves y.
 
-Bound by the builder (:func:`srmdp.cuda.layout`): THREAD_MODE_BLOCK (threads per block of step_thread),
+Bound by the builder (:func:`srmdp.cuda_launch.layout`): THREAD_MODE_BLOCK (threads per block of step_thread),
 THREAD_ROW_DOUBLES (the row stride in doubles of step_thread's shared memory per thread: its cell data, G and acc,
 3d + nb^2 + (d + 1) nb doubles, padded to an odd stride: no bank conflicts; 0 above d = 8: local arrays), the array
 sizes D_PLUS_1, CELL_DATA_SIZE (3d), BASIS_SIZE (nb), GRAM_SIZE (nb^2), RHS_SIZE ((d+1) nb); BLOCK_THREADS (threads
 per block of step_block), TILE_WIDTH (the tile's row stride: nb + d + 1 columns, padded to an odd stride), TILE_SIZE
 and the owned entries ENTRY_COLUMN_A, ENTRY_COLUMN_B, ENTRY_DESTINATION, GRAM_ENTRIES (those of G come first),
-ENTRIES (:func:`srmdp.cuda.entries`).
+ENTRIES (:func:`srmdp.cuda_launch.entries`).
 
 Arithmetic: the per-path vectors and the tile of step_block are of the arithmetic's type REAL; the cell data,
 the normal equations and the owners' running sums stay float64.
@@ -59,8 +59,8 @@ def step_thread(coef, i, case, counters):
         rows = cuda.shared.array((THREAD_MODE_BLOCK, THREAD_ROW_DOUBLES), float64)
         row = rows[cuda.threadIdx.x]
         cell = row[:CELL_DATA_SIZE]
-        G = row[CELL_DATA_SIZE:CELL_DATA_SIZE + GRAM_SIZE]
-        acc = row[CELL_DATA_SIZE + GRAM_SIZE:]
+        G = row[CELL_DATA_SIZE : CELL_DATA_SIZE + GRAM_SIZE]
+        acc = row[CELL_DATA_SIZE + GRAM_SIZE :]
     else:
         cell = cuda.local.array(CELL_DATA_SIZE, float64)
         G = cuda.local.array(GRAM_SIZE, float64)
@@ -272,4 +272,3 @@ def path_responses(coef, i, case, out):
     out[t, 1] = w
     for l in range(D_PLUS_1 - 1):
         out[t, 2 + l] = dw[l]
-

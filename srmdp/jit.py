@@ -10,7 +10,7 @@ target) where these names are the target's compilers:
 * ``device``: a function called as such (CPU: ``njit``; GPU: a device function);
 * ``rare``: a function on a rare branch of the hot path (the ziggurat's wedges and tail).  CPU: ``njit``; GPU:
   inlined, except under a register cap (launch bounds: float32 arithmetic's default at d <= 8, nb <= 5, or
-  ``SRMDP_CUDA_MIN_BLOCKS``, :func:`srmdp.cuda.launch_bounds`), where it is a ``noinline``
+  ``SRMDP_CUDA_MIN_BLOCKS``, :func:`srmdp.cuda_launch.launch_bounds`), where it is a ``noinline``
   call so that the cap spills its temporaries (float64 exp/log), not those of the loop around it (measured in
   bench/gpu_NOTES.md: d=4 float32 spills 148 -> 32 B on LP0 block, while without a cap the call's ABI costs
   registers: LP1 block 90 -> 112);

@@ -11,25 +11,45 @@ consumer uses: the chunk index, the aggregation, the report and the check that a
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 
-def reading_of(res: dict) -> tuple:
-    """(outside, trunc_y, trunc_z, z_cv, martingale_cv, arithmetic) of a result; the flags are False and the
-    arithmetic "float64" where it does not name them (results written before they existed)."""
+class ReadingKey(NamedTuple):
+    """What :func:`same_reading` compares: a tuple, so that a shorter one (a file written before the flags
+    existed) still reads, the missing fields taking their defaults."""
+
+    outside: str | None
+    trunc_y: float | None
+    trunc_z: float | None
+    z_cv: bool = False
+    martingale_cv: bool = False
+    arithmetic: str = "float64"
+
+
+def reading_of(res: dict) -> ReadingKey:
+    """The :class:`ReadingKey` of a result; the flags are False and the arithmetic "float64" where it does not
+    name them (results written before they existed)."""
     r = res.get("reading") or res.get("case") or {}
-    return (r.get("outside"), r.get("trunc_y"), r.get("trunc_z"), bool(r.get("z_cv", False)),
-            bool(r.get("martingale_cv", False)), r.get("arithmetic") or "float64")
+    return ReadingKey(
+        r.get("outside"),
+        r.get("trunc_y"),
+        r.get("trunc_z"),
+        bool(r.get("z_cv", False)),
+        bool(r.get("martingale_cv", False)),
+        r.get("arithmetic") or "float64",
+    )
 
 
 def same_reading(a: tuple, b: tuple) -> bool:
-    """(outside, trunc_y, trunc_z[, z_cv[, martingale_cv[, arithmetic]]]) equal, truncation bounds compared as
-    floats (None = no truncation); a missing flag is False, a missing arithmetic "float64"."""
-    if a[0] != b[0] or any(bool(a[j] if len(a) > j else False) != bool(b[j] if len(b) > j else False)
-                           for j in (3, 4)):
+    """Whether two readings are equal: ``a`` and ``b`` are :class:`ReadingKey` s or tuples of their first 3 to 6
+    fields (a missing flag is False, a missing arithmetic "float64"); truncation bounds are compared as floats
+    (None = no truncation)."""
+    a, b = ReadingKey(*a), ReadingKey(*b)
+    if a.outside != b.outside or bool(a.z_cv) != bool(b.z_cv) or bool(a.martingale_cv) != bool(b.martingale_cv):
         return False
-    if (a[5] if len(a) > 5 else "float64") != (b[5] if len(b) > 5 else "float64"):
+    if a.arithmetic != b.arithmetic:
         return False
-    for x, y in zip(a[1:3], b[1:3], strict=True):
+    for x, y in ((a.trunc_y, b.trunc_y), (a.trunc_z, b.trunc_z)):
         if (x is None) != (y is None):
             return False
         if x is not None and not math.isclose(float(x), float(y)):
@@ -37,11 +57,17 @@ def same_reading(a: tuple, b: tuple) -> bool:
     return True
 
 
-def reading_key(r) -> tuple:
-    """(outside, trunc_y, trunc_z, z_cv, martingale_cv, arithmetic) of a named reading (an object with outside,
-    trunc_y, trunc_z and, optionally, z_cv, martingale_cv and arithmetic): what :func:`same_reading` compares."""
-    return (r.outside, r.trunc_y, r.trunc_z, bool(getattr(r, "z_cv", False)), bool(getattr(r, "martingale_cv", False)),
-            getattr(r, "arithmetic", "float64"))
+def reading_key(r) -> ReadingKey:
+    """The :class:`ReadingKey` of a named reading (an object with outside, trunc_y, trunc_z and, optionally, z_cv,
+    martingale_cv and arithmetic)."""
+    return ReadingKey(
+        r.outside,
+        r.trunc_y,
+        r.trunc_z,
+        bool(getattr(r, "z_cv", False)),
+        bool(getattr(r, "martingale_cv", False)),
+        getattr(r, "arithmetic", "float64"),
+    )
 
 
 def reading_name(res_or_triple, readings) -> str | None:

@@ -203,8 +203,21 @@ def path_driver_term(coef, i, k, m, c, cell, x, xp, dw, u, ph, z, zp, phi, cache
 def solve_stratum(coef, i, k, case, cell, x, xp, dw, inc, u, ph, z, zp, phi, tmp, G, acc, cache):
     """The regressions of stratum k at time i (eq. PsiM): z first, then y using z_i.
 
-    ``case`` is the one-record array (a record is passed by reference this way, also into a CPU
-    ``prange`` body).  Returns (dropped directions, all coefficients finite).
+    Returns (dropped directions, all coefficients finite).  The arguments are flat arrays that the calling kernel
+    allocates where they belong on its target (:mod:`srmdp.cpu_kernels`: per worker; :mod:`srmdp.cuda_kernels`:
+    local or shared memory), in four groups:
+
+    * what is solved: ``coef`` (N, K, 1 + d, nb) coefficients, read at i + 1.. and written at [i, k];
+      ``case`` the one-record case array (a record is passed by reference this way, also into a CPU ``prange``
+      body);
+    * the stratum's sampling data: ``cell`` (3d, :func:`srmdp.strata.cell_setup`);
+    * one path's scratch, overwritten path by path (REAL, d or nb values): ``x`` the state, ``xp`` x at the
+      previous date, ``dw`` Delta W_i, ``inc`` the later increments, ``u`` local coordinates, ``ph`` and ``phi``
+      the basis at an estimate's point and at x_i, ``z`` and ``zp`` the z estimates at the current and previous
+      date;
+    * the stratum's normal equations (float64): ``tmp`` (nb) for the solve, ``G`` (nb^2) the Gram matrix,
+      ``acc`` ((1 + d) nb) the right-hand sides; ``cache`` (M (2d + 1) REAL) the pass-1 values that pass 2 reads
+      on the CPU (unused under ``REPLAY``).
     """
     c = case[0]
     d = D if D > 0 else c.d

@@ -7,7 +7,7 @@ wavefront, and lanes that read the same word share it (broadcast).  So a group t
 most distinct words any one bank holds for it, and the warp the sum over its groups.  A conflict-free access takes
 ``32 width / 128`` wavefronts (1 for 4 bytes, 2 for 8 bytes).
 
-Used by :func:`srmdp.cuda.thread_row` to pick the row stride of step_thread's per-thread rows of doubles; the
+Used by :func:`srmdp.cuda_launch.thread_row` to pick the row stride of step_thread's per-thread rows of doubles; the
 tables of bench/gpu_NOTES.md come from :func:`strided_wavefronts` (``python bench/gpu/gpu_banks.py``).
 """
 
@@ -25,7 +25,7 @@ def wavefronts(addresses, width):
     total = 0
     for g in range(0, len(addresses), group):
         banks = {}
-        for a in addresses[g:g + group]:
+        for a in addresses[g : g + group]:
             if a is None:
                 continue
             if a % width:

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from srmdp import indicators, readings
-from srmdp.paper import summary, tables
+from srmdp.paper import summary_sentences, tables
 from srmdp.paper.plan import Plan, load_configs
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,8 +53,14 @@ def test_the_lsmdp_and_residual_readings_must_be_float64(plan):
 
 def _summary(path, key, arithmetic, values, ses):
     table, _, row = key.rpartition("_r")
-    res = {"case": {"table": table, "row": int(row)}, "device": "cpu", "runs": 32, "test_points": 1000,
-           "seconds_per_run": 1.0, "reading": dict(UNBOUNDED, arithmetic=arithmetic)}
+    res = {
+        "case": {"table": table, "row": int(row)},
+        "device": "cpu",
+        "runs": 32,
+        "test_points": 1000,
+        "seconds_per_run": 1.0,
+        "reading": dict(UNBOUNDED, arithmetic=arithmetic),
+    }
     res.update(dict(zip(indicators.INDICATORS, values, strict=True)))
     res.update({k + "_se": s for k, s in zip(indicators.INDICATORS, ses, strict=True)})
     path.write_text(json.dumps(res))
@@ -82,11 +88,11 @@ def test_the_arithmetic_table_gives_each_difference_in_standard_errors(plan, tmp
     assert r"difference &  & $2.0\times10^{-7}$ &" in text and r"\sigma$ &  & $5.0\times10^{-6}$ &" in text
     assert "not run" in text
     # ... and the sentences of the report cite the measurement instead of "not measured"
-    measured = summary._arithmetic_measured(model)
+    measured = summary_sentences.arithmetic_measured(model)
     assert measured.startswith("1 row on the CPU") and "5.0e-06 of its standard error" in measured
     cpu = [SimpleNamespace(arithmetic="float64", storage="float64", device="CPU")]
-    assert "float32 arithmetic is measured on 1 row" in summary._arithmetic_sentence(cpu, measured)
-    assert "float32 arithmetic is not measured" in summary._arithmetic_sentence(cpu, "")
+    assert "float32 arithmetic is measured on 1 row" in summary_sentences.arithmetic_sentence(cpu, measured)
+    assert "float32 arithmetic is not measured" in summary_sentences.arithmetic_sentence(cpu, "")
 
 
 def test_the_arithmetic_table_without_a_float32_reading(tmp_path):
@@ -94,4 +100,4 @@ def test_the_arithmetic_table_without_a_float32_reading(tmp_path):
     assert not ci.arithmetic_readings and ci.arithmetic_summaries() == []
     tables.render_arithmetic(ci, [], ROOT / "workflow/templates", tmp_path / "arithmetic.tex")
     assert "No reading in float32 arithmetic" in (tmp_path / "arithmetic.tex").read_text()
-    assert summary._arithmetic_measured(tables.arithmetic_model(ci, [])) == ""
+    assert summary_sentences.arithmetic_measured(tables.arithmetic_model(ci, [])) == ""

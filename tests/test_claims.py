@@ -1,6 +1,7 @@
-"""Tables 1-2 and the text's memory figures (srmdp.paper.claims) follow from the same formulas as the memory
-model (srmdp.memory) and the LSMDP baseline (srmdp.paper.lsmdp); arithmetic checks, no statistics.  The measured
-memory table and the multi-core claim are rendered from tiny synthetic result files."""
+"""Tables 1-2 (srmdp.paper.scaling) and the text's memory figures (srmdp.paper.claims) follow from the same
+formulas as the memory model (srmdp.memory) and the LSMDP baseline (srmdp.paper.lsmdp); arithmetic checks, no
+statistics.  The measured memory table (srmdp.paper.measured_memory) and the multi-core claim are rendered from
+tiny synthetic result files."""
 
 import json
 import math
@@ -12,7 +13,7 @@ import pytest
 
 from srmdp.cases import Case
 from srmdp.memory import coefficient_bytes
-from srmdp.paper import claims
+from srmdp.paper import claims, claims_tables, measured_memory, memory_claims, scaling
 from srmdp.paper.rows import paper_case, paper_rows
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -22,37 +23,37 @@ def test_footnote_case_is_the_papers_product():
     # the paper's footnote: N x K x (D+1) x 4 bytes = 50 x 14^6 x 7 x 4 for LP0d6_1 at dt = 0.02
     c = Case(d=6, dt=0.02, basis="LP0", cells=14, paths=2500, precision="float32")
     assert coefficient_bytes(c) == 50 * 14**6 * 7 * 4
-    text = next(x for x in claims.text_claims() if "footnote" in x["where"])
+    text = next(x for x in memory_claims.text_claims() if "footnote" in x["where"])
     assert f"{coefficient_bytes(c) / 2**30:.3f}" in text["ours"]
 
 
 def test_lsmdp_slice_at_d19_is_K_M_d_floats():
     c = paper_case("LP1d15_19", row=5, precision="float32")
     assert (c.d, c.strata, c.paths) == (19, 524288, 3200)
-    assert claims.lsmdp_slice_bytes(c) == 524288 * 3200 * 19 * 4
+    assert scaling.lsmdp_slice_bytes(c) == 524288 * 3200 * 19 * 4
 
 
 def test_memory_exponents_follow_the_formulas():
-    for e in claims.memory_exponents():
+    for e in scaling.memory_exponents():
         if e["basis"] == "LP0":
             # ratio LSMDP(one slice)/SRMDP = M d / (N (d+1)) with M = N^2: exactly N^1 up to a constant
             assert math.isclose(e["fit_ratio"], 1.0, abs_tol=1e-9), e
             assert math.isclose(e["fit_coef"], e["fit_srmdp"]), e
-    rows = claims.memory_model()
+    rows = scaling.memory_model()
     assert len(rows) == len(paper_rows())
     for r in rows:
         assert r["lsmdp_full"] == r["lsmdp_slice"] * (r["n"] + 1) + r["coef"]  # paths + its coefficients
 
 
 def test_cost_exponents_are_slopes_of_the_path_steps():
-    for r in claims.cost_model():
+    for r in scaling.cost_model():
         assert math.isclose(r["fit_m"], 2.0, abs_tol=0.05), r  # M = N^2 or (d+1) N^2
         assert math.isclose(r["fit_cost"], r["fit_lsmdp_sims"] + 2.0, abs_tol=0.2), r  # K M N(N+1)/2
-    assert math.isclose(claims.slope([5, 10, 20], [25, 100, 400]), 2.0)
+    assert math.isclose(scaling.slope([5, 10, 20], [25, 100, 400]), 2.0)
 
 
 def test_dimension_gain_is_ln_n_over_ln_cells_at_fixed_n():
-    g = claims.dimension_gain(n_steps=5, cells=2)
+    g = scaling.dimension_gain(n_steps=5, cells=2)
     for v in g.values():
         assert v["srmdp"] > v["lsmdp"]
         assert abs(v["gain"] - v["asymptotic"]) <= 1.0
@@ -66,9 +67,16 @@ def _timing(path, table, row, *, threads=1, seconds=1.0, model=None, peak=None, 
     """A minimal `srmdp run` result (the fields srmdp.paper.claims reads) written to ``path``."""
     case = paper_case(table, row=row)
     res = {
-        "format_version": 1, "case": {**case.as_dict(), "table": table, "row": row}, "device": "cpu", "runs": 2,
-        "test_points": 1000, "seconds_per_run": seconds, "compile_seconds": compile_s,
-        "memory_bytes": model, "peak_rss_bytes": peak, "peak_rss_before_runs_bytes": before,
+        "format_version": 1,
+        "case": {**case.as_dict(), "table": table, "row": row},
+        "device": "cpu",
+        "runs": 2,
+        "test_points": 1000,
+        "seconds_per_run": seconds,
+        "compile_seconds": compile_s,
+        "memory_bytes": model,
+        "peak_rss_bytes": peak,
+        "peak_rss_before_runs_bytes": before,
         "provenance": {"cpus": 2, "hardware": {"device": "cpu", "model": "Test CPU", "threads": threads}},
     }
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -83,12 +91,14 @@ def _sources(text):
 def test_measured_memory_table_names_its_files_and_says_where_the_model_falls_short(tmp_path):
     mib = 2**20
     covered = _timing(tmp_path / "a" / "cpu.json", "LP0d4", 2, model=9 * mib, peak=168 * mib, before=160 * mib)
-    short = _timing(tmp_path / "b" / "cpu.json", "LP1d4", 1, model=1 * mib, peak=163 * mib, before=160 * mib,
-                    compile_s=12.0)
+    short = _timing(
+        tmp_path / "b" / "cpu.json", "LP1d4", 1, model=1 * mib, peak=163 * mib, before=160 * mib, compile_s=12.0
+    )
     old = _timing(tmp_path / "c" / "cpu.json", "LP0d4", 1, model=mib)  # written before peak_rss_bytes existed
-    masked = _timing(tmp_path / "d" / "cpu.json", "LP1d11", 1, model=34 * mib, peak=375 * mib, before=364 * mib,
-                     compile_s=20.0)
-    rows = claims.measured_memory([short, old, covered, masked])
+    masked = _timing(
+        tmp_path / "d" / "cpu.json", "LP1d11", 1, model=34 * mib, peak=375 * mib, before=364 * mib, compile_s=20.0
+    )
+    rows = measured_memory.measured_memory([short, old, covered, masked])
     # paper order; the old file is left out
     assert [(r["table"], r["row"]) for r in rows] == [("LP0d4", 2), ("LP1d4", 1), ("LP1d11", 1)]
     assert rows[2]["verdict"] == "not measurable (compile's peak)"
@@ -98,9 +108,9 @@ def test_measured_memory_table_names_its_files_and_says_where_the_model_falls_sh
     assert b["grown"] == 3 * mib and b["kernels"] == "compiled"
     assert b["verdict"] == r"under by at least 2 MiB (200\,\%)"  # a lower bound: LLVM's freed memory may hide more
     out = tmp_path / "t12.tex"
-    claims.render_paper_tables([covered, short, old], [], TEMPLATES, out)
+    claims_tables.render_paper_tables([covered, short, old], [], TEMPLATES, out)
     text = out.read_text()
-    block = text[text.index("table:memory-measured"):]
+    block = text[text.index("table:memory-measured") :]
     lines = [x for x in block.splitlines() if "% source:" in x]
     assert len(lines) == 2
     assert lines[0].endswith(f"% source: {covered}") and "8 MiB" in lines[0] and "168 MiB" in lines[0]
@@ -111,15 +121,17 @@ def test_measured_memory_table_names_its_files_and_says_where_the_model_falls_sh
 
 def test_measured_memory_table_without_rss_says_so(tmp_path):
     out = tmp_path / "t12.tex"
-    claims.render_paper_tables([_timing(tmp_path / "c.json", "LP0d4", 1, model=2**20)], [], TEMPLATES, out)
+    claims_tables.render_paper_tables([_timing(tmp_path / "c.json", "LP0d4", 1, model=2**20)], [], TEMPLATES, out)
     assert "No timing result of this preset records its peak RSS" in out.read_text()
 
 
 def test_multicore_claim_from_one_and_all_thread_timings(tmp_path):
-    files = [_timing(tmp_path / "x" / "threads-1.json", "LP0d4", 2, threads=1, seconds=8.0),
-             _timing(tmp_path / "x" / "threads-all.json", "LP0d4", 2, threads=2, seconds=4.4),
-             _timing(tmp_path / "y" / "threads-1.json", "LP1d6_1", 2, threads=1, seconds=6.0),
-             _timing(tmp_path / "y" / "threads-all.json", "LP1d6_1", 2, threads=2, seconds=3.0)]
+    files = [
+        _timing(tmp_path / "x" / "threads-1.json", "LP0d4", 2, threads=1, seconds=8.0),
+        _timing(tmp_path / "x" / "threads-all.json", "LP0d4", 2, threads=2, seconds=4.4),
+        _timing(tmp_path / "y" / "threads-1.json", "LP1d6_1", 2, threads=1, seconds=6.0),
+        _timing(tmp_path / "y" / "threads-all.json", "LP1d6_1", 2, threads=2, seconds=3.0),
+    ]
     c = claims.multicore_claim(files)
     assert c["sources"] == files
     assert "2 CPUs Test CPU" in c["ours"] and r"LP1d6\_1" in c["ours"]
@@ -129,7 +141,7 @@ def test_multicore_claim_from_one_and_all_thread_timings(tmp_path):
     none = claims.multicore_claim([files[0]])  # no all-core time: nothing measured
     assert none["verdict"].startswith("not checked; would check it") and "not measured in this preset" in none["ours"]
     out = tmp_path / "claims.tex"
-    claims.render_claims([], [], TEMPLATES, out, multicore_files=files)
+    claims_tables.render_claims([], [], TEMPLATES, out, multicore_files=files)
     line = next(x for x in out.read_text().splitlines() if "16 times faster" in x)
     assert line.endswith("% source: " + " ".join(files))
 
@@ -141,8 +153,8 @@ def test_the_multicore_jobs_of_the_presets():
     plan = Plan(load_configs([root / "config/config.yaml"]))
     mine = [f"data/summaries/default/multicore/{k}/threads-{n}.json" for k in plan.multicore for n in ("1", "all")]
     files = plan.multicore_files()
-    assert plan.multicore and files[:len(mine)] == mine
-    assert all(p.startswith(plan.multicore_results) for p in files[len(mine):])  # measured elsewhere
+    assert plan.multicore and files[: len(mine)] == mine
+    assert all(p.startswith(plan.multicore_results) for p in files[len(mine) :])  # measured elsewhere
     assert plan.multicore_args("LP0d4_r2").startswith("--table LP0d4 --row 2 --outside zero")
     jobs = [j for j in plan.jobs(cores=2) if j[0] == "multi"]
     assert len(jobs) == 2 * len(plan.multicore) and all(thr == 2 for _, _, _, thr, _ in jobs)  # each alone
@@ -179,8 +191,9 @@ def test_gpu_speedup_like_for_like_pairs_same_precision_and_reading(tmp_path):
     f32 = json.loads(Path(gpu).read_text())  # a GPU result computing in float32 is not like a float64-arithmetic CPU
     f32["reading"]["arithmetic"] = "float32"
     Path(gpu).write_text(json.dumps(f32))
-    line = next(c for c in claims.speedup_claims(times, index_results([like]), index_results([gpu]))
-                if "LP0d4" in c["claim"])
+    line = next(
+        c for c in claims.speedup_claims(times, index_results([like]), index_results([gpu])) if "LP0d4" in c["claim"]
+    )
     assert "like for like" not in line["ours"]
 
 
@@ -211,18 +224,22 @@ def test_gpu_memory_lines_come_from_results_that_measured_it(tmp_path):
     if not head:
         pytest.skip("not a git checkout: the commit of a reading cannot be placed")
     measured = json.loads(Path(_timing(tmp_path / "g.json", "LP0d4", 2)).read_text())
-    measured.update(device="gpu", gpu_model_bytes=40 * mib, gpu_used_bytes=42 * mib,
-                    provenance={"hardware": {"device": "gpu", "model": "Test GPU"}, "git_commit": head})
+    measured.update(
+        device="gpu",
+        gpu_model_bytes=40 * mib,
+        gpu_used_bytes=42 * mib,
+        provenance={"hardware": {"device": "gpu", "model": "Test GPU"}, "git_commit": head},
+    )
     (tmp_path / "g.json").write_text(json.dumps(measured))
     old = _timing(tmp_path / "old.json", "LP1d4", 1)  # a GPU result written before gpu_used_bytes existed
-    rows = claims.measured_gpu_memory([str(tmp_path / "g.json"), old])
+    rows = measured_memory.measured_gpu_memory([str(tmp_path / "g.json"), old])
     assert [(r["table"], r["row"], r["gpu"]) for r in rows] == [("LP0d4", 2, "Test GPU")]
     assert rows[0]["verdict"] == "under by 2 MiB (5\\,\\%)"
     out = tmp_path / "t12.tex"
-    claims.render_paper_tables([], [str(tmp_path / "g.json")], TEMPLATES, out)
+    claims_tables.render_paper_tables([], [str(tmp_path / "g.json")], TEMPLATES, out)
     line = next(x for x in out.read_text().splitlines() if "Test GPU" in x)
     assert line.endswith(f"% source: {tmp_path / 'g.json'}")
-    claims.render_paper_tables([], [old], TEMPLATES, out)
+    claims_tables.render_paper_tables([], [old], TEMPLATES, out)
     assert "no GPU result under" in out.read_text()
 
 
@@ -231,20 +248,28 @@ def test_gpu_memory_readings_known_invalid_are_never_printed_as_memory(tmp_path)
     gpu_used_bytes fix (commit 15455c8, the campaign's) are counted with their reason, never printed as bytes."""
     mib = 2**20
     paths = []
-    for name, used, commit in (("neg", -220 * mib, "15455c8"), ("zero", 0, "15455c8"), ("low", 1024, "15455c8"),
-                               ("old", 42 * mib, "15455c8a4da0ee0b1927da176cfacaba43ee24c7")):
+    for name, used, commit in (
+        ("neg", -220 * mib, "15455c8"),
+        ("zero", 0, "15455c8"),
+        ("low", 1024, "15455c8"),
+        ("old", 42 * mib, "15455c8a4da0ee0b1927da176cfacaba43ee24c7"),
+    ):
         res = json.loads(Path(_timing(tmp_path / f"{name}.json", "LP0d4", 2)).read_text())
-        res.update(device="gpu", gpu_model_bytes=40 * mib, gpu_used_bytes=used,
-                   provenance={"hardware": {"device": "gpu", "model": "Test GPU"}, "git_commit": commit})
+        res.update(
+            device="gpu",
+            gpu_model_bytes=40 * mib,
+            gpu_used_bytes=used,
+            provenance={"hardware": {"device": "gpu", "model": "Test GPU"}, "git_commit": commit},
+        )
         (tmp_path / f"{name}.json").write_text(json.dumps(res))
         paths.append(str(tmp_path / f"{name}.json"))
-    reasons = [claims.gpu_reading_invalid(json.loads(Path(p).read_text())) for p in paths]
+    reasons = [measured_memory.gpu_reading_invalid(json.loads(Path(p).read_text())) for p in paths]
     assert reasons[:3] == ["impossible (zero or negative)"] * 2 + ["impossible (below the case's coefficients)"]
     assert reasons[3] is not None  # before the fix (or, in a checkout without that history, not verifiable)
-    rows = claims.measured_gpu_memory(paths)
+    rows = measured_memory.measured_gpu_memory(paths)
     assert len(rows) == 1 and rows[0]["used"] is None and rows[0]["readings"] == 4  # one line per (row, GPU)
     out = tmp_path / "t12.tex"
-    claims.render_paper_tables([], paths, TEMPLATES, out)
+    claims_tables.render_paper_tables([], paths, TEMPLATES, out)
     text = out.read_text()
     assert "Not memory figures (counted, not printed): 4 readings of 1 rows" in text
     assert "-220" not in text and "covers" not in text.split("GPU:")[1]
@@ -253,7 +278,7 @@ def test_gpu_memory_readings_known_invalid_are_never_printed_as_memory(tmp_path)
     res = json.loads(Path(paths[0]).read_text())
     res.update(gpu_used_bytes=30 * mib, provenance=dict(res["provenance"], git_commit=head))
     (tmp_path / "ok.json").write_text(json.dumps(res))
-    claims.render_paper_tables([], paths + [str(tmp_path / "ok.json")], TEMPLATES, out)
+    claims_tables.render_paper_tables([], paths + [str(tmp_path / "ok.json")], TEMPLATES, out)
     gpu_part = out.read_text().split("GPU:", 1)[1]
     assert "& 5 & 40 MiB & 30 MiB & covers (10 MiB spare)" in gpu_part
     assert "the other readings; counted, not printed): 4 readings of 1 rows" in gpu_part
@@ -267,8 +292,12 @@ def test_multicore_timings_of_another_machine_pair_within_that_machine(tmp_path)
         path.write_text(json.dumps(res))
         return str(path)
 
-    files = [timing("a1.json", "here", 1, 8.0), timing("a2.json", "here", 2, 4.0),
-             timing("b1.json", "gpuhost", 1, 6.0), timing("b16.json", "gpuhost", 16, 0.5)]
+    files = [
+        timing("a1.json", "here", 1, 8.0),
+        timing("a2.json", "here", 2, 4.0),
+        timing("b1.json", "gpuhost", 1, 6.0),
+        timing("b16.json", "gpuhost", 16, 0.5),
+    ]
     c = claims.multicore_claim(files)
     assert "$2.00\\times$ (1.00/thread)" in c["ours"] and "$12.00\\times$ (0.75/thread)" in c["ours"]
     assert "2 CPUs" in c["ours"] and "16 CPUs" in c["ours"]
@@ -294,8 +323,8 @@ def test_multicore_timings_of_two_machines_named_vm_stay_apart():
 def test_profiler_claims_are_not_measured_but_the_layout_ratio_is_checked():
     """The paper's GB/s and GFlop/s readings need a profiler on a GPU: they say "not checked", never a number of
     ours; its explanation (LP1 reads d+1 times more per stratum) is the ratio of nb (d+1) between the bases."""
-    bw_lp0, bw_lp1, layout = claims.profiler_claims()
-    assert bw_lp0["verdict"] == bw_lp1["verdict"] == f"not checked; {claims.PROFILER_CHECK}"
+    bw_lp0, bw_lp1, layout = memory_claims.profiler_claims()
+    assert bw_lp0["verdict"] == bw_lp1["verdict"] == f"not checked; {memory_claims.PROFILER_CHECK}"
     # the layout's arithmetic agrees, but the claim is about bandwidth, which nothing of ours measures
     assert claims.claim_outcome(layout) == "not checked" and "would check it" in layout["verdict"]
     assert "GB/s" in bw_lp0["claim"] and "not measured" in bw_lp0["ours"]

@@ -32,7 +32,7 @@ def test_mode_choice():
 
 @pytest.mark.parametrize("d", [1, 4, 11, 12, 19])
 def test_block_shared_memory_fits(d):
-    from srmdp.cuda import SHARED_LIMIT, block_size, shared_bytes
+    from srmdp.cuda_launch import SHARED_LIMIT, block_size, shared_bytes
 
     for nb in (1, d + 1):
         b = block_size(d, nb)

@@ -33,8 +33,10 @@ def _agree(a, b, rtol=RTOL, atol=ATOL):
     if rtol == 0.0 and atol == 0.0:
         if not np.array_equal(a, b):
             bad = np.argwhere(a != b)
-            raise AssertionError(f"{len(bad)} values differ, first at {tuple(bad[0])}: {a[tuple(bad[0])]!r} vs "
-                                 f"{b[tuple(bad[0])]!r}; max |diff| {np.abs(a - b).max():.3g}")
+            raise AssertionError(
+                f"{len(bad)} values differ, first at {tuple(bad[0])}: {a[tuple(bad[0])]!r} vs "
+                f"{b[tuple(bad[0])]!r}; max |diff| {np.abs(a - b).max():.3g}"
+            )
     else:
         np.testing.assert_allclose(a, b, rtol=rtol, atol=atol)
 
@@ -72,21 +74,33 @@ CASES = {
     "LP0_d2": dict(d=2, dt=1 / 3, basis="LP0", cells=3, paths=7),
     "LP0_d1_clamp_6steps": dict(d=1, dt=1 / 6, basis="LP0", cells=5, paths=6, outside="clamp"),
     "LP1_d2": dict(d=2, dt=1 / 3, basis="LP1", cells=2, paths=10),
-    "LP1_d3_zero_f32_trunc": dict(d=3, dt=0.5, basis="LP1", cells=2, paths=9, outside="zero", precision="float32",
-                                  trunc_y=0.8, trunc_z=0.3),
+    "LP1_d3_zero_f32_trunc": dict(
+        d=3, dt=0.5, basis="LP1", cells=2, paths=9, outside="zero", precision="float32", trunc_y=0.8, trunc_z=0.3
+    ),
     "LP1_d1_M25": dict(d=1, dt=0.25, basis="LP1", cells=8, paths=25, precision="float32"),
     # the martingale control variates (issue 12 item 4): the coefficient add-back in both kernels
     "LP1_d2_mart": dict(d=2, dt=1 / 3, basis="LP1", cells=2, paths=10, z_cv=True, martingale_cv=True),
-    "LP0_d2_mart_f32": dict(d=2, dt=0.25, basis="LP0", cells=3, paths=7, precision="float32", z_cv=True,
-                            martingale_cv=True),
+    "LP0_d2_mart_f32": dict(
+        d=2, dt=0.25, basis="LP0", cells=3, paths=7, precision="float32", z_cv=True, martingale_cv=True
+    ),
     # the third basis (beyond the paper): nb = 2d + 1, quadratic local coordinates
-    "LP2d_d2_zero_trunc": dict(d=2, dt=1 / 3, basis="LP2d", cells=2, paths=12, outside="zero", trunc_y=1.0,
-                               trunc_z=1.0),
+    "LP2d_d2_zero_trunc": dict(
+        d=2, dt=1 / 3, basis="LP2d", cells=2, paths=12, outside="zero", trunc_y=1.0, trunc_z=1.0
+    ),
 }
-RUNS = [("LP0_d2", "thread", 0), ("LP0_d2", "block", 4), ("LP0_d1_clamp_6steps", "thread", 0),
-        ("LP1_d2", "block", 4), ("LP1_d3_zero_f32_trunc", "block", 8), ("LP1_d1_M25", "block", 8),
-        ("LP1_d2_mart", "block", 4), ("LP1_d2_mart", "thread", 0), ("LP0_d2_mart_f32", "block", 4),
-        ("LP2d_d2_zero_trunc", "block", 4), ("LP2d_d2_zero_trunc", "thread", 0)]
+RUNS = [
+    ("LP0_d2", "thread", 0),
+    ("LP0_d2", "block", 4),
+    ("LP0_d1_clamp_6steps", "thread", 0),
+    ("LP1_d2", "block", 4),
+    ("LP1_d3_zero_f32_trunc", "block", 8),
+    ("LP1_d1_M25", "block", 8),
+    ("LP1_d2_mart", "block", 4),
+    ("LP1_d2_mart", "thread", 0),
+    ("LP0_d2_mart_f32", "block", 4),
+    ("LP2d_d2_zero_trunc", "block", 4),
+    ("LP2d_d2_zero_trunc", "thread", 0),
+]
 
 
 @pytest.mark.slow
@@ -129,20 +143,21 @@ def test_launch_shape_does_not_change_results():
 
 @pytest.mark.parametrize("arithmetic", ["float64", "float32"])
 def test_padded_shared_rows_do_not_change_results(monkeypatch, arithmetic):
-    """The conflict-free strides of the shared-memory rows (srmdp.cuda.PAD_ROWS: step_thread's per-thread rows,
+    """The conflict-free strides of the shared-memory rows (srmdp.cuda_launch.PAD_ROWS: step_thread's per-thread rows,
     step_block's tile) only move where values live: the same coefficients bit for bit as the packed rows, in
     either arithmetic and mode (LP1 d=2: thread rows 24 -> 25 doubles, the model's 8-way conflict; tile 6 -> 7)."""
     import srmdp.cuda as cu
+    import srmdp.cuda_launch as launch
 
     case = _case(d=2, dt=0.5, basis="LP1", cells=2, paths=10, arithmetic=arithmetic)
-    assert cu.thread_row(2, 3, pad=False) == 24 and cu.thread_row(2, 3, pad=True) == 25
+    assert launch.thread_row(2, 3, pad=False) == 24 and launch.thread_row(2, 3, pad=True) == 25
     for mode, block in (("thread", 0), ("block", 4)):
         got = {}
         for pad in (False, True):
-            monkeypatch.setattr(cu, "PAD_ROWS", pad)
+            monkeypatch.setattr(launch, "PAD_ROWS", pad)
             backend = cu.CudaBackend(_paper(), mode=mode, block=block)
             got[pad] = _solve(backend, case)[0]
-            stride = cu.thread_row(2, 3) if mode == "thread" else cu.tile_stride(2, 3)
+            stride = launch.thread_row(2, 3) if mode == "thread" else launch.tile_stride(2, 3)
             assert backend.lay["THREAD_ROW_DOUBLES" if mode == "thread" else "TILE_WIDTH"] == stride
         assert np.abs(got[True]).max() > 0
         _agree(got[True], got[False], 0.0, 0.0)
@@ -154,7 +169,7 @@ def test_paths_bitwise_per_path(cpu_kernels):
     built for the device equal the CPU's, from the same (random) coefficients, with and without the Z
     control variate."""
     from srmdp.build import current_target, kernels
-    from srmdp.cuda import case_arg, layout
+    from srmdp.cuda_launch import case_arg, layout
 
     case = _case(d=3, dt=0.25, basis="LP1", cells=2, paths=6)
     d, nb = case.d, case.n_basis

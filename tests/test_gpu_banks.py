@@ -1,4 +1,4 @@
-"""The shared-memory bank model (srmdp.shared_banks) and the layout decisions built on it (srmdp.cuda.layout):
+"""The shared-memory bank model (srmdp.shared_banks) and the layout decisions built on it (srmdp.cuda_launch.layout):
 padded row strides, and the default launch bounds of float32 arithmetic (none in float64).  No GPU needed."""
 
 
@@ -28,15 +28,16 @@ def test_bank_model_on_known_patterns():
 
 def test_layout_pads_rows_and_bounds_float32_only():
     from srmdp.bases import BASES
-    from srmdp.cuda import MIN_BLOCKS, THREAD_BLOCK, THREAD_ROW_BYTES, layout, thread_row, tile_stride
+    from srmdp.cuda_launch import MIN_BLOCKS, THREAD_BLOCK, THREAD_ROW_BYTES, layout, thread_row, tile_stride
 
     for d in range(1, 9):
         for basis in ("LP0", "LP1"):
             nb = BASES[basis].size(d)
             packed = 3 * d + nb * nb + (d + 1) * nb
             row = thread_row(d, nb, pad=True)
-            assert row == 0 or (row in (packed, packed + 1) and row % 2 == 1
-                                and 8 * row * THREAD_BLOCK <= THREAD_ROW_BYTES)
+            assert row == 0 or (
+                row in (packed, packed + 1) and row % 2 == 1 and 8 * row * THREAD_BLOCK <= THREAD_ROW_BYTES
+            )
             assert tile_stride(d, nb, 8, pad=True) % 2 == 1 and tile_stride(d, nb, pad=False) == nb + d + 1
             assert strided_wavefronts(tile_stride(d, nb, 4, pad=True), 4) == 1
             f64 = dict(layout(d, nb, arithmetic="float64", min_blocks=None))
@@ -56,7 +57,7 @@ def test_layout_pads_rows_and_bounds_float32_only():
 
 def test_default_bound_is_what_shared_memory_admits_in_the_occupancy_model():
     from bench.sm90 import occupancy
-    from srmdp.cuda import default_min_blocks, shared_blocks
+    from srmdp.cuda_launch import default_min_blocks, shared_blocks
 
     for smem in (0, 3776, 19456, 27648, 31744, 35840, 45000):
         assert min(shared_blocks(smem), 16) == occupancy(0, 128, smem)[1]  # 16: the warp limit at 128 threads
@@ -65,7 +66,7 @@ def test_default_bound_is_what_shared_memory_admits_in_the_occupancy_model():
 
 
 def test_min_blocks_override_is_validated():
-    from srmdp.cuda import _min_blocks_override
+    from srmdp.cuda_launch import _min_blocks_override
 
     assert _min_blocks_override(None) is None and _min_blocks_override(" ") is None
     assert _min_blocks_override("0") == 0 and _min_blocks_override("8") == 8

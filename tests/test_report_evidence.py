@@ -117,7 +117,7 @@ def test_the_largest_disagreement_is_on_page_one_from_the_data():
 
 
 def _cells():
-    from srmdp.paper.summary import cells, report_readings
+    from srmdp.paper.cells import cells, report_readings
 
     plan = _plan()
     return cells(plan, plan.summaries(), plan.gpu_summaries(), report_readings(plan))
@@ -196,7 +196,9 @@ def test_the_rows_not_run_of_the_text_have_no_run_under_any_reading():
 # --- memory statements against the GPU memory table ---------------------------------------------------------
 @pytest.mark.slow
 def test_the_d19_memory_statement_is_the_gpu_tables_not_the_host_model():
-    from srmdp.paper.claims import GIB, all_claims, measured_gpu_memory
+    from srmdp.memory import GIB
+    from srmdp.paper.claims import all_claims
+    from srmdp.paper.measured_memory import measured_gpu_memory
 
     plan = _plan()
     claims = all_claims(

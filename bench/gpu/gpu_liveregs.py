@@ -3,7 +3,7 @@
     python bench/gpu/gpu_liveregs.py --d 4 --basis LP0 --mode block [--arithmetic float32] [--min-blocks 0]
                                  [--at ADDR ...]
 
-Compiles the kernel as ``bench/gpu/gpu_ptxas.py`` does (the same PTX, launch bounds by srmdp.cuda's rule unless
+Compiles the kernel as ``bench/gpu/gpu_ptxas.py`` does (the same PTX, launch bounds by srmdp.cuda_launch's rule unless
 ``--min-blocks``), assembles it with a CUDA 13 ptxas and prints ``nvdisasm --print-life-ranges``' count of live
 registers: the kernel's peak, the path loop's (the largest loop nested in another, :func:`bench.sm90.sass_counts`)
 peak with and without its inner loops (the ziggurat's slow path), and for the loop head, the peaks and each
@@ -42,7 +42,7 @@ def main(argv=None):
     ap.add_argument("--basis", default="LP0")
     ap.add_argument("--mode", default="block", choices=("thread", "block"))
     ap.add_argument("--arithmetic", default="float32")
-    ap.add_argument("--min-blocks", type=int, help="launch bounds (0: none; default: srmdp.cuda's rule)")
+    ap.add_argument("--min-blocks", type=int, help="launch bounds (0: none; default: srmdp.cuda_launch's rule)")
     ap.add_argument("--at", nargs="*", default=[], help="hex SASS addresses to list the live registers of")
     args = ap.parse_args(argv)
     ptxas = os.environ.get("SRMDP_PTXAS13")
@@ -55,7 +55,7 @@ def main(argv=None):
 
     from srmdp.bases import BASES
     from srmdp.build import kernels
-    from srmdp.cuda import layout, signatures
+    from srmdp.cuda_launch import layout, signatures
     from srmdp.problems import load_problem
 
     nb = BASES[args.basis].size(args.d)

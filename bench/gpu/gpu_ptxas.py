@@ -59,12 +59,12 @@ def variants(ds, bases, precisions=("float64", "float32"), arithmetics=("float64
 def check(ds, bases, precisions=("float64", "float32"), kernels=("step", "test"), verbose=True, only=None,
           arithmetics=("float64",), sass=False, min_blocks=None, pad_rows=None, contraction=False):
     """Compile and assemble; returns the list of report rows (with 'ok' and 'why').  ``min_blocks``, ``pad_rows``:
-    the launch bounds and row stride of :func:`srmdp.cuda.layout` (None: its defaults, i.e. the environment's
+    the launch bounds and row stride of :func:`srmdp.cuda_launch.layout` (None: its defaults, i.e. the environment's
     SRMDP_CUDA_MIN_BLOCKS / SRMDP_CUDA_PAD_ROWS or the default rule).  ``contraction``: also each kernel's
     :func:`contraction_counts` (row key ``contraction``)."""
     from srmdp.build import SPECIALISE_MAX_D
     from srmdp.build import kernels as build_kernels
-    from srmdp.cuda import block_size, layout, signatures
+    from srmdp.cuda_launch import block_size, layout, signatures
     from srmdp.problems import load_problem
 
     problem = load_problem("gobet2016")
@@ -130,7 +130,7 @@ def main(argv=None):
     ap.add_argument("--float32-d", help="compile float32 only for these d (default: every d)")
     ap.add_argument("--modes", default="thread,block", help="launch modes of the step kernels to compile")
     ap.add_argument("--min-blocks", type=int, help="launch bounds: blocks per SM of every specialised step kernel"
-                    " (0: none; default: SRMDP_CUDA_MIN_BLOCKS, else srmdp.cuda's default rule)")
+                    " (0: none; default: SRMDP_CUDA_MIN_BLOCKS, else srmdp.cuda_launch's default rule)")
     ap.add_argument("--packed-rows", action="store_true",
                     help="shared-memory rows at their packed length (SRMDP_CUDA_PAD_ROWS=0)")
     ap.add_argument("--contraction", action="store_true",

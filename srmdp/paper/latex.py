@@ -15,8 +15,11 @@ import sys
 import traceback
 from pathlib import Path
 
-INDICATOR_TEX = {"mse_y_max": r"$\mathrm{MSE}_{Y,\max}$", "mse_y_av": r"$\mathrm{MSE}_{Y,\mathrm{av}}$",
-                 "mse_z_av": r"$\mathrm{MSE}_{Z,\mathrm{av}}$"}
+INDICATOR_TEX = {
+    "mse_y_max": r"$\mathrm{MSE}_{Y,\max}$",
+    "mse_y_av": r"$\mathrm{MSE}_{Y,\mathrm{av}}$",
+    "mse_z_av": r"$\mathrm{MSE}_{Z,\mathrm{av}}$",
+}
 INDICATOR_LN_TEX = {k: r"$\ln" + v[1:] for k, v in INDICATOR_TEX.items()}  # axis labels: ln MSE_...
 
 
@@ -85,9 +88,33 @@ def fmt_z(z) -> str:
     return f"$\\mathbf{{{text}}}$" if abs(z) > 3 else f"${text}$"
 
 
+def fmt_bytes(b) -> str:
+    """Bytes in binary units, three significant digits: ``9.14 GiB``, ``512 B``."""
+    for unit, size in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if b >= size:
+            v = b / size
+            return f"{v:.3g} {unit}" if v < 1000 else f"{v:.0f} {unit}"
+    return f"{int(b)} B"
+
+
+def fmt_slope(x) -> str:
+    """A fitted exponent to two decimals, ``--`` where none could be fitted."""
+    return "--" if x is None else f"{x:.2f}"
+
+
 def tex_escape(text: str) -> str:
-    for a, b in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("$", r"\$"), ("#", r"\#"),
-                 ("_", r"\_"), ("{", r"\{"), ("}", r"\}"), ("~", r"\textasciitilde{}"), ("^", r"\^{}")):
+    for a, b in (
+        ("\\", r"\textbackslash{}"),
+        ("&", r"\&"),
+        ("%", r"\%"),
+        ("$", r"\$"),
+        ("#", r"\#"),
+        ("_", r"\_"),
+        ("{", r"\{"),
+        ("}", r"\}"),
+        ("~", r"\textasciitilde{}"),
+        ("^", r"\^{}"),
+    ):
         text = text.replace(a, b)
     return text
 
@@ -111,8 +138,17 @@ def jinja_env(template_dir):
         keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
     )
-    env.filters.update(pm=fmt_pm, value=fmt_value, delta=fmt_delta, seconds=fmt_seconds,
-                       paper_seconds=fmt_paper_seconds, z=fmt_z, sigma=fmt_sigma, tex=tex_escape, sci=fmt_sci)
+    env.filters.update(
+        pm=fmt_pm,
+        value=fmt_value,
+        delta=fmt_delta,
+        seconds=fmt_seconds,
+        paper_seconds=fmt_paper_seconds,
+        z=fmt_z,
+        sigma=fmt_sigma,
+        tex=tex_escape,
+        sci=fmt_sci,
+    )
     return env
 
 
@@ -139,8 +175,10 @@ def run_logged(log_path, fn, *args, **kwargs):
 
 
 # --- the report's PDF ---------------------------------------------------------------------------------
-TEX_HINT = ("no TeX installation (latexmk) found; install one, e.g. on Debian/Ubuntu:"
-            " apt-get install texlive-latex-base texlive-latex-recommended latexmk")
+TEX_HINT = (
+    "no TeX installation (latexmk) found; install one, e.g. on Debian/Ubuntu:"
+    " apt-get install texlive-latex-base texlive-latex-recommended latexmk"
+)
 
 
 def build_pdf(main_tex, pdf, log_path) -> int:
@@ -153,8 +191,11 @@ def build_pdf(main_tex, pdf, log_path) -> int:
         return 1
     Path(log_path).parent.mkdir(parents=True, exist_ok=True)
     with open(log_path, "w") as log:
-        proc = subprocess.run(["latexmk", "-pdf", "-interaction=nonstopmode", "-halt-on-error", "-cd",
-                               str(main_tex)], stdout=log, stderr=subprocess.STDOUT)
+        proc = subprocess.run(
+            ["latexmk", "-pdf", "-interaction=nonstopmode", "-halt-on-error", "-cd", str(main_tex)],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
     built = main_tex.with_suffix(".pdf")
     if proc.returncode != 0 or not built.exists():
         print(f"srmdp: latexmk failed on {main_tex} (exit {proc.returncode}); see {log_path}", file=sys.stderr)

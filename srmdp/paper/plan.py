@@ -1,29 +1,28 @@
-"""What the Snakemake workflow needs from the package: the plan of a preset and the cost of its jobs.
+"""What the Snakemake workflow needs from the package: the plan of a preset.
 
-The rules in ``workflow/rules/*.smk`` stay thin; they ask this module which jobs a preset makes
-(one per reading x paper row x device x run chunk, plus one timing job per row and device), where
-their files live, how much memory (from :mod:`srmdp.memory`) and time (from :func:`estimate_seconds`)
-each needs.  ``srmdp plan CONFIG.yaml...`` prints the estimated cost of
-every job of a preset without Snakemake.
+:class:`Plan` reads a preset (a config the workflow has validated against
+``workflow/schemas/config.schema.yaml``) into the paper rows, readings and experiments it runs, and checks what
+the schema cannot: that the names it cross-references resolve (readings, paper rows, variants).  Its other
+parts: where the files live (:class:`srmdp.paper.plan_files.PlanFiles`) and what the jobs cost
+(:class:`srmdp.paper.plan_jobs.PlanJobs`).  ``srmdp plan CONFIG.yaml...`` validates a preset as the workflow
+does and prints the estimated cost of every job without Snakemake.
 """
 
 from __future__ import annotations
 
-import glob
 import math
 import os
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..memory import required_bytes
+from ..exceptions import ConfigError
 from ..readings import reading_key, reading_name, same_reading
-from ..results import read_json
-from . import chunks
-from .cost import estimate_seconds
-from .lsmdp import model_bytes as lsmdp_model_bytes
+from . import REPOSITORY, chunks
+from .plan_files import PlanFiles
+from .plan_jobs import PlanJobs
 from .preset_reading import PresetReading, readings_from_config
-from .rows import canonical_table, paper_case, paper_rows, table_ids
+from .rows import canonical_table, paper_case, paper_rows, split_row_key, table_ids
 
 
 @dataclass(frozen=True)
@@ -82,17 +81,13 @@ def _paper_keys(rows, where: str, paper_keys) -> list:
     """``rows`` (keys such as LP1d4_r2) without repeats; ValueError naming ``where`` for any non-paper row."""
     unknown = [k for k in rows if k not in paper_keys]
     if unknown:
-        raise ValueError(f"config {where}: not the paper's rows: {', '.join(unknown)};"
-                         f" allowed: {', '.join(paper_keys)}")
+        raise ValueError(
+            f"config {where}: not the paper's rows: {', '.join(unknown)}; allowed: {', '.join(paper_keys)}"
+        )
     return list(dict.fromkeys(rows))
 
 
-def _split_key(key: str) -> tuple:
-    table, _, row = key.rpartition("_r")
-    return table, int(row)
-
-
-class Plan:
+class Plan(PlanFiles, PlanJobs):
     """The jobs of one preset (a validated Snakemake config dictionary)."""
 
     def __init__(self, config: dict):
@@ -118,14 +113,13 @@ class Plan:
             raise ValueError(f"config readings: duplicate reading name(s) {', '.join(dup)}; names must be unique")
         if "reading" in timing and timing["reading"] not in names:
             raise ValueError(
-                f"config timing.reading: unknown reading {timing['reading']!r}; allowed: {', '.join(names)}")
+                f"config timing.reading: unknown reading {timing['reading']!r}; allowed: {', '.join(names)}"
+            )
         self.gpu_results = config.get("gpu_results", "data/gpu")
         rows = {(r["table"], r["row"]): r for r in paper_rows()}
         selected = {}
         for entry in config["cases"]:
-            table = canonical_table(entry["table"])  # LP1d6 is accepted for the paper's LP1d6_1
-            if table not in table_ids():
-                raise ValueError(f"config cases: unknown table {table!r}; allowed: {', '.join(table_ids())}")
+            table = canonical_table(entry["table"])  # LP1d6 is accepted for the paper's LP1d6_1 (the schema's enum)
             wanted = entry.get("rows", "all")
             numbers = [r for (t, r) in rows if t == table] if wanted == "all" else list(wanted)
             for n in numbers:
@@ -142,15 +136,19 @@ class Plan:
         for r in self.readings:  # a filter: rows the preset's cases do not select are not run (no error)
             unknown = [k for k in (r.rows or ()) if k not in paper_keys]
             if unknown:
-                raise ValueError(f"config readings: reading {r.name!r} names rows that are not the paper's:"
-                                 f" {', '.join(unknown)}; allowed: {', '.join(paper_keys)}")
+                raise ValueError(
+                    f"config readings: reading {r.name!r} names rows that are not the paper's:"
+                    f" {', '.join(unknown)}; allowed: {', '.join(paper_keys)}"
+                )
         # the LSMDP baseline (srmdp.paper.lsmdp): its own small list of paper rows, one reading
         lsmdp = config.get("lsmdp") or {}
         self.lsmdp_reading = lsmdp.get("reading", self.readings[0].name)
         if self.lsmdp_reading not in [r.name for r in self.paper_readings]:
-            raise ValueError(f"config lsmdp.reading: unknown reading {self.lsmdp_reading!r};"
-                             f" allowed: {', '.join(r.name for r in self.paper_readings)} (LSMDP has no z_cv and"
-                             " computes in float64)")
+            raise ValueError(
+                f"config lsmdp.reading: unknown reading {self.lsmdp_reading!r};"
+                f" allowed: {', '.join(r.name for r in self.paper_readings)} (LSMDP has no z_cv and"
+                " computes in float64)"
+            )
         chosen = {}
         for entry in lsmdp.get("cases", []):
             table = canonical_table(entry["table"])
@@ -166,13 +164,17 @@ class Plan:
         res = config.get("residuals") or {}
         self.residual_reading = res.get("reading", self.paper_readings[0].name)
         if self.residual_reading not in [r.name for r in self.paper_readings]:
-            raise ValueError(f"config residuals.reading: unknown reading {self.residual_reading!r};"
-                             f" allowed: {', '.join(r.name for r in self.paper_readings)}")
+            raise ValueError(
+                f"config residuals.reading: unknown reading {self.residual_reading!r};"
+                f" allowed: {', '.join(r.name for r in self.paper_readings)}"
+            )
         self.residual_threshold = float(res.get("threshold", 3.0))
         rows = _paper_keys(res.get("rows", []), "residuals.rows", paper_keys)  # a filter, as a reading's rows
         self.residual_rows = [s.key for s in self.selected if s.key in rows]
-        self.variants = [Variant(v["name"], v["hypothesis"], tuple((k, v[k]) for k in VARIANT_KEYS if k in v))
-                         for v in res.get("variants", [])]
+        self.variants = [
+            Variant(v["name"], v["hypothesis"], tuple((k, v[k]) for k in VARIANT_KEYS if k in v))
+            for v in res.get("variants", [])
+        ]
         variant_names = [v.name for v in self.variants]
         dup = sorted({n for n in variant_names if variant_names.count(n) > 1})
         if dup:
@@ -189,8 +191,10 @@ class Plan:
         self.likeforlike = _paper_keys(like.get("rows", []), "likeforlike.rows", paper_keys)
         self.likeforlike_reading = like.get("reading", self.timing_reading)
         if self.likeforlike and self.likeforlike_reading not in [r.name for r in self.readings]:
-            raise ValueError(f"config likeforlike.reading: unknown reading {self.likeforlike_reading!r};"
-                             f" allowed: {', '.join(r.name for r in self.readings)}")
+            raise ValueError(
+                f"config likeforlike.reading: unknown reading {self.likeforlike_reading!r};"
+                f" allowed: {', '.join(r.name for r in self.readings)}"
+            )
         self.likeforlike_precision = like.get("precision", "float32")
         self.likeforlike_runs = int(like.get("runs", 1))
 
@@ -225,117 +229,8 @@ class Plan:
         options = self.reading(reading).options() if reading else {}
         return paper_case(sel.table, row=sel.row, precision=self.precision, **options)
 
-    def chunk_path(self, reading, key, device, j):
-        return f"{self.results}/runs/{reading}/{key}/{device}/chunk-{j}.json"
-
-    def run_summary_path(self, reading, key, device):
-        """The summary written by the aggregate job (under results/, not committed)."""
-        return f"{self.results}/runs/{reading}/{key}/{device}/summary.json"
-
-    def run_timing_path(self, key, device):
-        """The result of the timing job (under results/, not committed)."""
-        return f"{self.results}/timing/{key}/{device}.json"
-
-    def summary_path(self, reading, key, device):
-        """The published copy of a case's summary, which tables and figures read (committed)."""
-        return f"{self.published}/{reading}/{key}/{device}.json"
-
-    def timing_path(self, key, device):
-        """The published copy of a timing result (committed)."""
-        return f"{self.published}/timing/{key}/{device}.json"
-
-    def lsmdp_run_path(self, key):
-        return f"{self.results}/lsmdp/{key}.json"
-
-    def lsmdp_path(self, key):
-        """The published LSMDP result of one paper row (committed)."""
-        return f"{self.published}/lsmdp/{key}.json"
-
-    def lsmdp_files(self):
-        return [self.lsmdp_path(s.key) for s in self.lsmdp]
-
-    def lsmdp_args(self, key) -> str:
-        sel = self.lsmdp_by_key[key]
-        return (f"--table {sel.table} --row {sel.row} {self.reading(self.lsmdp_reading).cli()}"
-                f" --runs {sel.runs} --seed {self.seed} --test-points {self.test_points}")
-
-    def lsmdp_mem_mb(self, key) -> int:
-        sel = self.lsmdp_by_key[key]
-        return int(math.ceil(3 * lsmdp_model_bytes(paper_case(sel.table, row=sel.row)) / 1e6)) + 600
-
     def variant(self, name: str) -> Variant:
         return next(v for v in self.variants if v.name == name)
-
-    def residual_run_path(self, variant, key):
-        return f"{self.results}/residuals/{variant}/{key}/cpu.json"
-
-    def residual_path(self, variant, key):
-        """The published summary of one residual experiment (committed)."""
-        return f"{self.published}/residuals/{variant}/{key}.json"
-
-    def residual_files(self):
-        return [self.residual_path(v.name, k) for v in self.variants for k in self.residual_rows]
-
-    def residual_args(self, variant, key) -> str:
-        """`srmdp run` arguments of a variant: the residual reading's row with the variant's changes."""
-        v, sel = self.variant(variant), self.by_key[key]
-        base = self.reading(self.residual_reading)
-        reading = replace(base, trunc_y=v.get("trunc_y", base.trunc_y), trunc_z=v.get("trunc_z", base.trunc_z))
-        return (f"--table {sel.table} --row {sel.row} {reading.cli()} --runs {sel.runs}"
-                f" --test-points {self.test_points} --seed {v.get('seed', self.seed)}"
-                f" --precision {v.get('precision', self.precision)}")
-
-    MULTICORE_THREADS = ("1", "all")  # the two jobs per row: 1 thread, and every core Snakemake was given
-
-    def multicore_run_path(self, key, nthreads):
-        return f"{self.results}/multicore/{key}/threads-{nthreads}.json"
-
-    def multicore_path(self, key, nthreads):
-        """The published 1-thread / all-core timing of one row (committed)."""
-        return f"{self.published}/multicore/{key}/threads-{nthreads}.json"
-
-    def multicore_files(self):
-        """This preset's multicore timings, then those measured elsewhere (multicore_results)."""
-        mine = [self.multicore_path(k, n) for k in self.multicore for n in self.MULTICORE_THREADS]
-        elsewhere = sorted(glob.glob(os.path.join(self.multicore_results, "**", "*.json"), recursive=True))
-        return mine + [p for p in elsewhere if is_result_file(p)]
-
-    def likeforlike_run_path(self, key):
-        return f"{self.results}/likeforlike/{key}.json"
-
-    def likeforlike_path(self, key):
-        """The published all-core CPU timing of one row in its GPU result's precision and reading (committed)."""
-        return f"{self.published}/likeforlike/{key}.json"
-
-    def likeforlike_files(self):
-        return [self.likeforlike_path(k) for k in self.likeforlike]
-
-    def _alone(self, like: bool):
-        """(reading, precision, runs) of a job timed alone: rule likeforlike's or rule multicore's."""
-        if like:
-            return self.likeforlike_reading, self.likeforlike_precision, self.likeforlike_runs
-        return self.timing_reading, self.precision, self.multicore_runs
-
-    def multicore_args(self, key, like: bool = False) -> str:
-        """Arguments of `srmdp run` for a job timed alone (--threads is the rule's)."""
-        table, row = _split_key(key)
-        reading, precision, runs = self._alone(like)
-        return (f"--table {table} --row {row} {self.reading(reading).cli()}"
-                f" --runs {runs} --test-points {self.test_points} --seed {self.seed} --precision {precision}")
-
-    def multicore_case(self, key, like: bool = False):
-        table, row = _split_key(key)
-        reading, precision, _ = self._alone(like)
-        return paper_case(table, row=row, precision=precision, **self.reading(reading).options())
-
-    def multicore_mem_mb(self, key, threads: int, like: bool = False) -> int:
-        need = required_bytes(self.multicore_case(key, like), self.test_points, workers=max(64, threads))
-        return int(math.ceil(need / 1e6)) + 600  # + interpreter, Numba and LLVM
-
-    def multicore_seconds(self, key, nthreads, cores, like: bool = False) -> float:
-        threads = 1 if nthreads == "1" else cores
-        runs = self._alone(like)[2]
-        return estimate_seconds(self.multicore_case(key, like), runs, threads, "cpu", self.test_points)
 
     @property
     def timing_reading(self) -> str:
@@ -344,51 +239,6 @@ class Plan:
     @property
     def error_device(self) -> str:
         return "cpu" if "cpu" in self.devices else self.devices[0]
-
-    def chunk_paths(self, reading, key, device):
-        return [self.chunk_path(reading, key, device, j) for j in range(self.by_key[key].chunks)]
-
-    def summaries(self, table=None, device=None):
-        device = device or self.error_device
-        return [
-            self.summary_path(r.name, s.key, device)
-            for s in self.selected
-            if table is None or s.table == table
-            for r in self.readings
-            if r.runs_row(s.key)
-        ]
-
-    def zcv_summaries(self, device=None):
-        """The summaries tables/zcv.tex reads: per row of a z_cv reading, its and its base reading's."""
-        return self._twin_summaries(self.zcv_readings, device)
-
-    def arithmetic_summaries(self, device=None):
-        """The summaries tables/arithmetic.tex reads: per row of a float32 reading, its and its float64 twin's."""
-        return self._twin_summaries(self.arithmetic_readings, device)
-
-    def switch_summaries(self, switch: str) -> list:
-        """The summaries of tables/<switch>.tex (``zcv`` or ``arithmetic``)."""
-        return {"zcv": self.zcv_summaries, "arithmetic": self.arithmetic_summaries}[switch]()
-
-    def _twin_summaries(self, readings, device=None):
-        device = device or self.error_device
-        out = []
-        for r in readings:
-            base = self.base_reading(r)
-            for s in self.selected:
-                if r.runs_row(s.key):
-                    if base is not None and base.runs_row(s.key):
-                        out.append(self.summary_path(base.name, s.key, device))
-                    out.append(self.summary_path(r.name, s.key, device))
-        return list(dict.fromkeys(out))
-
-    def timings(self, table=None):
-        return [
-            self.timing_path(s.key, dev)
-            for s in self.selected
-            if s.timing and (table is None or s.table == table)
-            for dev in self.devices
-        ]
 
     # --- run chunks kept under gpu_results (data/gpu/: the GPU campaign's and single-run files) ---
     def gpu_groups(self) -> list:
@@ -407,137 +257,12 @@ class Plan:
                 out.append(GpuGroup(name, g.label, g.id, tuple(g.paths), chunks.aggregate_flags(g), g.runs))
             order = {(r["table"], r["row"]): i for i, r in enumerate(paper_rows())}
             names = [r.name for r in self.readings]
-            out.sort(key=lambda x: (order[_split_key(x.key)], names.index(x.reading), x.group))
+            out.sort(key=lambda x: (order[split_row_key(x.key)], names.index(x.reading), x.group))
             self._gpu_groups = out
         return self._gpu_groups
 
     def gpu_group(self, reading, key, group) -> GpuGroup:
         return next(g for g in self.gpu_groups() if (g.reading, g.key, g.group) == (reading, key, group))
-
-    def gpu_summary_path(self, reading, key, group) -> str:
-        """The summary of a chunk group under gpu_results, published next to the CPU ones (committed)."""
-        return f"{self.published}/gpu/{reading}/{key}/{group}.json"
-
-    def gpu_summaries(self, table=None) -> list:
-        """Summaries of the chunk groups under gpu_results (all, or one table's)."""
-        return [self.gpu_summary_path(g.reading, g.key, g.group) for g in self.gpu_groups()
-                if table is None or _split_key(g.key)[0] == table]
-
-    def gpu_files(self):
-        """Result JSONs (``srmdp run`` output) under gpu_results; other JSON files there are ignored."""
-        return [p for p in sorted(glob.glob(os.path.join(self.gpu_results, "**", "*.json"), recursive=True))
-                if is_result_file(p)]
-
-    # --- resources ---------------------------------------------------------------------------
-    def chunk_runs(self, key, j) -> tuple[int, int]:
-        return self.by_key[key].chunk_range(int(j))
-
-    def mem_mb(self, key, threads: int = 1) -> int:
-        case = self.case(key, self.readings[0].name)
-        need = required_bytes(case, self.test_points, workers=max(64, threads))
-        return int(math.ceil(need / 1e6)) + 600  # + interpreter, Numba and LLVM
-
-    def job_seconds(self, key, runs, threads, device="cpu") -> float:
-        return estimate_seconds(self.case(key, self.readings[0].name), runs, threads, device, self.test_points)
-
-    def runtime_min(self, key, runs, threads, device="cpu") -> int:
-        return int(math.ceil(3 * self.job_seconds(key, runs, threads, device) / 60.0)) + 5
-
-    def jobs(self, cores: int | None = None):
-        """Every job of the preset: (kind, target, estimated seconds, threads, mem_mb)."""
-        cores = cores or os.cpu_count() or 1
-        out = []
-        for s in self.selected:
-            for dev in self.devices:
-                for r in self.readings:
-                    if not r.runs_row(s.key):
-                        continue
-                    for j in range(s.chunks):
-                        _, n = s.chunk_range(j)
-                        thr = min(self.threads, cores)
-                        out.append(("solve", self.chunk_path(r.name, s.key, dev, j),
-                                    self.job_seconds(s.key, n, thr, dev), thr, self.mem_mb(s.key, thr)))
-                if dev == "cpu":
-                    for v in self.variants if s.key in self.residual_rows else ():
-                        thr = min(self.threads, cores)
-                        out.append(("resid", self.residual_run_path(v.name, s.key),
-                                    self.job_seconds(s.key, s.runs, thr), thr, self.mem_mb(s.key, thr)))
-                if s.timing:
-                    thr = min(self.timing_threads or cores, cores)
-                    out.append(("time", self.run_timing_path(s.key, dev),
-                                self.job_seconds(s.key, self.timing_runs, thr, dev), thr, self.mem_mb(s.key, thr)))
-        for key in self.multicore:  # each asks for every core (runs alone), 1-thread job included
-            for n in self.MULTICORE_THREADS:
-                out.append(("multi", self.multicore_run_path(key, n), self.multicore_seconds(key, n, cores), cores,
-                            self.multicore_mem_mb(key, cores)))
-        for key in self.likeforlike:  # all cores, alone, in the GPU results' precision and reading
-            out.append(("like", self.likeforlike_run_path(key), self.multicore_seconds(key, "all", cores, like=True),
-                        cores, self.multicore_mem_mb(key, cores, like=True)))
-        return out + self._other_jobs()
-
-    def _other_jobs(self) -> list:
-        """The compute jobs beyond the paper's rows: LSMDP, and the suite beyond the paper (runs, references,
-        solves, the coverage of u0_error), priced by :mod:`srmdp.paper.cost`."""
-        from .beyond import BeyondPlan, closed_form_reference
-        from .beyond_solve import COVERAGE_PROBLEMS
-        from .cost import REFERENCE_SECONDS, SOLVE_SECONDS, coverage_seconds, estimate_seconds, lsmdp_seconds
-
-        out = []
-        for sel in self.lsmdp:
-            out.append(("lsmdp", self.lsmdp_run_path(sel.key), lsmdp_seconds(paper_case(sel.table, row=sel.row),
-                                                                            sel.runs), 1, self.lsmdp_mem_mb(sel.key)))
-        b = BeyondPlan(self)
-        for c in b.cases:
-            out.append(("beyond", b.run_path(c.key), estimate_seconds(c.case(), c.runs, 1, "cpu", self.test_points), 1,
-                        b.mem_mb(c.key)))
-        for problem, d in b.references:
-            paths = 0 if closed_form_reference(problem) else b.reference_paths
-            out.append(("ref", b.reference_run_path(f"{problem}_d{d}"), REFERENCE_SECONDS[0] + paths *
-                        REFERENCE_SECONDS[1], 1, 1000))
-        for x in b.solves:
-            out.append(("solve", b.solve_path(x.key, published=False), SOLVE_SECONDS + (x.budget_s or 0.0), 1,
-                        2000))  # a refinement to a tolerance may use its whole budget
-        if b.coverage:
-            out.append(("cover", b.coverage_path(published=False),
-                        coverage_seconds(len(COVERAGE_PROBLEMS), int(b.coverage.get("seeds", 20)),
-                                         len(b.coverage.get("dims", [2, 4]))), 1, 2000))
-        return out
-
-    def cost_report(self, cores: int | None = None, done=os.path.exists, pending=None, render_jobs=None) -> str:
-        """The preset's compute jobs with the cost model's seconds.  ``pending``: the outputs of the compute jobs
-        this invocation will run (from Snakemake's DAG; None: every job whose output is missing), ``render_jobs``:
-        how many other jobs (publish, tables, figures, PDF) it runs besides."""
-        cores = cores or os.cpu_count() or 1
-        jobs = self.jobs(cores)
-        runs = (lambda t: not done(t)) if pending is None else (lambda t: t in pending)
-        todo_jobs = [j for j in jobs if runs(j[1])]
-        lines = [f"srmdp: preset '{self.preset}' has {len(jobs)} compute jobs ({len(self.selected)} paper rows x"
-                 f" {len(self.readings)} readings x {len(self.devices)} device(s), and the jobs beyond the paper);"
-                 f" this run computes {len(todo_jobs)} of them"
-                 + ("" if render_jobs is None else f" and runs {render_jobs} render jobs (publish, tables, figures,"
-                                                   " PDF)") + ":"]
-        todo = 0.0
-        for kind, target, sec, thr, mem in jobs:
-            mark = f"~{_hms(sec)}" if runs(target) else "not run (up to date)"
-            if runs(target):
-                todo += sec * thr
-            if runs(target) or len(jobs) <= 40:
-                lines.append(f"  {kind:<5} {target:<60} {thr} thr  {mem:>6} MB  {mark}")
-        if not todo_jobs:
-            lines.append("srmdp: no compute job to run: only the render jobs, about a minute or two")
-        else:
-            lines.append(f"srmdp: compute still to run ~{_hms(todo)} core-time, ~{_hms(todo / cores)} wall on"
-                         f" {cores} cores (cost model; render jobs not included)")
-        return "\n".join(lines)
-
-
-def _hms(seconds: float) -> str:
-    seconds = int(round(seconds))
-    if seconds < 60:
-        return f"{seconds}s"
-    if seconds < 3600:
-        return f"{seconds // 60}m{seconds % 60:02d}s"
-    return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
 
 
 def load_configs(paths) -> dict:
@@ -558,42 +283,50 @@ def load_configs(paths) -> dict:
     return out
 
 
+def validate_config(config: dict) -> None:
+    """Check ``config`` against the workflow's schema, as the workflow does on start: a one-line ConfigError naming
+    the field that fails."""
+    import jsonschema
+    import yaml
+
+    schema = yaml.safe_load((REPOSITORY / "workflow" / "schemas" / "config.schema.yaml").read_text())
+    try:
+        jsonschema.validate(config, schema)
+    except jsonschema.ValidationError as exc:
+        where = ".".join(map(str, exc.absolute_path)) or "(top level)"
+        raise ConfigError(f"config {where}: {exc.message}") from None
+
+
 def main(argv=None):
     """``srmdp plan [config/config.yaml [config/PRESET.yaml]]``: the estimated cost of every job of a preset."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if any(a.startswith("-") for a in argv):
         usage = "usage: srmdp plan [config/config.yaml [config/PRESET.yaml]]"
         if set(argv) <= {"-h", "--help"}:
-            print(usage + "\n\nThe estimated cost (threads, memory, time) of every job of a preset; then what the"
-                  " paper's rows still need on the GPU (8 runs each) at the measured rates, and the error of the"
-                  " GPU cost model on held-out shapes.")
+            print(
+                usage + "\n\nThe estimated cost (threads, memory, time) of every job of a preset; then what the"
+                " paper's rows still need on the GPU (8 runs each) at the measured rates, and the error of the"
+                " GPU cost model on held-out shapes."
+            )
             return 0
         print(usage, file=sys.stderr)
         return 2
     paths = argv or ["config/config.yaml"]
     if paths[0] != "config/config.yaml" and Path("config/config.yaml").exists():
         paths = ["config/config.yaml", *paths]
-    plan = Plan(load_configs(paths))
+    try:
+        config = load_configs(paths)
+        validate_config(config)
+        plan = Plan(config)
+    except ValueError as exc:  # ConfigError, and the cross-references Plan checks: one line, exit status 2
+        print(f"srmdp plan: {exc}", file=sys.stderr)
+        return 2
     print(plan.cost_report())
     if os.path.isdir(plan.gpu_results):  # the paper's rows on the GPU: what they still need at measured rates
         from .gpu_plan import report
 
         print(report([plan.gpu_results], plan.readings[0]))
     return 0
-
-
-def is_result_file(path) -> bool:
-    """A result/summary JSON of ``srmdp run``/``aggregate`` naming a paper row (not, e.g., a benchmark dump)."""
-    try:
-        data = read_json(path)
-    except (OSError, ValueError):
-        return False
-    return (isinstance(data, dict) and isinstance(data.get("case"), dict) and "device" in data
-            and "seconds_per_run" in data and bool(data["case"].get("table")))
-
-
-if __name__ == "__main__":
-    sys.exit(main())
 
 
 def paper_code(*modules: str) -> list[str]:
@@ -613,3 +346,7 @@ def paper_code(*modules: str) -> list[str]:
             if isinstance(node, ast.ImportFrom) and node.level == 1:  # from .x import ... / from . import x
                 todo += [node.module] if node.module else [a.name for a in node.names]
     return [f"srmdp/paper/{name}.py" for name in sorted(seen)]
+
+
+if __name__ == "__main__":
+    sys.exit(main())

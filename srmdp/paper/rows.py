@@ -98,6 +98,12 @@ def canonical_table(table: str) -> str:
     return TABLE_ALIASES.get(table, table) if isinstance(table, str) else table
 
 
+def split_row_key(key: str) -> tuple[str, int]:
+    """(table, row) of a row key such as ``LP1d4_r2`` (the inverse of ``PaperCase.label`` and ``Selected.key``)."""
+    table, _, row = key.rpartition("_r")
+    return table, int(row)
+
+
 def paper_table_number(table: str) -> int:
     """The number the paper gives a result table (LP0d4 -> 3 ... LP1d15_19 -> 13)."""
     ids = table_ids()

@@ -1,6 +1,6 @@
 """The report's verdict: the scorecard per paper table and per claim group, the sign tests of the residuals, the
 rows not run with their cost, and the sentences of page 1 and of the limitations, all from the distinct cells of
-:func:`srmdp.paper.summary.cells` (a CPU and a GPU line of the same runs counted once).
+:func:`srmdp.paper.cells.cells` (a CPU and a GPU line of the same runs counted once).
 """
 
 from __future__ import annotations
@@ -40,18 +40,36 @@ def sign_tests(allc, reading) -> list:
             if not cs:
                 continue
             pos = sum(c.diff > 0 for c in cs)
-            out.append({"table": t, "number": paper_table_number(t), "indicator": k, "tex": INDICATOR_TEX[k],
-                        "n": len(cs), "pos": pos, "p": binomial_p(pos, len(cs)),
-                        "lo": min(c.diff for c in cs), "hi": max(c.diff for c in cs)})
+            out.append(
+                {
+                    "table": t,
+                    "number": paper_table_number(t),
+                    "indicator": k,
+                    "tex": INDICATOR_TEX[k],
+                    "n": len(cs),
+                    "pos": pos,
+                    "p": binomial_p(pos, len(cs)),
+                    "lo": min(c.diff for c in cs),
+                    "hi": max(c.diff for c in cs),
+                }
+            )
     return out
 
 
 def pooled_sign(allc, reading, tables, indicator):
-    cs = [c for c in one_per_row(c for c in allc if c.reading == reading)
-          if c.table in tables and c.indicator == indicator]
+    cs = [
+        c
+        for c in one_per_row(c for c in allc if c.reading == reading)
+        if c.table in tables and c.indicator == indicator
+    ]
     pos = sum(c.diff > 0 for c in cs)
-    return {"n": len(cs), "pos": pos, "p": binomial_p(pos, len(cs)),
-            "lo": min((c.diff for c in cs), default=0.0), "hi": max((c.diff for c in cs), default=0.0)}
+    return {
+        "n": len(cs),
+        "pos": pos,
+        "p": binomial_p(pos, len(cs)),
+        "lo": min((c.diff for c in cs), default=0.0),
+        "hi": max((c.diff for c in cs), default=0.0),
+    }
 
 
 def gpu_cost_model(campaign_results):
@@ -80,10 +98,23 @@ def rows_not_run(allc, reading=None, campaign_results=(), results=()):
         per_run = model.run_seconds(case)
         cpu = paper_case(r["table"], row=r["row"], precision="float64")
         cpu_run = estimate_seconds(cpu, 2) - estimate_seconds(cpu, 1)  # one more run: the per-run cost alone
-        out.append({"table": r["table"], "number": paper_table_number(r["table"]), "row": r["row"], "d": r["d"],
-                    "dt": f"{r['dt']:g}", "K": r["K"], "M": r["M"], "paper_cpu": r["cpu_s"], "paper_gpu": r["gpu_s"],
-                    "speedup": r["cpu_s"] / r["gpu_s"], "per_run": per_run, "cpu_run": cpu_run,
-                    "total": model.chunk_seconds(case, COST_RUNS)})
+        out.append(
+            {
+                "table": r["table"],
+                "number": paper_table_number(r["table"]),
+                "row": r["row"],
+                "d": r["d"],
+                "dt": f"{r['dt']:g}",
+                "K": r["K"],
+                "M": r["M"],
+                "paper_cpu": r["cpu_s"],
+                "paper_gpu": r["gpu_s"],
+                "speedup": r["cpu_s"] / r["gpu_s"],
+                "per_run": per_run,
+                "cpu_run": cpu_run,
+                "total": model.chunk_seconds(case, COST_RUNS),
+            }
+        )
     return out
 
 
@@ -107,13 +138,23 @@ def scorecard(allc, reading, expl):
                 found, tested = expl.get((worst["best"].path, worst["indicator"]), ([], False))
                 hyp = ", ".join(found) if found else ("none" if tested else "not tested")
         w = None if worst is None else worst["best"]
-        out.append({"what": f"T.{paper_table_number(t)}", "table": t, "rows_run": tot["rows"],
-                    "rows": sum(r["table"] == t for r in paper_rows()), "totals": tot,
-                    "worst": None if w is None else w.diff, "worst_grade": "" if worst is None else worst["grade"],
-                    "worst_where": "" if w is None else
-                    f"{INDICATOR_TEX[w.indicator]} $\\Delta t={w.dt:g}$" + ("" if w.table not in HIGH_D
-                                                                            else f" $d={w.d}$"),
-                    "hypothesis": hyp, "verdict": _evidence_verdict(tot)})
+        out.append(
+            {
+                "what": f"T.{paper_table_number(t)}",
+                "table": t,
+                "rows_run": tot["rows"],
+                "rows": sum(r["table"] == t for r in paper_rows()),
+                "totals": tot,
+                "worst": None if w is None else w.diff,
+                "worst_grade": "" if worst is None else worst["grade"],
+                "worst_where": ""
+                if w is None
+                else f"{INDICATOR_TEX[w.indicator]} $\\Delta t={w.dt:g}$"
+                + ("" if w.table not in HIGH_D else f" $d={w.d}$"),
+                "hypothesis": hyp,
+                "verdict": _evidence_verdict(tot),
+            }
+        )
     return out
 
 
@@ -129,20 +170,38 @@ def claim_scorecard(claims, outcome):
         if not mine:
             continue
         n = Counter(outcome(c) for c in mine)
-        words = [w for w, k in ((f"{n['held']} held", "held"), (f"{n['not held']} qualified", "not held"),
-                                (f"{n['text = its table']} text = its own table", "text = its table"),
-                                (f"{n['not checked']} not checked", "not checked")) if n[k]]
-        out.append({"what": label, "n": len(mine), "held": n["held"], "not_held": n["not held"],
-                    "table_only": n["text = its table"], "not_checked": n["not checked"],
-                    "verdict": ", ".join(words)})
+        words = [
+            w
+            for w, k in (
+                (f"{n['held']} held", "held"),
+                (f"{n['not held']} qualified", "not held"),
+                (f"{n['text = its table']} text = its own table", "text = its table"),
+                (f"{n['not checked']} not checked", "not checked"),
+            )
+            if n[k]
+        ]
+        out.append(
+            {
+                "what": label,
+                "n": len(mine),
+                "held": n["held"],
+                "not_held": n["not held"],
+                "table_only": n["text = its table"],
+                "not_checked": n["not checked"],
+                "verdict": ", ".join(words),
+            }
+        )
     return out
 
 
 # --- each paper number judged once, by the strength of its evidence -----------------------------------------------
 STRONG_RUNS = 8  # >= 8 runs: a standard error with >= 7 degrees of freedom (t-limit 5.0 at 8 runs against 3.0)
 GRADES = ("strong", "weak", "none")
-GRADE_WORDS = {"strong": f"strong ($\\ge{STRONG_RUNS}$ runs)", "weak": f"weak (2--{STRONG_RUNS - 1} runs)",
-               "none": "none (1 run, no standard error)"}
+GRADE_WORDS = {
+    "strong": f"strong ($\\ge{STRONG_RUNS}$ runs)",
+    "weak": f"weak (2--{STRONG_RUNS - 1} runs)",
+    "none": "none (1 run, no standard error)",
+}
 
 
 def grade_of(runs, se) -> str:
@@ -172,10 +231,22 @@ def paper_numbers(allc, reading, fallback=True) -> list:
         pool = same or cs
         best = max(pool, key=lambda c: (c.runs, c.se is not None, c.device == "CPU = GPU", -pool.index(c)))
         grade = grade_of(best.runs, best.se)
-        out.append({"table": key[0], "row": key[1], "indicator": key[2], "d": best.d, "dt": best.dt,
-                    "reading": best.reading, "best": best, "grade": grade,
-                    "verdict": best.verdict if grade != "none" else None, "in_sample": best.in_sample,
-                    "other_reading": not same, "supporting": [c for c in cs if c is not best]})
+        out.append(
+            {
+                "table": key[0],
+                "row": key[1],
+                "indicator": key[2],
+                "d": best.d,
+                "dt": best.dt,
+                "reading": best.reading,
+                "best": best,
+                "grade": grade,
+                "verdict": best.verdict if grade != "none" else None,
+                "in_sample": best.in_sample,
+                "other_reading": not same,
+                "supporting": [c for c in cs if c is not best],
+            }
+        )
     return out
 
 
@@ -187,9 +258,14 @@ def evidence_totals(numbers) -> dict:
     for g in GRADES:
         ns = [n for n in numbers if n["grade"] == g]
         v = Counter(n["verdict"] for n in ns)
-        out[g] = {"n": len(ns), "within": v["within"], "inconclusive": v["inconclusive"], "beyond": v["beyond"],
-                  "in_sample_within": sum(n["in_sample"] and n["verdict"] == "within" for n in ns),
-                  "rows": len({(n["table"], n["row"]) for n in ns})}
+        out[g] = {
+            "n": len(ns),
+            "within": v["within"],
+            "inconclusive": v["inconclusive"],
+            "beyond": v["beyond"],
+            "in_sample_within": sum(n["in_sample"] and n["verdict"] == "within" for n in ns),
+            "rows": len({(n["table"], n["row"]) for n in ns}),
+        }
     for k in ("within", "inconclusive", "beyond", "in_sample_within"):
         out[k] = sum(out[g][k] for g in GRADES)
     out["judged"] = out["within"] + out["beyond"]

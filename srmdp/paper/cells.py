@@ -1,0 +1,143 @@
+"""The report's cells: one per paper row x indicator x reading x source of ours, each with its verdict.
+
+Built from the published summaries (the preset's CPU runs) and the pooled chunks of the GPU campaign
+(data/gpu/); the summary page, its sentences, the scorecard and the tests all read this one list, so that a
+sentence cannot disagree with the tables it summarises.
+
+Few runs: a standard error estimated from R runs is itself uncertain, so a cell is judged against the
+two-sided 3-sigma probability of Student's t with R - 1 degrees of freedom (:func:`srmdp.paper.student.z_limit`:
+235.8 s.e. for 2 runs, 19.2 for 3, 9.2 for 4, 3.08 for 100): *within* |z| <= 3, *inconclusive* 3 < |z| <=
+that limit (too few runs to call it a difference), *beyond* past it.  Cells of the reading fitted to the
+paper (``paper-fit``, identified on the Delta t = 0.2 rows) at Delta t = 0.2 are *in-sample*.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..indicators import INDICATORS
+from ..readings import matches
+from .index import index_results
+from .record import arithmetic_of, merge_twins, precision_short, run_key, storage_of
+from .rows import paper_rows
+from .student import z_limit
+from .tables import FIT_DT, FIT_READING, campaign_lines  # the fitted reading and where; float32 vs float64
+
+
+@dataclass
+class Cell:
+    table: str
+    row: int
+    d: int
+    dt: float
+    reading: str
+    source: str  # "CPU float64 (preset)", "GPU float32", "CPU float64" (campaign chunks)
+    runs: int
+    indicator: str
+    ours: float
+    se: float | None
+    paper: float
+    path: str
+    runkey: tuple = ()
+    device: str = "CPU"  # CPU, GPU, or "CPU = GPU" (one cell computed on both from the same runs)
+    also: str = ""  # the other result's path of a "CPU = GPU" cell
+    storage: str = "float64"
+    arithmetic: str = "float64"
+    also_precision: str = ""  # the other result's precisions of a "CPU = GPU" cell, in words
+
+    @property
+    def key(self) -> tuple:
+        """What makes two cells the same thing: row, reading, indicator and the random streams behind it."""
+        return (self.table, self.row, self.reading, self.indicator, self.runkey)
+
+    @property
+    def diff(self) -> float:
+        return self.ours - self.paper
+
+    @property
+    def z(self) -> float | None:
+        return self.diff / self.se if self.se else None
+
+    @property
+    def limit(self) -> float:
+        return z_limit(self.runs)
+
+    @property
+    def verdict(self) -> str | None:
+        """``within`` (|z| <= 3), ``inconclusive`` (3 < |z| <= the t-limit of its runs), ``beyond``; None
+        without a standard error."""
+        if self.z is None:
+            return None
+        if abs(self.z) <= 3:
+            return "within"
+        return "inconclusive" if abs(self.z) <= self.limit else "beyond"
+
+    @property
+    def in_sample(self) -> bool:
+        return self.reading == FIT_READING and math.isclose(self.dt, FIT_DT)
+
+
+def _source(res, campaign: bool) -> str:
+    """``CPU f64 (preset)``, ``GPU f32 st./f64 ar.``: device and precisions as the result records them."""
+    if res.get("_twin"):
+        return f"CPU {res['_twin_precision']} = GPU {precision_short(res)}"
+    dev = str(res.get("device") or "?").upper()
+    return f"{dev} {precision_short(res)}" + ("" if campaign else " (preset)")
+
+
+def report_readings(plan) -> list:
+    """The readings whose runs count for the paper's numbers: the paper's scheme (no Z control variate), in
+    either path arithmetic (a float32-arithmetic run is a run of that row; its cells say so)."""
+    return [r for r in plan.readings if not r.z_cv]
+
+
+def cells(plan, summaries, campaign=(), readings=None) -> list:
+    """Every cell with a value of ours under one of ``readings`` (default: the paper's readings,
+    ``plan.paper_readings``), from both kinds of summaries."""
+    readings = plan.paper_readings if readings is None else list(readings)
+    sums, camp = index_results(summaries), index_results(campaign)
+    selected = {(s.table, s.row) for s in plan.selected}
+    out = []
+    for paper in paper_rows():
+        key = (paper["table"], paper["row"])
+        found = []
+        if key in selected:
+            for reading in readings:
+                res = next((x for x in sums.get(key, []) if matches(x, reading)), None)
+                if res is not None:
+                    found.append((reading.name, res, False))
+        merged = merge_twins(camp.get(key, []))
+        for e in campaign_lines(plan, merged, readings):
+            found.append((e["name"], index_res(merged, e["sources"][0]), True))
+        for name, res, is_camp in found:
+            for k in INDICATORS:
+                if res.get(k) is None:
+                    continue
+                out.append(
+                    Cell(
+                        paper["table"],
+                        paper["row"],
+                        paper["d"],
+                        paper["dt"],
+                        name,
+                        _source(res, is_camp),
+                        int(res["runs"]),
+                        k,
+                        float(res[k]),
+                        res.get(k + "_se"),
+                        float(paper[k]),
+                        res["_path"],
+                        run_key(res),
+                        res.get("_device") or str(res.get("device") or "?").upper(),
+                        res.get("_twin") or "",
+                        storage_of(res),
+                        arithmetic_of(res),
+                        res.get("_twin_words") or "",
+                    )
+                )
+    return out
+
+
+def index_res(results, path):
+    return next(r for r in results if r["_path"] == path)

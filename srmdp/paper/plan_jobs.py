@@ -1,0 +1,253 @@
+"""What a preset's jobs cost and how they are called: threads, memory (:mod:`srmdp.memory`), time
+(:mod:`srmdp.paper.cost`), the arguments of the jobs that are not one reading of one row, and the cost report
+of ``srmdp plan``.
+
+:class:`PlanJobs` is the part of :class:`srmdp.paper.plan.Plan` that prices jobs; it reads the plan's selection
+and its paths (:class:`srmdp.paper.plan_files.PlanFiles`).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import replace
+
+from ..memory import required_bytes
+from .cost import estimate_seconds
+from .lsmdp import model_bytes as lsmdp_model_bytes
+from .rows import paper_case, split_row_key
+
+
+def _hms(seconds: float) -> str:
+    seconds = int(round(seconds))
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m{seconds % 60:02d}s"
+    return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+
+
+class PlanJobs:
+    """The jobs of a preset with their resources and cost (a part of :class:`srmdp.paper.plan.Plan`)."""
+
+    def lsmdp_args(self, key) -> str:
+        sel = self.lsmdp_by_key[key]
+        return (
+            f"--table {sel.table} --row {sel.row} {self.reading(self.lsmdp_reading).cli()}"
+            f" --runs {sel.runs} --seed {self.seed} --test-points {self.test_points}"
+        )
+
+    def lsmdp_mem_mb(self, key) -> int:
+        sel = self.lsmdp_by_key[key]
+        return int(math.ceil(3 * lsmdp_model_bytes(paper_case(sel.table, row=sel.row)) / 1e6)) + 600
+
+    def residual_args(self, variant, key) -> str:
+        """`srmdp run` arguments of a variant: the residual reading's row with the variant's changes."""
+        v, sel = self.variant(variant), self.by_key[key]
+        base = self.reading(self.residual_reading)
+        reading = replace(base, trunc_y=v.get("trunc_y", base.trunc_y), trunc_z=v.get("trunc_z", base.trunc_z))
+        return (
+            f"--table {sel.table} --row {sel.row} {reading.cli()} --runs {sel.runs}"
+            f" --test-points {self.test_points} --seed {v.get('seed', self.seed)}"
+            f" --precision {v.get('precision', self.precision)}"
+        )
+
+    def _alone(self, like: bool):
+        """(reading, precision, runs) of a job timed alone: rule likeforlike's or rule multicore's."""
+        if like:
+            return self.likeforlike_reading, self.likeforlike_precision, self.likeforlike_runs
+        return self.timing_reading, self.precision, self.multicore_runs
+
+    def multicore_args(self, key, like: bool = False) -> str:
+        """Arguments of `srmdp run` for a job timed alone (--threads is the rule's)."""
+        table, row = split_row_key(key)
+        reading, precision, runs = self._alone(like)
+        return (
+            f"--table {table} --row {row} {self.reading(reading).cli()}"
+            f" --runs {runs} --test-points {self.test_points} --seed {self.seed} --precision {precision}"
+        )
+
+    def multicore_case(self, key, like: bool = False):
+        table, row = split_row_key(key)
+        reading, precision, _ = self._alone(like)
+        return paper_case(table, row=row, precision=precision, **self.reading(reading).options())
+
+    def multicore_mem_mb(self, key, threads: int, like: bool = False) -> int:
+        need = required_bytes(self.multicore_case(key, like), self.test_points, workers=max(64, threads))
+        return int(math.ceil(need / 1e6)) + 600  # + interpreter, Numba and LLVM
+
+    def multicore_seconds(self, key, nthreads, cores, like: bool = False) -> float:
+        threads = 1 if nthreads == "1" else cores
+        runs = self._alone(like)[2]
+        return estimate_seconds(self.multicore_case(key, like), runs, threads, "cpu", self.test_points)
+
+    # --- resources ---------------------------------------------------------------------------
+    def chunk_runs(self, key, j) -> tuple[int, int]:
+        return self.by_key[key].chunk_range(int(j))
+
+    def mem_mb(self, key, threads: int = 1) -> int:
+        case = self.case(key, self.readings[0].name)
+        need = required_bytes(case, self.test_points, workers=max(64, threads))
+        return int(math.ceil(need / 1e6)) + 600  # + interpreter, Numba and LLVM
+
+    def job_seconds(self, key, runs, threads, device="cpu") -> float:
+        return estimate_seconds(self.case(key, self.readings[0].name), runs, threads, device, self.test_points)
+
+    def runtime_min(self, key, runs, threads, device="cpu") -> int:
+        return int(math.ceil(3 * self.job_seconds(key, runs, threads, device) / 60.0)) + 5
+
+    def jobs(self, cores: int | None = None):
+        """Every job of the preset: (kind, target, estimated seconds, threads, mem_mb)."""
+        cores = cores or os.cpu_count() or 1
+        out = []
+        for s in self.selected:
+            for dev in self.devices:
+                for r in self.readings:
+                    if not r.runs_row(s.key):
+                        continue
+                    for j in range(s.chunks):
+                        _, n = s.chunk_range(j)
+                        thr = min(self.threads, cores)
+                        out.append(
+                            (
+                                "solve",
+                                self.chunk_path(r.name, s.key, dev, j),
+                                self.job_seconds(s.key, n, thr, dev),
+                                thr,
+                                self.mem_mb(s.key, thr),
+                            )
+                        )
+                if dev == "cpu":
+                    for v in self.variants if s.key in self.residual_rows else ():
+                        thr = min(self.threads, cores)
+                        out.append(
+                            (
+                                "resid",
+                                self.residual_run_path(v.name, s.key),
+                                self.job_seconds(s.key, s.runs, thr),
+                                thr,
+                                self.mem_mb(s.key, thr),
+                            )
+                        )
+                if s.timing:
+                    thr = min(self.timing_threads or cores, cores)
+                    out.append(
+                        (
+                            "time",
+                            self.run_timing_path(s.key, dev),
+                            self.job_seconds(s.key, self.timing_runs, thr, dev),
+                            thr,
+                            self.mem_mb(s.key, thr),
+                        )
+                    )
+        for key in self.multicore:  # each asks for every core (runs alone), 1-thread job included
+            for n in self.MULTICORE_THREADS:
+                out.append(
+                    (
+                        "multi",
+                        self.multicore_run_path(key, n),
+                        self.multicore_seconds(key, n, cores),
+                        cores,
+                        self.multicore_mem_mb(key, cores),
+                    )
+                )
+        for key in self.likeforlike:  # all cores, alone, in the GPU results' precision and reading
+            out.append(
+                (
+                    "like",
+                    self.likeforlike_run_path(key),
+                    self.multicore_seconds(key, "all", cores, like=True),
+                    cores,
+                    self.multicore_mem_mb(key, cores, like=True),
+                )
+            )
+        return out + self._other_jobs()
+
+    def _other_jobs(self) -> list:
+        """The compute jobs beyond the paper's rows: LSMDP, and the suite beyond the paper (runs, references,
+        solves, the coverage of u0_error), priced by :mod:`srmdp.paper.cost`."""
+        from .beyond import BeyondPlan, closed_form_reference
+        from .beyond_solve import COVERAGE_PROBLEMS
+        from .cost import REFERENCE_SECONDS, SOLVE_SECONDS, coverage_seconds, estimate_seconds, lsmdp_seconds
+
+        out = []
+        for sel in self.lsmdp:
+            out.append(
+                (
+                    "lsmdp",
+                    self.lsmdp_run_path(sel.key),
+                    lsmdp_seconds(paper_case(sel.table, row=sel.row), sel.runs),
+                    1,
+                    self.lsmdp_mem_mb(sel.key),
+                )
+            )
+        b = BeyondPlan(self)
+        for c in b.cases:
+            out.append(
+                (
+                    "beyond",
+                    b.run_path(c.key),
+                    estimate_seconds(c.case(), c.runs, 1, "cpu", self.test_points),
+                    1,
+                    b.mem_mb(c.key),
+                )
+            )
+        for problem, d in b.references:
+            paths = 0 if closed_form_reference(problem) else b.reference_paths
+            out.append(
+                (
+                    "ref",
+                    b.reference_run_path(f"{problem}_d{d}"),
+                    REFERENCE_SECONDS[0] + paths * REFERENCE_SECONDS[1],
+                    1,
+                    1000,
+                )
+            )
+        for x in b.solves:
+            out.append(
+                ("solve", b.solve_path(x.key, published=False), SOLVE_SECONDS + (x.budget_s or 0.0), 1, 2000)
+            )  # a refinement to a tolerance may use its whole budget
+        if b.coverage:
+            out.append(
+                (
+                    "cover",
+                    b.coverage_path(published=False),
+                    coverage_seconds(
+                        len(COVERAGE_PROBLEMS), int(b.coverage.get("seeds", 20)), len(b.coverage.get("dims", [2, 4]))
+                    ),
+                    1,
+                    2000,
+                )
+            )
+        return out
+
+    def cost_report(self, cores: int | None = None, done=os.path.exists, pending=None, render_jobs=None) -> str:
+        """The preset's compute jobs with the cost model's seconds.  ``pending``: the outputs of the compute jobs
+        this invocation will run (from Snakemake's DAG; None: every job whose output is missing), ``render_jobs``:
+        how many other jobs (publish, tables, figures, PDF) it runs besides."""
+        cores = cores or os.cpu_count() or 1
+        jobs = self.jobs(cores)
+        runs = (lambda t: not done(t)) if pending is None else (lambda t: t in pending)
+        todo_jobs = [j for j in jobs if runs(j[1])]
+        lines = [
+            f"srmdp: preset '{self.preset}' has {len(jobs)} compute jobs ({len(self.selected)} paper rows x"
+            f" {len(self.readings)} readings x {len(self.devices)} device(s), and the jobs beyond the paper);"
+            f" this run computes {len(todo_jobs)} of them"
+            + ("" if render_jobs is None else f" and runs {render_jobs} render jobs (publish, tables, figures, PDF)")
+            + ":"
+        ]
+        todo = 0.0
+        for kind, target, sec, thr, mem in jobs:
+            mark = f"~{_hms(sec)}" if runs(target) else "not run (up to date)"
+            if runs(target):
+                todo += sec * thr
+            if runs(target) or len(jobs) <= 40:
+                lines.append(f"  {kind:<5} {target:<60} {thr} thr  {mem:>6} MB  {mark}")
+        if not todo_jobs:
+            lines.append("srmdp: no compute job to run: only the render jobs, about a minute or two")
+        else:
+            lines.append(
+                f"srmdp: compute still to run ~{_hms(todo)} core-time, ~{_hms(todo / cores)} wall on"
+                f" {cores} cores (cost model; render jobs not included)"
+            )
+        return "\n".join(lines)
