@@ -30,6 +30,15 @@ with its Richardson value where that is its best (``result["extrapolated"]`` kee
 intermediate level without a strictly coarser level below it is not preferred to an estimated one, and a dt
 partner or a fill step replaces the answer only where its estimate is also the smaller.
 
+**Levels chosen by predicted error reduction per second.**  Once the answer has an estimate, before each
+level of the ladder the error model fitted to the levels so far (:mod:`srmdp.error_model`: u0 = u* + a/N +
+b h^q + c N/M) prices the ladder's next level (with its dt partners) and the steps from the answer (below) in
+predicted error reduction per second; a step from the answer is taken instead (``step-<kind>`` in the rows)
+where it is the better buy.  Only what can become the answer is priced: a value with no strictly coarser level
+(dt halved at a fixed M) gains nothing, and the ladder's own stepping stones (dt at a fixed M) are taken as the
+ladder has them.  Where the N/M term dominates (``hjb_lq``: c < 0, the quadratic driver's noise in z), the
+ladder's next level, which refines N too, is the worse buy at a fixed M, and 2 M from the answer the better.
+
 **The whole budget.**  When the next level does not fit in what is left (or the ladder ends), the rest of
 the budget goes to fill steps from the answer (:mod:`srmdp.fill_steps`: its dt partners N/2 and N/4, dt/2, 2 M,
 or #C + 2), the one with the largest predicted error reduction per second (``predicted_gain`` there: the
@@ -60,7 +69,7 @@ import time
 from dataclasses import replace
 
 from .exceptions import ConfigError
-from .fill_steps import choose_fill
+from .fill_steps import answer_model, choose_fill, ladder_gain, rank_fills
 from .richardson import extrapolate
 from .rng import STEP_BITS
 
@@ -196,7 +205,14 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
                     c = pending[group - 1][0]
                     state["why"] = (f"budget: level N = {c.steps} (#C = {c.cells}, M = {c.paths}) would take about"
                                     f" {work / rate:.0f} s, {budget - elapsed:.0f} s of {budget:g} s are left")
-            if fits:
+            swap = None
+            if fits and rate is not None:  # the ladder's next level(s), or a step from the answer the model prefers
+                swap = _prefer_step(req, state, ran, budget - elapsed, pending, group, work / rate)
+            if swap is not None:
+                rules = dict(getattr(state["answer"][0], "rules", {}))
+                queue = [(c, rules, "step-" + swap[0]) for c in swap[1]]
+                case, rules, kind = queue.pop(0)
+            elif fits:
                 pending.pop(0)
             else:  # the next level does not fit (or the ladder ended): a fill step, where the model says
                 kind, cases = choose_fill(req, state, ran, budget - elapsed, pending)
@@ -246,7 +262,7 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
             # partner or a fill step only where its estimate is also the smaller (a step the model chose may fail)
             rank = (row["best"] is not None, case.path_steps)
             if prev is None or rank >= (prev[1]["best"] is not None, prev[0].case.path_steps):
-                side = kind == "dt-partner" or kind.startswith("fill-")
+                side = kind == "dt-partner" or kind.startswith(("fill-", "step-"))
                 if not (side and prev is not None and prev[1]["best"] is not None
                         and row["best"]["u0_error"] > prev[1]["best"]["u0_error"]):
                     state["answer"] = (sol, row)
@@ -257,6 +273,19 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
             if met >= CONSECUTIVE:
                 state["met"] = True
                 return None
+
+
+def _prefer_step(req, state, ran, left, pending, group, secs):
+    """(kind, [cases]) of a step from the answer whose predicted error reduction per second (the error model fitted
+    to the levels so far, :mod:`srmdp.error_model`) beats the ladder's next group of levels (``secs`` seconds), or
+    None: the ladder's level.  Only where the model prices both (it identifies the terms the steps change)."""
+    gain = ladder_gain(answer_model(state), state, [lv[0] for lv in pending[:group]])
+    if gain is None:
+        return None
+    kind, cases, per_s = rank_fills(req, state, ran, left, model_only=True)
+    if kind is None or per_s <= gain / max(secs, 1e-9) or per_s <= 0.0:
+        return None
+    return kind, cases
 
 
 def _estimate(case, row, res, done):
