@@ -11,7 +11,8 @@ not grow #C and M with N (LP1 at d >= 11: #C = 2, M = 2000 at every N) the error
 ``tol`` is refused, with the reason.
 
 **Estimates.** A level's ``u0_error`` is :func:`srmdp.error_estimate.total_error` against the latest completed
-level strictly coarser in N, #C (of the same parity) and M (an intermediate level may have none).
+level strictly coarser in N, #C (of the same parity) and M (an intermediate level may have none).  A rule level
+with no such level before it in the ladder is preceded by its solve's level below (kind "below", :func:`ladder`).
 
 **Richardson extrapolation in dt** (:mod:`srmdp.richardson`).  The scheme's time error on u0 is first order for
 smooth data, so two levels that differ in dt only (the same #C and M, the same seed) give
@@ -87,7 +88,12 @@ ORDER = ("paths", "dt", "cells")
 
 def ladder(req):
     """The levels' (case, rules, kind) with kind "rule" or "dt"/"cells"/"paths" (one parameter refined),
-    checked for memory first, up to the first that does not fit.  Returns (levels, why the ladder ends)."""
+    checked for memory first, up to the first that does not fit.  Returns (levels, why the ladder ends).  A rule
+    level with no level strictly coarser of its #C parity before it (#C 2 -> 3 at d = 8: #C 1 is the only odd
+    one below) is preceded by its solve's level below (``SolveRequest.below``, kind "below": at #C 1, one stratum,
+    cheap), so that it has an estimate."""
+    from .error_estimate import coarser
+
     steps = ([req.steps // 2] if req.steps >= 2 else []) + [req.steps * 2**k for k in range(RULE_LEVELS)]
     levels = []
     prev = None
@@ -106,7 +112,12 @@ def ladder(req):
                             steps_between.append((replace(nxt, dt=nxt.maturity / k), rules, "dt-partner"))
                     steps_between.append((nxt, rules, name))
                     mid = nxt
-        for c, r, kind in steps_between + [(case, rules, "rule")]:
+        below = []
+        if not any(coarser(case, lv[0])[0] for lv in levels):  # no level below of its #C parity: the solve's own
+            low = req.below(case)[0] if req.runs >= 2 else None
+            if low is not None and all(low != lv[0] for lv in levels + steps_between):
+                below = [(low, {}, "below")]
+        for c, r, kind in steps_between + below + [(case, rules, "rule")]:
             try:
                 req.check(c)
             except ConfigError as exc:
@@ -194,7 +205,9 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
             if pending:
                 case, rules, kind = pending[0]
                 # dt partners are worth their time only with the level they pair with: priced together
-                group = 1 + next((i for i, lv in enumerate(pending) if lv[2] != "dt-partner"), len(pending) - 1)
+                group = 1 + next(
+                    (i for i, lv in enumerate(pending) if lv[2] not in ("dt-partner", "below")), len(pending) - 1
+                )
                 work = sum(lv[0].path_steps for lv in pending[:group]) * req.runs
                 if rate is None and elapsed > budget / 2:
                     state["why"] = (f"budget: level N = {case.steps} cannot be predicted (no level measured yet) and"
@@ -262,7 +275,7 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
             # partner or a fill step only where its estimate is also the smaller (a step the model chose may fail)
             rank = (row["best"] is not None, case.path_steps)
             if prev is None or rank >= (prev[1]["best"] is not None, prev[0].case.path_steps):
-                side = kind == "dt-partner" or kind.startswith(("fill-", "step-"))
+                side = kind in ("dt-partner", "below") or kind.startswith(("fill-", "step-"))
                 if not (side and prev is not None and prev[1]["best"] is not None
                         and row["best"]["u0_error"] > prev[1]["best"]["u0_error"]):
                     state["answer"] = (sol, row)

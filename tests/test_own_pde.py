@@ -309,7 +309,7 @@ def test_refine_steps_cost_at_most_about_8x():
 
     req = _request(d=4)
     levels, _ = ladder(req)
-    cost = [c.path_steps for c, _, _ in levels]
+    cost = [c.path_steps for c, _, kind in levels if kind != "below"]  # a level below is a side level (cheap)
     assert max(b / a for a, b in zip(cost[1:], cost[2:], strict=False)) < 10
 
 
@@ -700,3 +700,17 @@ def test_steps_chosen_by_the_model_beat_the_fixed_ladder(monkeypatch, budget):
             if prefer:
                 assert any(r["kind"].startswith("step-") for r in sol.result["refinement"])
     assert errors[True] < 0.6 * errors[False], errors
+
+
+def test_every_rule_level_of_the_ladder_has_a_level_below_of_its_parity():
+    """d = 8: #C 2 -> 3 changes the parity, and #C 1 is the only odd #C below 3; the ladder runs the solve's own
+    level below (N/2, #C 1, M by the rules) before it, so that the level can be estimated."""
+    from srmdp.error_estimate import coarser
+    from srmdp.refine import ladder
+
+    for d in (4, 8):
+        levels, _ = ladder(_request(d=d))
+        for i, (case, _, kind) in enumerate(levels):
+            if kind == "rule" and i > 0:
+                assert any(coarser(case, c)[0] for c, _, _ in levels[:i]), (d, case.steps, case.cells)
+        assert any(kind == "below" and c.cells == 1 for c, _, kind in levels)
