@@ -123,8 +123,9 @@ def ladder(req):
             except ConfigError as exc:
                 if not levels:
                     raise
-                return levels, (f"memory: the next level (N = {c.steps}, #C = {c.cells}, M = {c.paths}) is"
-                                f" refused: {exc}")
+                return levels, (
+                    f"memory: the next level (N = {c.steps}, #C = {c.cells}, M = {c.paths}) is refused: {exc}"
+                )
             levels.append((c, r, kind))
         prev = case
     return levels, "the ladder's last level"
@@ -135,14 +136,19 @@ def check_rules_grow(req):
     if req.cells is not None and req.paths is not None:
         return
     a, b = req.case_at(req.steps)[0], req.case_at(req.steps * 4)[0]
-    fixed = [n for n, given in (("#C", req.cells), ("M", req.paths))
-             if given is None and getattr(a, "cells" if n == "#C" else "paths")
-             >= getattr(b, "cells" if n == "#C" else "paths")]
+    fixed = [
+        n
+        for n, given in (("#C", req.cells), ("M", req.paths))
+        if given is None
+        and getattr(a, "cells" if n == "#C" else "paths") >= getattr(b, "cells" if n == "#C" else "paths")
+    ]
     if fixed:
-        raise ConfigError(f"invalid tol at basis {req.basis}, d = {req.d}: the paper's rules keep {' and '.join(fixed)}"
-                          f" constant in N here (#C = {a.cells}, M = {a.paths} at every N), so refining N alone"
-                          " leaves their bias and the error estimate does not hold; give cells= and paths= (they"
-                          " are then scaled with N) or solve without tol")
+        raise ConfigError(
+            f"invalid tol at basis {req.basis}, d = {req.d}: the paper's rules keep {' and '.join(fixed)}"
+            f" constant in N here (#C = {a.cells}, M = {a.paths} at every N), so refining N alone"
+            " leaves their bias and the error estimate does not hold; give cells= and paths= (they"
+            " are then scaled with N) or solve without tol"
+        )
 
 
 def refine(req, tol, budget_s=None, report=None):
@@ -159,8 +165,10 @@ def refine(req, tol, budget_s=None, report=None):
     state = {"rate": None, "rows": [], "why": None}
     while True:
         levels, end = ladder(req)
-        say(f"refining to tol = {tol:g} within {budget:g} s: up to {len(levels)} levels, {req.runs} runs each"
-            + (f" (remedies: {', '.join(req.remedies)})" if req.remedies else ""))
+        say(
+            f"refining to tol = {tol:g} within {budget:g} s: up to {len(levels)} levels, {req.runs} runs each"
+            + (f" (remedies: {', '.join(req.remedies)})" if req.remedies else "")
+        )
         out = _climb(req, levels, end, tol, budget, t_start, state, say)
         if out != "diverged":
             break
@@ -172,12 +180,17 @@ def refine(req, tol, budget_s=None, report=None):
         if math.isinf(case.trunc_y) and math.isinf(case.trunc_z):
             bounds = data_bounds(case, req.problem)
             if bounds is not None:
-                req = req.with_remedy(f"truncation from the data: trunc_y = {bounds[0]:.3g}, trunc_z ="
-                                      f" {bounds[1]:.3g}", trunc_y=bounds[0], trunc_z=bounds[1])
+                req = req.with_remedy(
+                    f"truncation from the data: trunc_y = {bounds[0]:.3g}, trunc_z = {bounds[1]:.3g}",
+                    trunc_y=bounds[0],
+                    trunc_z=bounds[1],
+                )
                 continue
-        state["why"] = (f"divergence at N = {case.steps}, #C = {case.cells}, M = {case.paths} after the remedies"
-                        f" ({', '.join(req.remedies) or 'none left'}); set trunc_y and trunc_z to the solution's known"
-                        " bounds (|u| and |sigma^T grad u|), or more paths (paths=)")
+        state["why"] = (
+            f"divergence at N = {case.steps}, #C = {case.cells}, M = {case.paths} after the remedies"
+            f" ({', '.join(req.remedies) or 'none left'}); set trunc_y and trunc_z to the solution's known"
+            " bounds (|u| and |sigma^T grad u|), or more paths (paths=)"
+        )
         break
     return _answer(state, tol, budget, say)
 
@@ -210,14 +223,18 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
                 )
                 work = sum(lv[0].path_steps for lv in pending[:group]) * req.runs
                 if rate is None and elapsed > budget / 2:
-                    state["why"] = (f"budget: level N = {case.steps} cannot be predicted (no level measured yet) and"
-                                    f" half of {budget:g} s is spent")
+                    state["why"] = (
+                        f"budget: level N = {case.steps} cannot be predicted (no level measured yet) and"
+                        f" half of {budget:g} s is spent"
+                    )
                     return None
                 fits = rate is None or elapsed + work / rate <= budget
                 if not fits:
                     c = pending[group - 1][0]
-                    state["why"] = (f"budget: level N = {c.steps} (#C = {c.cells}, M = {c.paths}) would take about"
-                                    f" {work / rate:.0f} s, {budget - elapsed:.0f} s of {budget:g} s are left")
+                    state["why"] = (
+                        f"budget: level N = {c.steps} (#C = {c.cells}, M = {c.paths}) would take about"
+                        f" {work / rate:.0f} s, {budget - elapsed:.0f} s of {budget:g} s are left"
+                    )
             swap = None
             if fits and rate is not None:  # the ladder's next level(s), or a step from the answer the model prefers
                 swap = _prefer_step(req, state, ran, budget - elapsed, pending, group, work / rate)
@@ -237,9 +254,22 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
                 case, rules, kind = queue.pop(0)
         ran.add((case.steps, case.cells, case.paths))
         t0 = _clock()
-        row = {"level": len(rows), "kind": kind, "steps": case.steps, "dt": case.dt, "cells": case.cells,
-               "paths": case.paths, "runs": req.runs, "u0": None, "u0_se": None, "u0_error": None, "seconds": None,
-               "status": "ok", "remedies": list(req.remedies), "best": None}
+        row = {
+            "level": len(rows),
+            "kind": kind,
+            "steps": case.steps,
+            "dt": case.dt,
+            "cells": case.cells,
+            "paths": case.paths,
+            "runs": req.runs,
+            "u0": None,
+            "u0_se": None,
+            "u0_error": None,
+            "seconds": None,
+            "status": "ok",
+            "remedies": list(req.remedies),
+            "best": None,
+        }
         try:
             sol = req.run(case, rules)
         except DivergenceError as exc:
@@ -276,8 +306,12 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
             rank = (row["best"] is not None, case.path_steps)
             if prev is None or rank >= (prev[1]["best"] is not None, prev[0].case.path_steps):
                 side = kind in ("dt-partner", "below") or kind.startswith(("fill-", "step-"))
-                if not (side and prev is not None and prev[1]["best"] is not None
-                        and row["best"]["u0_error"] > prev[1]["best"]["u0_error"]):
+                if not (
+                    side
+                    and prev is not None
+                    and prev[1]["best"] is not None
+                    and row["best"]["u0_error"] > prev[1]["best"]["u0_error"]
+                ):
                     state["answer"] = (sol, row)
         rows.append(row)
         say(_line(row, _clock() - t_start, budget))
@@ -313,12 +347,20 @@ def _estimate(case, row, res, done):
         if rho:
             err, bias = total_error(u, se, r_low["u0"], r_low["u0_se"], rho)
             row.update(u0_error=err, bias=bias, against=r_low["level"])
-            res["error_estimate"] = {"u0_error": err, "bias": bias, "rho": rho, "coarse_u0": r_low["u0"],
-                                     "coarse_u0_se": r_low["u0_se"], "coarse_case": c_low.as_dict()}
+            res["error_estimate"] = {
+                "u0_error": err,
+                "bias": bias,
+                "rho": rho,
+                "coarse_u0": r_low["u0"],
+                "coarse_u0_se": r_low["u0_se"],
+                "coarse_case": c_low.as_dict(),
+            }
             break
     else:
-        res["error_estimate"] = {"u0_error": None, "reason": "no completed level below it is strictly coarser"
-                                 " in N, #C and M (with #C of the same parity)"}
+        res["error_estimate"] = {
+            "u0_error": None,
+            "reason": "no completed level below it is strictly coarser in N, #C and M (with #C of the same parity)",
+        }
     if row["u0_error"] is not None:
         row["best"] = {"kind": "plain", "u0": u, "u0_se": se, "u0_error": row["u0_error"]}
     extrapolate(case, row, done)
@@ -330,32 +372,46 @@ def _answer(state, tol, budget, say):
     rows = state["rows"]
     if "answer" not in state:
         last = rows[-1] if rows else {}
-        raise DivergenceError(f"no level of the refinement gave an answer ({state['why']}):"
-                              f" {last.get('message', '')}")
+        raise DivergenceError(f"no level of the refinement gave an answer ({state['why']}): {last.get('message', '')}")
     sol, row = state["answer"]
     met = bool(state.get("met"))
     why = None if met else state["why"]
     best = row["best"]
-    sol.result.update(tol=tol, budget_s=budget, tol_met=met, refinement=rows, refinement_stop=why,
-                      chosen_level=row["level"])
+    sol.result.update(
+        tol=tol, budget_s=budget, tol_met=met, refinement=rows, refinement_stop=why, chosen_level=row["level"]
+    )
     if best is not None and best["kind"] == "richardson":  # u(0, x0) is the extrapolated value (Solution.u0)
         ext = row["richardson"]
-        sol.result["extrapolated"] = {"u0": ext["u0"], "u0_se": ext["u0_se"], "plain_u0": row["u0"],
-                                      "plain_u0_se": row["u0_se"], "partners": ext["partners"]}
-        sol.result["error_estimate"] = {"u0_error": ext["u0_error"], "bias": ext["bias"], "rho": ext["rho"],
-                                        "next_order": ext["next_order"], "against": ext["against"],
-                                        "richardson": True}
+        sol.result["extrapolated"] = {
+            "u0": ext["u0"],
+            "u0_se": ext["u0_se"],
+            "plain_u0": row["u0"],
+            "plain_u0_se": row["u0_se"],
+            "partners": ext["partners"],
+        }
+        sol.result["error_estimate"] = {
+            "u0_error": ext["u0_error"],
+            "bias": ext["bias"],
+            "rho": ext["rho"],
+            "next_order": ext["next_order"],
+            "against": ext["against"],
+            "richardson": True,
+        }
         sol.result["u0"], sol.result["u0_se"] = ext["u0"], ext["u0_se"]
     shown = best or {"u0": row["u0"], "u0_se": row["u0_se"], "u0_error": None, "kind": "plain"}
     how = " (Richardson in dt)" if shown["kind"] == "richardson" else ""
     if met:
-        say(f"tol met: u0 = {shown['u0']:.6g} ± {_fmt(shown['u0_se'])}{how} (estimated error"
+        say(
+            f"tol met: u0 = {shown['u0']:.6g} ± {_fmt(shown['u0_se'])}{how} (estimated error"
             f" {shown['u0_error']:.2g} <= {tol:g} at {CONSECUTIVE} consecutive levels) at N = {row['steps']},"
-            f" #C = {row['cells']}, M = {row['paths']}")
+            f" #C = {row['cells']}, M = {row['paths']}"
+        )
     else:
         est = "not estimated" if shown["u0_error"] is None else f"{shown['u0_error']:.2g}"
-        say(f"tol = {tol:g} NOT met ({why}); answer u0 = {shown['u0']:.6g} ± {_fmt(shown['u0_se'])}{how},"
-            f" estimated error {est}, at N = {row['steps']}, #C = {row['cells']}, M = {row['paths']}")
+        say(
+            f"tol = {tol:g} NOT met ({why}); answer u0 = {shown['u0']:.6g} ± {_fmt(shown['u0_se'])}{how},"
+            f" estimated error {est}, at N = {row['steps']}, #C = {row['cells']}, M = {row['paths']}"
+        )
     return sol
 
 
@@ -371,8 +427,10 @@ def _fmt(v):
 
 
 def _line(row, elapsed, budget):
-    head = (f"level {row['level']}: N = {row['steps']:>3} dt = {row['dt']:<8.4g} #C = {row['cells']:>2}"
-            f" M = {row['paths']:>6} runs = {row['runs']}:")
+    head = (
+        f"level {row['level']}: N = {row['steps']:>3} dt = {row['dt']:<8.4g} #C = {row['cells']:>2}"
+        f" M = {row['paths']:>6} runs = {row['runs']}:"
+    )
     if row["status"] == "diverged":
         body = "diverged (not an answer)"
     else:
@@ -380,8 +438,9 @@ def _line(row, elapsed, budget):
         body = f"u0 = {row['u0']:.6g} ± {_fmt(row['u0_se'])}  estimated error {err}"
         ext = row.get("richardson")
         if ext is not None and ext["order_confirmed"]:
-            body += (f"; Richardson in dt {ext['u0']:.6g} ± {_fmt(ext['u0_se'])}, estimated error"
-                     f" {_fmt(ext['u0_error'])}")
+            body += (
+                f"; Richardson in dt {ext['u0']:.6g} ± {_fmt(ext['u0_se'])}, estimated error {_fmt(ext['u0_error'])}"
+            )
         if row["kind"] != "rule":
             body += f"  ({row['kind']})"
         if row["status"] == "exploded":
