@@ -168,9 +168,10 @@ def model_gain(model, kind, case, row, best, rows=()):
 
 
 def ladder_gain(model, state, group):
-    """The model's predicted error reduction per path step of the ladder's next group of levels (its last level's
-    value, or its Richardson value where the group holds a partner at the same #C and M), against the answer;
-    None where the model or a term of the group's steps is not identified."""
+    """The model's predicted error reduction of the answer by the ladder's next group of levels (its last level's
+    value, or its Richardson value with a partner at the same #C and M, in the group or run already); None where
+    the model or a term of the group's steps is not identified, or where the last level could not be estimated
+    yet (a stepping stone of the ladder: the ladder's order then)."""
     ans = state.get("answer")
     if model is None or ans is None or ans[1]["best"] is None:
         return None
@@ -184,10 +185,10 @@ def ladder_gain(model, state, group):
     ):
         if a != b and bias_terms(model, case.steps, case.cells, case.paths, q)[name] is None:
             return None
+    if not estimable(last, state["rows"]):
+        return None
     se = row["u0_se"] * math.sqrt(case.paths / last.paths)
     after = predicted_error(model, last.steps, last.cells, last.paths, q, se)
-    if not estimable(last, state["rows"]):  # a stepping stone of the ladder (dt at a fixed M): the ladder's way
-        return None
     # its Richardson partners: in the group, or run already (the ladder's dt partners run before their level)
     done = [(r["steps"], r["cells"], r["paths"]) for r in state["rows"] if r.get("status") == "ok"]
     partners = [
