@@ -86,7 +86,7 @@ def rank_fills(req, state, ran, left, pending=(), model_only=False):
         secs = sum(c.path_steps for c in cs) * req.runs / rate
         if secs <= left:
             # without an estimate yet, the model has nothing to fit: the cheapest step (which may give one)
-            gain = 1.0 if best is None else model_gain(model, kind, case, row, best, state["rows"])
+            gain = 1.0 if best is None else model_gain(model, kind, case, row, best, same_ladder(state))
             if gain is None:
                 if model_only:
                     continue
@@ -103,13 +103,23 @@ def rank_fills(req, state, ran, left, pending=(), model_only=False):
     return options[-1][2], options[-1][3], options[-1][0]
 
 
+def same_ladder(state):
+    """The rows run with the answer's remedies (a remedy restarts the ladder on another problem: other strata or
+    truncation, whose levels neither fit the same model nor estimate the answer)."""
+    ans = state.get("answer")
+    if ans is None:
+        return []
+    remedies = ans[1].get("remedies", [])
+    return [r for r in state["rows"] if r.get("remedies", []) == remedies]
+
+
 def answer_model(state):
     """The error model fitted to the refinement's rows at the answer's #C parity (None: not enough levels)."""
     ans = state.get("answer")
     if ans is None or ans[1]["best"] is None:
         return None
     case = ans[0].case
-    return fit(state["rows"], case.cells % 2, exponent(case.basis))
+    return fit(same_ladder(state), case.cells % 2, exponent(case.basis))
 
 
 def _now(model, case, row, best, q):
@@ -185,12 +195,13 @@ def ladder_gain(model, state, group):
     ):
         if a != b and bias_terms(model, case.steps, case.cells, case.paths, q)[name] is None:
             return None
-    if not estimable(last, state["rows"]):
+    rows = same_ladder(state)
+    if not estimable(last, rows):
         return None
     se = row["u0_se"] * math.sqrt(case.paths / last.paths)
     after = predicted_error(model, last.steps, last.cells, last.paths, q, se)
     # its Richardson partners: in the group, or run already (the ladder's dt partners run before their level)
-    done = [(r["steps"], r["cells"], r["paths"]) for r in state["rows"] if r.get("status") == "ok"]
+    done = [(r["steps"], r["cells"], r["paths"]) for r in rows if r.get("status") == "ok"]
     partners = [
         n
         for n, c, m in [(c.steps, c.cells, c.paths) for c in group[:-1]] + done

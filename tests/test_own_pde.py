@@ -714,3 +714,22 @@ def test_every_rule_level_of_the_ladder_has_a_level_below_of_its_parity():
             if kind == "rule" and i > 0:
                 assert any(coarser(case, c)[0] for c, _, _ in levels[:i]), (d, case.steps, case.cells)
         assert any(kind == "below" and c.cells == 1 for c, _, kind in levels)
+
+
+def test_the_model_fits_only_the_levels_of_the_answers_remedies():
+    """A remedy (other strata, truncation) restarts the ladder on another problem: the levels before it are left
+    out of the model's fit and of the estimability check."""
+    from types import SimpleNamespace
+
+    from srmdp.fill_steps import answer_model, same_ladder
+
+    def u0(n, c, m):
+        return 1.0 + 0.3 / n + 0.2 / c**2 - 2.0 * n / m
+
+    cases = [(2, 3, 125), (5, 3, 500), (10, 3, 500), (10, 5, 500), (5, 5, 2000)]
+    before = [dict(r, remedies=[], u0=r["u0"] + 5.0) for r in _rows(u0, cases)]  # another problem: off by 5
+    after = [dict(r, remedies=["truncation"]) for r in _rows(u0, cases)]
+    row = dict(after[3], best={"kind": "plain", "u0_error": 0.1, "u0_se": 1e-4})
+    state = {"rows": before + after, "answer": (SimpleNamespace(case=_request(d=2).case_at(10)[0]), row)}
+    assert same_ladder(state) == after
+    assert answer_model(state)["u_inf"] == pytest.approx(1.0, abs=1e-3)
