@@ -11,7 +11,8 @@ not grow #C and M with N (LP1 at d >= 11: #C = 2, M = 2000 at every N) the error
 ``tol`` is refused, with the reason.
 
 **Estimates.** A level's ``u0_error`` is :func:`srmdp.error_estimate.total_error` against the latest completed
-level strictly coarser in N, #C (of the same parity) and M (an intermediate level may have none).
+level strictly coarser in N, #C (of the same parity) and M (an intermediate level may have none).  A rule level
+with no such level before it in the ladder is preceded by its solve's level below (kind "below", :func:`ladder`).
 
 **Richardson extrapolation in dt** (:mod:`srmdp.richardson`).  The scheme's time error on u0 is first order for
 smooth data, so two levels that differ in dt only (the same #C and M, the same seed) give
@@ -29,6 +30,15 @@ without divergence and has an estimate (else the finest completed level, u0_erro
 with its Richardson value where that is its best (``result["extrapolated"]`` keeps the plain value): an
 intermediate level without a strictly coarser level below it is not preferred to an estimated one, and a dt
 partner or a fill step replaces the answer only where its estimate is also the smaller.
+
+**Levels chosen by predicted error reduction per second.**  Once the answer has an estimate, before each
+level of the ladder the error model fitted to the levels so far (:mod:`srmdp.error_model`: u0 = u* + a/N +
+b h^q + c N/M) prices the ladder's next level (with its dt partners) and the steps from the answer (below) in
+predicted error reduction per second; a step from the answer is taken instead (``step-<kind>`` in the rows)
+where it is the better buy.  Only what can become the answer is priced: a value with no strictly coarser level
+(dt halved at a fixed M) gains nothing, and the ladder's own stepping stones (dt at a fixed M) are taken as the
+ladder has them.  Where the N/M term dominates (``hjb_lq``: c < 0, the quadratic driver's noise in z), the
+ladder's next level, which refines N too, is the worse buy at a fixed M, and 2 M from the answer the better.
 
 **The whole budget.**  When the next level does not fit in what is left (or the ladder ends), the rest of
 the budget goes to fill steps from the answer (:mod:`srmdp.fill_steps`: its dt partners N/2 and N/4, dt/2, 2 M,
@@ -60,7 +70,7 @@ import time
 from dataclasses import replace
 
 from .exceptions import ConfigError
-from .fill_steps import choose_fill
+from .fill_steps import answer_model, choose_fill, ladder_gain, rank_fills
 from .richardson import extrapolate
 from .rng import STEP_BITS
 
@@ -78,7 +88,12 @@ ORDER = ("paths", "dt", "cells")
 
 def ladder(req):
     """The levels' (case, rules, kind) with kind "rule" or "dt"/"cells"/"paths" (one parameter refined),
-    checked for memory first, up to the first that does not fit.  Returns (levels, why the ladder ends)."""
+    checked for memory first, up to the first that does not fit.  Returns (levels, why the ladder ends).  A rule
+    level with no level strictly coarser of its #C parity before it (#C 2 -> 3 at d = 8: #C 1 is the only odd
+    one below) is preceded by its solve's level below (``SolveRequest.below``, kind "below": at #C 1, one stratum,
+    cheap), so that it has an estimate."""
+    from .error_estimate import coarser
+
     steps = ([req.steps // 2] if req.steps >= 2 else []) + [req.steps * 2**k for k in range(RULE_LEVELS)]
     levels = []
     prev = None
@@ -97,14 +112,20 @@ def ladder(req):
                             steps_between.append((replace(nxt, dt=nxt.maturity / k), rules, "dt-partner"))
                     steps_between.append((nxt, rules, name))
                     mid = nxt
-        for c, r, kind in steps_between + [(case, rules, "rule")]:
+        below = []
+        if not any(coarser(case, lv[0])[0] for lv in levels):  # no level below of its #C parity: the solve's own
+            low = req.below(case)[0] if req.runs >= 2 else None
+            if low is not None and all(low != lv[0] for lv in levels + steps_between):
+                below = [(low, {}, "below")]
+        for c, r, kind in steps_between + below + [(case, rules, "rule")]:
             try:
                 req.check(c)
             except ConfigError as exc:
                 if not levels:
                     raise
-                return levels, (f"memory: the next level (N = {c.steps}, #C = {c.cells}, M = {c.paths}) is"
-                                f" refused: {exc}")
+                return levels, (
+                    f"memory: the next level (N = {c.steps}, #C = {c.cells}, M = {c.paths}) is refused: {exc}"
+                )
             levels.append((c, r, kind))
         prev = case
     return levels, "the ladder's last level"
@@ -115,14 +136,19 @@ def check_rules_grow(req):
     if req.cells is not None and req.paths is not None:
         return
     a, b = req.case_at(req.steps)[0], req.case_at(req.steps * 4)[0]
-    fixed = [n for n, given in (("#C", req.cells), ("M", req.paths))
-             if given is None and getattr(a, "cells" if n == "#C" else "paths")
-             >= getattr(b, "cells" if n == "#C" else "paths")]
+    fixed = [
+        n
+        for n, given in (("#C", req.cells), ("M", req.paths))
+        if given is None
+        and getattr(a, "cells" if n == "#C" else "paths") >= getattr(b, "cells" if n == "#C" else "paths")
+    ]
     if fixed:
-        raise ConfigError(f"invalid tol at basis {req.basis}, d = {req.d}: the paper's rules keep {' and '.join(fixed)}"
-                          f" constant in N here (#C = {a.cells}, M = {a.paths} at every N), so refining N alone"
-                          " leaves their bias and the error estimate does not hold; give cells= and paths= (they"
-                          " are then scaled with N) or solve without tol")
+        raise ConfigError(
+            f"invalid tol at basis {req.basis}, d = {req.d}: the paper's rules keep {' and '.join(fixed)}"
+            f" constant in N here (#C = {a.cells}, M = {a.paths} at every N), so refining N alone"
+            " leaves their bias and the error estimate does not hold; give cells= and paths= (they"
+            " are then scaled with N) or solve without tol"
+        )
 
 
 def refine(req, tol, budget_s=None, report=None):
@@ -139,8 +165,10 @@ def refine(req, tol, budget_s=None, report=None):
     state = {"rate": None, "rows": [], "why": None}
     while True:
         levels, end = ladder(req)
-        say(f"refining to tol = {tol:g} within {budget:g} s: up to {len(levels)} levels, {req.runs} runs each"
-            + (f" (remedies: {', '.join(req.remedies)})" if req.remedies else ""))
+        say(
+            f"refining to tol = {tol:g} within {budget:g} s: up to {len(levels)} levels, {req.runs} runs each"
+            + (f" (remedies: {', '.join(req.remedies)})" if req.remedies else "")
+        )
         out = _climb(req, levels, end, tol, budget, t_start, state, say)
         if out != "diverged":
             break
@@ -152,12 +180,17 @@ def refine(req, tol, budget_s=None, report=None):
         if math.isinf(case.trunc_y) and math.isinf(case.trunc_z):
             bounds = data_bounds(case, req.problem)
             if bounds is not None:
-                req = req.with_remedy(f"truncation from the data: trunc_y = {bounds[0]:.3g}, trunc_z ="
-                                      f" {bounds[1]:.3g}", trunc_y=bounds[0], trunc_z=bounds[1])
+                req = req.with_remedy(
+                    f"truncation from the data: trunc_y = {bounds[0]:.3g}, trunc_z = {bounds[1]:.3g}",
+                    trunc_y=bounds[0],
+                    trunc_z=bounds[1],
+                )
                 continue
-        state["why"] = (f"divergence at N = {case.steps}, #C = {case.cells}, M = {case.paths} after the remedies"
-                        f" ({', '.join(req.remedies) or 'none left'}); set trunc_y and trunc_z to the solution's known"
-                        " bounds (|u| and |sigma^T grad u|), or more paths (paths=)")
+        state["why"] = (
+            f"divergence at N = {case.steps}, #C = {case.cells}, M = {case.paths} after the remedies"
+            f" ({', '.join(req.remedies) or 'none left'}); set trunc_y and trunc_z to the solution's known"
+            " bounds (|u| and |sigma^T grad u|), or more paths (paths=)"
+        )
         break
     return _answer(state, tol, budget, say)
 
@@ -185,18 +218,31 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
             if pending:
                 case, rules, kind = pending[0]
                 # dt partners are worth their time only with the level they pair with: priced together
-                group = 1 + next((i for i, lv in enumerate(pending) if lv[2] != "dt-partner"), len(pending) - 1)
+                group = 1 + next(
+                    (i for i, lv in enumerate(pending) if lv[2] not in ("dt-partner", "below")), len(pending) - 1
+                )
                 work = sum(lv[0].path_steps for lv in pending[:group]) * req.runs
                 if rate is None and elapsed > budget / 2:
-                    state["why"] = (f"budget: level N = {case.steps} cannot be predicted (no level measured yet) and"
-                                    f" half of {budget:g} s is spent")
+                    state["why"] = (
+                        f"budget: level N = {case.steps} cannot be predicted (no level measured yet) and"
+                        f" half of {budget:g} s is spent"
+                    )
                     return None
                 fits = rate is None or elapsed + work / rate <= budget
                 if not fits:
                     c = pending[group - 1][0]
-                    state["why"] = (f"budget: level N = {c.steps} (#C = {c.cells}, M = {c.paths}) would take about"
-                                    f" {work / rate:.0f} s, {budget - elapsed:.0f} s of {budget:g} s are left")
-            if fits:
+                    state["why"] = (
+                        f"budget: level N = {c.steps} (#C = {c.cells}, M = {c.paths}) would take about"
+                        f" {work / rate:.0f} s, {budget - elapsed:.0f} s of {budget:g} s are left"
+                    )
+            swap = None
+            if fits and rate is not None:  # the ladder's next level(s), or a step from the answer the model prefers
+                swap = _prefer_step(req, state, ran, budget - elapsed, pending, group, work / rate)
+            if swap is not None:
+                rules = dict(getattr(state["answer"][0], "rules", {}))
+                queue = [(c, rules, "step-" + swap[0]) for c in swap[1]]
+                case, rules, kind = queue.pop(0)
+            elif fits:
                 pending.pop(0)
             else:  # the next level does not fit (or the ladder ended): a fill step, where the model says
                 kind, cases = choose_fill(req, state, ran, budget - elapsed, pending)
@@ -208,9 +254,22 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
                 case, rules, kind = queue.pop(0)
         ran.add((case.steps, case.cells, case.paths))
         t0 = _clock()
-        row = {"level": len(rows), "kind": kind, "steps": case.steps, "dt": case.dt, "cells": case.cells,
-               "paths": case.paths, "runs": req.runs, "u0": None, "u0_se": None, "u0_error": None, "seconds": None,
-               "status": "ok", "remedies": list(req.remedies), "best": None}
+        row = {
+            "level": len(rows),
+            "kind": kind,
+            "steps": case.steps,
+            "dt": case.dt,
+            "cells": case.cells,
+            "paths": case.paths,
+            "runs": req.runs,
+            "u0": None,
+            "u0_se": None,
+            "u0_error": None,
+            "seconds": None,
+            "status": "ok",
+            "remedies": list(req.remedies),
+            "best": None,
+        }
         try:
             sol = req.run(case, rules)
         except DivergenceError as exc:
@@ -246,9 +305,13 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
             # partner or a fill step only where its estimate is also the smaller (a step the model chose may fail)
             rank = (row["best"] is not None, case.path_steps)
             if prev is None or rank >= (prev[1]["best"] is not None, prev[0].case.path_steps):
-                side = kind == "dt-partner" or kind.startswith("fill-")
-                if not (side and prev is not None and prev[1]["best"] is not None
-                        and row["best"]["u0_error"] > prev[1]["best"]["u0_error"]):
+                side = kind in ("dt-partner", "below") or kind.startswith(("fill-", "step-"))
+                if not (
+                    side
+                    and prev is not None
+                    and prev[1]["best"] is not None
+                    and row["best"]["u0_error"] > prev[1]["best"]["u0_error"]
+                ):
                     state["answer"] = (sol, row)
         rows.append(row)
         say(_line(row, _clock() - t_start, budget))
@@ -257,6 +320,19 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
             if met >= CONSECUTIVE:
                 state["met"] = True
                 return None
+
+
+def _prefer_step(req, state, ran, left, pending, group, secs):
+    """(kind, [cases]) of a step from the answer whose predicted error reduction per second (the error model fitted
+    to the levels so far, :mod:`srmdp.error_model`) beats the ladder's next group of levels (``secs`` seconds), or
+    None: the ladder's level.  Only where the model prices both (it identifies the terms the steps change)."""
+    gain = ladder_gain(answer_model(state), state, [lv[0] for lv in pending[:group]])
+    if gain is None:
+        return None
+    kind, cases, per_s = rank_fills(req, state, ran, left, model_only=True)
+    if kind is None or per_s <= gain / max(secs, 1e-9) or per_s <= 0.0:
+        return None
+    return kind, cases
 
 
 def _estimate(case, row, res, done):
@@ -271,12 +347,20 @@ def _estimate(case, row, res, done):
         if rho:
             err, bias = total_error(u, se, r_low["u0"], r_low["u0_se"], rho)
             row.update(u0_error=err, bias=bias, against=r_low["level"])
-            res["error_estimate"] = {"u0_error": err, "bias": bias, "rho": rho, "coarse_u0": r_low["u0"],
-                                     "coarse_u0_se": r_low["u0_se"], "coarse_case": c_low.as_dict()}
+            res["error_estimate"] = {
+                "u0_error": err,
+                "bias": bias,
+                "rho": rho,
+                "coarse_u0": r_low["u0"],
+                "coarse_u0_se": r_low["u0_se"],
+                "coarse_case": c_low.as_dict(),
+            }
             break
     else:
-        res["error_estimate"] = {"u0_error": None, "reason": "no completed level below it is strictly coarser"
-                                 " in N, #C and M (with #C of the same parity)"}
+        res["error_estimate"] = {
+            "u0_error": None,
+            "reason": "no completed level below it is strictly coarser in N, #C and M (with #C of the same parity)",
+        }
     if row["u0_error"] is not None:
         row["best"] = {"kind": "plain", "u0": u, "u0_se": se, "u0_error": row["u0_error"]}
     extrapolate(case, row, done)
@@ -288,32 +372,46 @@ def _answer(state, tol, budget, say):
     rows = state["rows"]
     if "answer" not in state:
         last = rows[-1] if rows else {}
-        raise DivergenceError(f"no level of the refinement gave an answer ({state['why']}):"
-                              f" {last.get('message', '')}")
+        raise DivergenceError(f"no level of the refinement gave an answer ({state['why']}): {last.get('message', '')}")
     sol, row = state["answer"]
     met = bool(state.get("met"))
     why = None if met else state["why"]
     best = row["best"]
-    sol.result.update(tol=tol, budget_s=budget, tol_met=met, refinement=rows, refinement_stop=why,
-                      chosen_level=row["level"])
+    sol.result.update(
+        tol=tol, budget_s=budget, tol_met=met, refinement=rows, refinement_stop=why, chosen_level=row["level"]
+    )
     if best is not None and best["kind"] == "richardson":  # u(0, x0) is the extrapolated value (Solution.u0)
         ext = row["richardson"]
-        sol.result["extrapolated"] = {"u0": ext["u0"], "u0_se": ext["u0_se"], "plain_u0": row["u0"],
-                                      "plain_u0_se": row["u0_se"], "partners": ext["partners"]}
-        sol.result["error_estimate"] = {"u0_error": ext["u0_error"], "bias": ext["bias"], "rho": ext["rho"],
-                                        "next_order": ext["next_order"], "against": ext["against"],
-                                        "richardson": True}
+        sol.result["extrapolated"] = {
+            "u0": ext["u0"],
+            "u0_se": ext["u0_se"],
+            "plain_u0": row["u0"],
+            "plain_u0_se": row["u0_se"],
+            "partners": ext["partners"],
+        }
+        sol.result["error_estimate"] = {
+            "u0_error": ext["u0_error"],
+            "bias": ext["bias"],
+            "rho": ext["rho"],
+            "next_order": ext["next_order"],
+            "against": ext["against"],
+            "richardson": True,
+        }
         sol.result["u0"], sol.result["u0_se"] = ext["u0"], ext["u0_se"]
     shown = best or {"u0": row["u0"], "u0_se": row["u0_se"], "u0_error": None, "kind": "plain"}
     how = " (Richardson in dt)" if shown["kind"] == "richardson" else ""
     if met:
-        say(f"tol met: u0 = {shown['u0']:.6g} ± {_fmt(shown['u0_se'])}{how} (estimated error"
+        say(
+            f"tol met: u0 = {shown['u0']:.6g} ± {_fmt(shown['u0_se'])}{how} (estimated error"
             f" {shown['u0_error']:.2g} <= {tol:g} at {CONSECUTIVE} consecutive levels) at N = {row['steps']},"
-            f" #C = {row['cells']}, M = {row['paths']}")
+            f" #C = {row['cells']}, M = {row['paths']}"
+        )
     else:
         est = "not estimated" if shown["u0_error"] is None else f"{shown['u0_error']:.2g}"
-        say(f"tol = {tol:g} NOT met ({why}); answer u0 = {shown['u0']:.6g} ± {_fmt(shown['u0_se'])}{how},"
-            f" estimated error {est}, at N = {row['steps']}, #C = {row['cells']}, M = {row['paths']}")
+        say(
+            f"tol = {tol:g} NOT met ({why}); answer u0 = {shown['u0']:.6g} ± {_fmt(shown['u0_se'])}{how},"
+            f" estimated error {est}, at N = {row['steps']}, #C = {row['cells']}, M = {row['paths']}"
+        )
     return sol
 
 
@@ -329,8 +427,10 @@ def _fmt(v):
 
 
 def _line(row, elapsed, budget):
-    head = (f"level {row['level']}: N = {row['steps']:>3} dt = {row['dt']:<8.4g} #C = {row['cells']:>2}"
-            f" M = {row['paths']:>6} runs = {row['runs']}:")
+    head = (
+        f"level {row['level']}: N = {row['steps']:>3} dt = {row['dt']:<8.4g} #C = {row['cells']:>2}"
+        f" M = {row['paths']:>6} runs = {row['runs']}:"
+    )
     if row["status"] == "diverged":
         body = "diverged (not an answer)"
     else:
@@ -338,8 +438,9 @@ def _line(row, elapsed, budget):
         body = f"u0 = {row['u0']:.6g} ± {_fmt(row['u0_se'])}  estimated error {err}"
         ext = row.get("richardson")
         if ext is not None and ext["order_confirmed"]:
-            body += (f"; Richardson in dt {ext['u0']:.6g} ± {_fmt(ext['u0_se'])}, estimated error"
-                     f" {_fmt(ext['u0_error'])}")
+            body += (
+                f"; Richardson in dt {ext['u0']:.6g} ± {_fmt(ext['u0_se'])}, estimated error {_fmt(ext['u0_error'])}"
+            )
         if row["kind"] != "rule":
             body += f"  ({row['kind']})"
         if row["status"] == "exploded":

@@ -86,6 +86,7 @@ def richardson(row, p1, p2=None) -> dict:
         "u0": (n * u - n1 * u1) / (n - n1),
         "u0_se": math.hypot(n * s, n1 * s1) / (n - n1),
         "partners": [p1["level"]],
+        "partner_steps": [n1],
         "order_confirmed": False,
         "next_order": 0.0,
         "u0_error": None,
@@ -96,6 +97,7 @@ def richardson(row, p1, p2=None) -> dict:
         return out
     n2, u2, s2 = p2["steps"], p2["u0"], p2["u0_se"]
     out["partners"].append(p2["level"])
+    out["partner_steps"].append(n2)
     d1, d2 = u2 - u1, u1 - u
     se_d1, se_d2 = math.hypot(s2, s1), math.hypot(s1, s)
     visible = abs(d1) > ORDER_NOISE * se_d1 and abs(d2) > ORDER_NOISE * se_d2

@@ -1,0 +1,111 @@
+"""The refinement's error model (:mod:`srmdp.refine`): which step buys the most accuracy per second.
+
+u0 at a level (N, #C, M) is modelled as
+
+    u0 = u* + a / N + b h^q + c N / M + noise,      h = 1 / #C,  q = 1 (LP0) or 2 (LP1, LP2d),
+
+the scheme's three biases (:mod:`srmdp.error_estimate`: the time step's first order for y, the cells' h^q,
+the regression's second-order bias O(N nb / M), summed over the N regressions) and the runs' noise (the
+level's s.e.).  The terms have signs of their own: on ``hjb_lq`` (d = 4, adapted strata, LP1, seed 0;
+srmdp/problems/README.md) a ~ +0.36, b ~ +0.3 and c ~ -3 (the quadratic driver's noise in z biases y down,
+E|z^|^2 = |z|^2 + Var z^), so refining N alone at a fixed M makes the M term grow, and a Richardson value in dt at
+a fixed M carries c (N + N1) / M.
+
+:func:`fit` fits (u*, a, b, c) by least squares weighted by the levels' s.e. to the completed levels of the
+answer's #C parity (x0's place in its cell, :mod:`srmdp.error_estimate`) with N >= 2 and #C >= 2 (the
+coarsest levels are not in the asymptotic regime); a term is fitted only where the levels vary in it, and the
+fit needs a residual degree of freedom.  :func:`predicted_error` is the model's error of a plain value or of a
+Richardson value at a level: the terms' absolute values summed (no cancellation between terms is counted on:
+the fit is noisy) and combined with the value's s.e.  The model chooses steps only; the answer's estimate
+stays the one against a strictly coarser level (:mod:`srmdp.error_estimate`, :mod:`srmdp.richardson`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .bases import BASES
+
+TERMS = ("dt", "cells", "paths")
+MIN_TERMS = 2  # a fit with fewer identified bias terms does not choose (the caller's fallback does)
+
+
+def exponent(basis) -> float:
+    return 1.0 if BASES[basis].rules == "LP0" else 2.0
+
+
+def features(steps, cells, paths, q):
+    """The terms' regressors at (N, #C, M): (1/N, #C^-q, N/M)."""
+    return (1.0 / steps, float(cells) ** -q, steps / paths)
+
+
+def fit(rows, parity, q):
+    """The model fitted to ``rows`` (refinement rows: steps, cells, paths, u0, u0_se, status): {"u_inf", "coef":
+    {term: value}, "chi2": residual chi^2 per degree of freedom, "levels": how many} or None when fewer than
+    MIN_TERMS terms can be identified with a residual degree of freedom."""
+    pts = [
+        r
+        for r in rows
+        if r.get("status") == "ok"
+        and r.get("u0") is not None
+        and r.get("u0_se")
+        and r["steps"] >= 2
+        and r["cells"] >= 2
+        and r["cells"] % 2 == parity
+    ]
+    if len(pts) < MIN_TERMS + 2:
+        return None
+    x = np.array([features(r["steps"], r["cells"], r["paths"], q) for r in pts])
+    y = np.array([r["u0"] for r in pts])
+    w = 1.0 / np.array([r["u0_se"] for r in pts])
+    # a term is fitted only where the levels vary in it (relative spread), and where it adds to the rank
+    cols = [j for j in range(3) if np.ptp(x[:, j]) > 1e-9 * np.max(np.abs(x[:, j]))]
+    while cols:
+        a = np.column_stack([np.ones(len(pts))] + [x[:, j] for j in cols])
+        if np.linalg.matrix_rank(a * w[:, None]) == a.shape[1]:
+            break
+        cols.pop()  # the last term is not identified by these levels
+    if len(cols) < MIN_TERMS or len(pts) <= len(cols) + 1:
+        return None
+    a = np.column_stack([np.ones(len(pts))] + [x[:, j] for j in cols])
+    sol, *_ = np.linalg.lstsq(a * w[:, None], y * w, rcond=None)
+    resid = (a @ sol - y) * w
+    coef = dict.fromkeys(TERMS, None)
+    for k, j in enumerate(cols):
+        coef[TERMS[j]] = float(sol[k + 1])
+    return {
+        "u_inf": float(sol[0]),
+        "coef": coef,
+        "chi2": float(resid @ resid / (len(pts) - len(cols) - 1)),
+        "levels": len(pts),
+    }
+
+
+def bias_terms(model, steps, cells, paths, q, partner=None):
+    """|each term| of the model's bias at (N, #C, M); with ``partner`` N1 < N, of the Richardson value in dt of
+    the pair (N1, N) at that #C and M (the dt term gone, the M term c (N + N1) / M).  An unidentified term: None."""
+    f = features(steps, cells, paths, q)
+    out = {}
+    for j, name in enumerate(TERMS):
+        c = model["coef"][name]
+        if c is None:
+            out[name] = None
+        elif partner is not None and name == "dt":
+            out[name] = 0.0
+        elif partner is not None and name == "paths":
+            out[name] = abs(c) * (steps + partner) / paths
+        else:
+            out[name] = abs(c) * f[j]
+    return out
+
+
+def predicted_error(model, steps, cells, paths, q, se, partner=None):
+    """The model's error of the plain value at (N, #C, M) with s.e. ``se`` (or of the Richardson value with
+    ``partner``: its s.e. amplified, ((N se)^2 + (N1 se)^2)^(1/2) / (N - N1)); unidentified terms count 0."""
+    terms = bias_terms(model, steps, cells, paths, q, partner)
+    bias = sum(v for v in terms.values() if v is not None)
+    if partner is not None:
+        se = math.hypot(steps * se, partner * se) / (steps - partner)
+    return math.hypot(bias, se)
