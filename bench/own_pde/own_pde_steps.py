@@ -1,7 +1,7 @@
 """Steps chosen by the error model against the fixed ladder, on problems with exact solutions: the answer's error
 and the coverage of its u0_error when ``tol`` cannot be met within the budget (so that the model's steps are used).
 
-    python bench/own_pde_steps.py [--seeds 5] [--budget 30] [--tol 0.002] [--d 2]
+    python bench/own_pde/own_pde_steps.py [--seeds 5] [--budget 30] [--tol 0.002] [--d 2]
 
 Per (problem, seed): ``srmdp.solve(P, d, tol, budget_s, seed, threads=1)`` twice, with the model's choice
 (the default) and with the fixed ladder (``srmdp.refine._prefer_step`` disabled: the ladder's order, the fill
@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def main(argv=None):
