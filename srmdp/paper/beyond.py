@@ -27,9 +27,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..cases import Case, truncation_for_case
+from ..cases import Case
 from ..cli_options import Parser, exit_status
 from ..memory import required_bytes
+from ..options import command_line, make_case
 from ..problems import load_problem
 from ..results import check_writable, read_json, write_json_atomic
 from . import REPOSITORY
@@ -68,19 +69,21 @@ class SuiteCase:
     def reference_key(self) -> str:
         return f"{self.problem}_d{self.d}"
 
+    def case_values(self) -> dict:
+        """The case as options (:mod:`srmdp.options`)."""
+        return {"problem": self.problem, "d": self.d, "dt": self.dt, "basis": self.basis, "cells": self.cells,
+                "paths": self.paths}
+
+    def run_options(self) -> dict:
+        """The options of its ``srmdp run`` job (the preset's test points and seed join them)."""
+        return self.case_values() | {"runs": self.runs, "trunc_y": self.trunc_y, "trunc_z": self.trunc_z,
+                                     "z_cv": self.z_cv}
+
     def case(self) -> Case:
-        return Case(d=self.d, dt=self.dt, basis=self.basis, cells=self.cells, paths=self.paths, problem=self.problem,
-                    trunc_y=truncation_for_case(self.trunc_y), trunc_z=truncation_for_case(self.trunc_z),
-                    z_cv=self.z_cv)
+        return make_case(self.case_values() | {"trunc_y": self.trunc_y, "trunc_z": self.trunc_z, "z_cv": self.z_cv})
 
     def cli(self) -> str:
-        out = (f"--problem {self.problem} --d {self.d} --dt {self.dt:g} --basis {self.basis} --cells {self.cells}"
-               f" --paths {self.paths} --runs {self.runs}")
-        if self.trunc_y is not None:
-            out += f" --trunc-y {self.trunc_y:g}"
-        if self.trunc_z is not None:
-            out += f" --trunc-z {self.trunc_z:g}"
-        return out + (" --z-cv" if self.z_cv else "")
+        return command_line(self.run_options())
 
 
 def published_rows(path=PUBLISHED_FILE) -> list[dict]:
@@ -164,7 +167,8 @@ class BeyondPlan:
 
     # --- jobs
     def run_args(self, key) -> str:
-        return f"{self.by_key[key].cli()} --test-points {self.plan.test_points} --seed {self.plan.seed}"
+        return command_line(self.by_key[key].run_options() | {"test_points": self.plan.test_points,
+                                                               "seed": self.plan.seed})
 
     def reference_args(self, rkey) -> str:
         problem, _, d = rkey.rpartition("_d")
