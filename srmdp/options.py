@@ -168,7 +168,11 @@ class SolveOptions:
         "cpu or gpu",
         {"choices": DEVICES},
         on=RUN + ("campaign",),
-        differs={"campaign": Differs("gpu", "the campaign is the GPU's share of the paper's runs")},
+        differs={
+            "campaign": Differs(
+                "gpu", "the campaign is the GPU's share of the paper's runs", "cpu or gpu (default gpu)"
+            )
+        },
     )
     seed: int = _opt(
         0,
