@@ -212,3 +212,18 @@ def test_make_case_is_the_one_way_from_options_to_a_case():
     assert c.trunc_y == math.inf and c.trunc_z == 1.0 and isinstance(c.trunc_z, float) and c.z_cv
     with pytest.raises(ValueError, match="seed"):
         opts.case_options({"seed": 0})
+
+
+@pytest.mark.parametrize("preset", ["config.yaml", "ci.yaml", "paper.yaml"])
+def test_every_run_job_of_the_workflow_passes_declared_run_options_only(preset):
+    """The residual, multicore and like-for-like jobs' arguments (srmdp.paper.plan) parse with `srmdp run`'s parser:
+    an argument that is not a declared option of `srmdp run` fails here (argparse exits)."""
+    from srmdp.paper.plan import Plan
+
+    plan = Plan(yaml.safe_load(open(srmdp.paper.REPOSITORY / "config" / preset)))
+    lines = [plan.residual_args(v.name, k) for v in plan.variants for k in plan.residual_rows]
+    lines += [plan.multicore_args(k) for k in plan.multicore]
+    lines += [plan.multicore_args(k, like=True) for k in plan.likeforlike]
+    for line in lines:
+        args = _run_args(line)
+        assert args.table and args.row >= 1
