@@ -34,7 +34,7 @@ from .strata import OUTSIDE_MODES
 STRATA = ("box", "adapted")
 KEEP = ("all", "last")
 DEVICES = ("cpu", "gpu")
-SURFACES = ("api", "solve", "run", "campaign", "case", "run_case")
+SURFACES = ("api", "solve", "run", "campaign", "lsmdp", "case", "run_case")
 RUNS_DEFAULT = 2  # an error estimate needs >= 2 runs per level (the s.e. of u(N) - u(N/2)); 4 with tol
 RUNS_DEFAULT_TOL = 4
 
@@ -68,6 +68,7 @@ def _opt(default, help, cli=None, *, on=(), differs=None):
 
 RUN = ("run", "run_case")  # a run's options: on `srmdp run` and keywords of run_case
 CASE = ("run", "case")  # a case's: on `srmdp run` and fields of Case
+LSMDP = ("lsmdp",)  # on `srmdp lsmdp`, the paper's LSMDP baseline on a paper row
 
 
 @dataclass(frozen=True)
@@ -117,10 +118,17 @@ class SolveOptions:
         "unbounded",
         "reading outside the strata box [-L, L]^d (default unbounded)",
         {"choices": tuple(OUTSIDE_MODES)},
-        on=CASE,
+        on=CASE + ("lsmdp",),
+        differs={
+            "lsmdp": Differs(
+                "unbounded",
+                "the LSMDP baseline implements the unbounded and zero readings (srmdp lsmdp refuses clamp)",
+                "reading outside the strata box [-L, L]^d: unbounded (default) or zero",
+            )
+        },
     )
-    trunc_y: float | None = _opt(None, "truncation bound of y (default none)", {"type": "number"}, on=CASE)
-    trunc_z: float | None = _opt(None, "truncation bound of z (default none)", {"type": "number"}, on=CASE)
+    trunc_y: float | None = _opt(None, "truncation bound of y (default none)", {"type": "number"}, on=CASE + LSMDP)
+    trunc_z: float | None = _opt(None, "truncation bound of z (default none)", {"type": "number"}, on=CASE + LSMDP)
     half_width: float | None = _opt(
         None,
         "L of the strata box [-L, L]^d (default: the problem's BOX_HALF_WIDTH,"
@@ -178,7 +186,7 @@ class SolveOptions:
         0,
         "seed",
         {"type": int},
-        on=RUN + ("campaign",),
+        on=RUN + ("campaign",) + LSMDP,
         differs={
             "campaign": Differs(
                 0,
@@ -191,13 +199,14 @@ class SolveOptions:
         None,
         f"independent runs (default {RUNS_DEFAULT}: the error estimate needs >= 2; {RUNS_DEFAULT_TOL} with --tol)",
         {"type": int},
-        on=RUN,
+        on=RUN + LSMDP,
         differs={
             "run": Differs(
                 1,
                 "a run is one chunk of a workflow job, whose runs are given; it estimates no error",
                 "independent runs (default 1)",
-            )
+            ),
+            "lsmdp": Differs(4, "the baseline's timing and memory: a mean over 4 runs", "independent runs (default 4)"),
         },
     )
     z_cv: bool | None = _opt(
@@ -225,7 +234,7 @@ class SolveOptions:
         1000,
         "test points per run and time step for the error indicators (exact solutions only)",
         {"type": int},
-        on=RUN + ("campaign",),
+        on=RUN + ("campaign",) + LSMDP,
     )
     keep: str = _opt("all", "coefficients kept: of every run (default) or of the last", {"choices": KEEP})
     error: bool = _opt(
@@ -364,9 +373,20 @@ COMMAND_OPTIONS = (
         "gobet2016",
         surfaces=("api", "solve", "run", "case"),
     ),
-    Option("table", "a table of the registered rows (see `srmdp cases`)", surfaces=("run",), absent={"solve": PAPER}),
     Option(
-        "row", "row of the table (1-based) when --dt is ambiguous", kind=int, surfaces=("run",), absent={"solve": PAPER}
+        "table",
+        "a table of the registered rows (see `srmdp cases`)",
+        surfaces=("run",) + LSMDP,
+        absent={"solve": PAPER},
+        required=LSMDP,
+    ),
+    Option(
+        "row",
+        "row of the table (1-based) when --dt is ambiguous",
+        kind=int,
+        surfaces=("run",) + LSMDP,
+        absent={"solve": PAPER},
+        required=LSMDP,
     ),
     Option(
         "run_start",
@@ -380,8 +400,8 @@ COMMAND_OPTIONS = (
     Option(
         "out",
         "result JSON (written atomically)",
-        surfaces=("solve", "run"),
-        required=("solve", "run"),
+        surfaces=("solve", "run") + LSMDP,
+        required=("solve", "run") + LSMDP,
         differs={"solve": Differs(None, "a solve writes a solution file", "solution file (.npz, written atomically)")},
     ),
 )

@@ -20,6 +20,7 @@ from srmdp import options as opts
 from srmdp.cases import Case
 from srmdp.cli import build_parser
 from srmdp.paper.campaign.cli import build_parser as campaign_parser
+from srmdp.paper.lsmdp import build_parser as lsmdp_parser
 from srmdp.solver import run_case
 
 # What a surface takes that is not an option: srmdp.solve's record and callback, run_case's backend and callback,
@@ -49,6 +50,7 @@ OWN = {
     },
     "solve": set(),
     "run": set(),
+    "lsmdp": set(),
     "case": set(opts.CASE_FROM_PROBLEM),
 }
 
@@ -73,6 +75,7 @@ def real_surfaces() -> dict:
         "solve": parser_options(subparser(top, "solve")),
         "run": parser_options(subparser(top, "run")),
         "campaign": parser_options(subparser(campaign_parser(), "run")),
+        "lsmdp": parser_options(lsmdp_parser()),
         "case": {f.name: None for f in fields(Case)},
         "run_case": {k: None for k in inspect.signature(run_case).parameters},
     }
@@ -87,7 +90,7 @@ def mismatches(surfaces: dict, declared=opts.OPTIONS) -> list:
         names = set(have) - OWN[surface]
         out += [f"{n}: on {surface}, not declared there" for n in sorted(names - set(mine))]
         out += [f"{n}: declared on {surface}, missing there" for n in sorted(set(mine) - names)]
-        if surface in ("solve", "run", "campaign"):
+        if surface in ("solve", "run", "campaign", "lsmdp"):
             for n in sorted(names & set(mine)):
                 o = mine[n]
                 want = True if o.kind == "negate" else None if surface in o.required else o.default_on(surface)
@@ -101,8 +104,9 @@ def test_every_surface_takes_exactly_its_declared_options():
 
 
 def test_the_check_names_an_option_deleted_from_one_surface():
-    """The check fails on a copy of `srmdp run` without --trunc-z, of `srmdp solve` without --tol, of Case without
-    half_width, and on a declaration that forgets the campaign's --seed."""
+    """The check fails on a copy of a surface without one of its options (`srmdp run` without --trunc-z, `srmdp solve`
+    without --tol, Case without half_width, ...), on a parser whose --trunc-z was removed, and on a declaration that
+    forgets where --seed is taken."""
     surfaces = real_surfaces()
     for surface, name in (
         ("run", "trunc_z"),
@@ -111,6 +115,7 @@ def test_the_check_names_an_option_deleted_from_one_surface():
         ("campaign", "seed"),
         ("api", "martingale_cv"),
         ("run_case", "run_start"),
+        ("lsmdp", "runs"),
     ):
         cut = copy.deepcopy(surfaces)
         del cut[surface][name]
@@ -126,6 +131,7 @@ def test_the_check_names_an_option_deleted_from_one_surface():
     ]
     assert sorted(mismatches(surfaces, forgot)) == [
         "seed: on campaign, not declared there",
+        "seed: on lsmdp, not declared there",
         "seed: on run_case, not declared there",
         "seed: on solve, not declared there",
     ]
@@ -216,8 +222,9 @@ def test_make_case_is_the_one_way_from_options_to_a_case():
 
 @pytest.mark.parametrize("preset", ["config.yaml", "ci.yaml", "paper.yaml"])
 def test_every_run_job_of_the_workflow_passes_declared_run_options_only(preset):
-    """The residual, multicore and like-for-like jobs' arguments (srmdp.paper.plan) parse with `srmdp run`'s parser:
-    an argument that is not a declared option of `srmdp run` fails here (argparse exits)."""
+    """The residual, multicore and like-for-like jobs' arguments (srmdp.paper.plan) parse with `srmdp run`'s parser,
+    the LSMDP jobs' with `srmdp lsmdp`'s: an argument that is not a declared option there fails here (argparse
+    exits)."""
     from srmdp.paper.plan import Plan
 
     plan = Plan(yaml.safe_load(open(srmdp.paper.REPOSITORY / "config" / preset)))
@@ -227,3 +234,6 @@ def test_every_run_job_of_the_workflow_passes_declared_run_options_only(preset):
     for line in lines:
         args = _run_args(line)
         assert args.table and args.row >= 1
+    for s in plan.lsmdp:  # the LSMDP baseline's jobs: declared options of `srmdp lsmdp`
+        args = lsmdp_parser().parse_args(plan.lsmdp_args(s.key).split() + ["--out", "x.json"])
+        assert args.table == s.table and args.row == s.row
