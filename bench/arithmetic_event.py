@@ -32,7 +32,7 @@ def main(argv=None):
     from srmdp.paper.rows import paper_case
     from srmdp.problems import load_problem
     from srmdp.rng import DOMAIN_TEST
-    from srmdp.solver import make_backend, run_case
+    from srmdp.run import make_backend, run_case
 
     base = paper_case(args.table, dt=args.dt, outside="unbounded", trunc_y=math.inf, trunc_z=math.inf)
     problem = load_problem(base.problem)

@@ -15,13 +15,13 @@ from importlib.metadata import entry_points
 
 from .aggregate import aggregate
 from .cases import Case
-from .cli_options import Parser, exit_status, number
+from .cli_common import Parser, exit_status, number
 from .cli_solution import add_parsers
 from .cli_solution import main as solution_main
 from .exceptions import ConfigError
 from .options import add_arguments, case_options, make_case, on
 from .results import check_writable, write_json_atomic
-from .solver import NumericalError, check_threads, run_case, summary_line
+from .run import NumericalError, check_threads, run_case, summary_line
 
 # Subcommands of other packages (the paper's reproduction, srmdp.paper, registers campaign, lsmdp, beyond and
 # plan): the entry points of this group, each main(argv) -> exit status.  The library never imports them.

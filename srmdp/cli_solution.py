@@ -96,7 +96,7 @@ def main(args):
     from .results import check_writable
 
     if args.command == "solve":
-        from .solver import NumericalError, summary_line
+        from .run import NumericalError, summary_line
         from .solving import solve
 
         if not str(args.out).endswith(".npz"):
@@ -135,8 +135,8 @@ def main(args):
         return 0
 
     # eval: every check (file, step, points, output) before the kernels are built
+    from .run import check_threads
     from .solution import load
-    from .solver import check_threads
 
     check_threads(args.threads)
     sol = load(args.solution, threads=args.threads)

@@ -10,7 +10,7 @@ Surfaces:
   rendered by :func:`command_line`;
 - ``case``: the fields of :class:`srmdp.cases.Case` the option sets (:func:`case_options`, the one place a case's
   fields are made from options);
-- ``run_case``: the keywords of :func:`srmdp.solver.run_case`.
+- ``run_case``: the keywords of :func:`srmdp.run.run_case`.
 
 A field of :class:`SolveOptions` is an option of ``api`` and ``solve``, and of the surfaces its ``on`` names; the
 options that are not solve options (``problem``, ``--table``, ``--run-start``, ...) are :data:`COMMAND_OPTIONS`.
@@ -428,7 +428,7 @@ def choice(name, allowed):
 def add_arguments(parser, surface):
     """One argument of ``parser`` per option of ``surface`` ("solve", "run", "campaign"), ``--name-with-dashes``,
     with that surface's default and help."""
-    from .cli_options import number
+    from .cli_common import number
 
     for o in on(surface):
         kw = {"dest": o.name, "help": o.help_on(surface)}

@@ -1,4 +1,4 @@
-"""Orchestration of a solve: :func:`solve` (one level and its error estimate, or a refinement to ``tol``),
+""":func:`srmdp.solve`: one level and its error estimate, or a refinement to ``tol``;
 :class:`SolveRequest` (the validated request: the problem, the options and how dt, #C and M follow N), and
 the memory check.  The object it returns is :class:`srmdp.solution.Solution`; the options are the one record
 :class:`srmdp.options.SolveOptions`.
@@ -175,7 +175,7 @@ class SolveRequest:
                                cells=1 if opts.cells is None else opts.cells,
                                paths=2**20 if opts.paths is None else opts.paths))
         req = cls(spec, load_problem(spec), opts, probe.steps, case_options, progress, tuple(remedies))
-        from .solver import validate_run
+        from .run import validate_run
 
         validate_run(probe, req.runs, 0, opts.test_points, opts.seed, opts.device, opts.threads)
         return req
@@ -247,7 +247,7 @@ class SolveRequest:
         included) and ``seconds_per_run`` for the refinement's time model.  ``z0``: also z(0, x0) of every run
         by its first step (:mod:`srmdp.first_step`), in ``result["z0_runs"]`` (kept or not)."""
         from .divergence import DivergenceError, data_scale, divergence, growth, remedies
-        from .solver import NumericalError, run_case
+        from .run import NumericalError, run_case
 
         keep = keep or self.keep
         store = {}

@@ -21,7 +21,7 @@ from srmdp.cases import Case
 from srmdp.cli import build_parser
 from srmdp.paper.campaign.cli import build_parser as campaign_parser
 from srmdp.paper.lsmdp import build_parser as lsmdp_parser
-from srmdp.solver import run_case
+from srmdp.run import run_case
 
 # What a surface takes that is not an option: srmdp.solve's record and callback, run_case's backend and callback,
 # the campaign's own planning (its --budget is the campaign's seconds, its --out a folder of chunks).

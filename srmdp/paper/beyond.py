@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..cases import Case
-from ..cli_options import Parser, exit_status
+from ..cli_common import Parser, exit_status
 from ..memory import required_bytes
 from ..options import command_line, make_case
 from ..problems import load_problem

@@ -31,14 +31,14 @@ import tracemalloc
 import numpy as np
 
 from ..cases import truncation_for_json
-from ..cli_options import Parser, exit_status
+from ..cli_common import Parser, exit_status
 from ..exceptions import ConfigError
 from ..indicators import indicators
 from ..memory import required_bytes
 from ..options import add_arguments
 from ..problems.gobet2016 import solution as paper_solution
 from ..results import check_writable, peak_rss_bytes, write_json_atomic
-from ..solver import run_case
+from ..run import run_case
 from .rows import paper_case
 
 

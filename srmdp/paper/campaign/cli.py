@@ -14,7 +14,7 @@ import math
 from pathlib import Path
 
 from ...cases import ARITHMETICS, PRECISIONS, ConfigError, check_seed_run, is_int
-from ...cli_options import Parser, exit_status
+from ...cli_common import Parser, exit_status
 from ...options import add_arguments
 from ...results import check_writable
 from ..cost import THROUGHPUT_FILE

@@ -1,4 +1,5 @@
-"""Orchestration of Algorithm SRMDP: runs x backward time steps on a backend, then the errors.
+"""One case's runs of Algorithm SRMDP (:func:`run_case`, what ``srmdp run`` computes): runs x backward time steps on
+a backend, then the errors; the checks before any compute (:func:`validate_run`) and the result's summary line.
 
 Backends (``cpu.CpuBackend``, ``cuda.CudaBackend``) own the coefficients and expose
 ``allocate(case)``, ``warm_up(rec)``, ``backward_step(i, rec) -> first bad stratum or -1``,
