@@ -34,7 +34,7 @@ from .strata import OUTSIDE_MODES
 STRATA = ("box", "adapted")
 KEEP = ("all", "last")
 DEVICES = ("cpu", "gpu")
-SURFACES = ("api", "solve", "run", "campaign", "lsmdp", "case", "run_case")
+SURFACES = ("api", "solve", "run", "campaign", "lsmdp", "beyond_solve", "case", "run_case")
 RUNS_DEFAULT = 2  # an error estimate needs >= 2 runs per level (the s.e. of u(N) - u(N/2)); 4 with tol
 RUNS_DEFAULT_TOL = 4
 
@@ -55,20 +55,23 @@ class Differs:
     help: str | None = None
 
 
-def _opt(default, help, cli=None, *, on=(), differs=None):
+def _opt(default, help, cli=None, *, on=(), differs=None, required=()):
     """A field of :class:`SolveOptions`: an option of ``api``, of ``solve`` when ``cli`` is given ({"type",
     "choices", "flag", "name", "help", "required"}; None: not on the command line) and of the surfaces ``on``;
-    ``differs``: {surface: :class:`Differs`}.  A field not ``on`` "run" is not on ``srmdp run`` for the reason
-    :data:`SOLVE_ONLY`."""
+    ``differs``: {surface: :class:`Differs`}; ``required``: the surfaces besides ``solve`` where it must be given.
+    A field not ``on`` "run" is not on ``srmdp run`` for the reason :data:`SOLVE_ONLY`."""
     surfaces = ("api",) + (("solve",) if cli is not None else ()) + tuple(on)
     absent = {} if "run" in on else {"run": SOLVE_ONLY}
+    required = (("solve",) if cli and cli.get("required") else ()) + tuple(required)
     meta = {"help": help, "cli": cli, "surfaces": surfaces, "differs": differs or {}, "absent": absent}
+    meta["required"] = required
     return field(default=default, metadata=meta)
 
 
 RUN = ("run", "run_case")  # a run's options: on `srmdp run` and keywords of run_case
 CASE = ("run", "case")  # a case's: on `srmdp run` and fields of Case
 LSMDP = ("lsmdp",)  # on `srmdp lsmdp`, the paper's LSMDP baseline on a paper row
+SUITE = ("beyond_solve",)  # on `srmdp beyond solve`, one solve of the suite beyond the paper (its own --mode)
 
 
 @dataclass(frozen=True)
@@ -79,8 +82,9 @@ class SolveOptions:
         None,
         "dimension d",
         {"type": int, "required": True},
-        on=CASE,
+        on=CASE + SUITE,
         differs={"run": Differs(None, RUN_GIVEN, "dimension d = q (free form)")},
+        required=SUITE,
     )
     dt: float | None = _opt(
         None,
@@ -186,7 +190,7 @@ class SolveOptions:
         0,
         "seed",
         {"type": int},
-        on=RUN + ("campaign",) + LSMDP,
+        on=RUN + ("campaign",) + LSMDP + SUITE,
         differs={
             "campaign": Differs(
                 0,
@@ -199,7 +203,7 @@ class SolveOptions:
         None,
         f"independent runs (default {RUNS_DEFAULT}: the error estimate needs >= 2; {RUNS_DEFAULT_TOL} with --tol)",
         {"type": int},
-        on=RUN + LSMDP,
+        on=RUN + LSMDP + SUITE,
         differs={
             "run": Differs(
                 1,
@@ -207,6 +211,9 @@ class SolveOptions:
                 "independent runs (default 1)",
             ),
             "lsmdp": Differs(4, "the baseline's timing and memory: a mean over 4 runs", "independent runs (default 4)"),
+            "beyond_solve": Differs(
+                4, "the suite's solves: 4 runs per level in every mode, as a refinement's", "runs per level (default 4)"
+            ),
         },
     )
     z_cv: bool | None = _opt(
@@ -251,8 +258,11 @@ class SolveOptions:
         "refine until the estimated error of u0 is <= TOL at two consecutive levels"
         " (absolute, units of u); `srmdp solve` exits with status 4 when it is not met",
         {"type": "number"},
+        on=SUITE,
     )
-    budget_s: float | None = _opt(None, "seconds for --tol (default 900)", {"type": "number", "name": "--budget"})
+    budget_s: float | None = _opt(
+        None, "seconds for --tol (default 900)", {"type": "number", "name": "--budget"}, on=SUITE
+    )
     guard: bool = _opt(
         True,
         "stop a run whose estimators blow up (srmdp.divergence)",
@@ -357,7 +367,7 @@ def _from_field(f) -> Option:
         f.metadata["surfaces"],
         f.metadata["differs"],
         f.metadata["absent"],
-        ("solve",) if cli.get("required") else (),
+        f.metadata["required"],
         cli.get("name"),
         cli.get("help"),
     )
@@ -371,7 +381,9 @@ COMMAND_OPTIONS = (
         "problem",
         "a registered problem (default gobet2016, the paper's) or path/to/file.py[:NAME]",
         "gobet2016",
-        surfaces=("api", "solve", "run", "case"),
+        surfaces=("api", "solve", "run", "case") + SUITE,
+        required=SUITE,
+        differs={"beyond_solve": Differs(None, "a suite solve names its problem", "a problem of the suite")},
     ),
     Option(
         "table",
@@ -400,8 +412,8 @@ COMMAND_OPTIONS = (
     Option(
         "out",
         "result JSON (written atomically)",
-        surfaces=("solve", "run") + LSMDP,
-        required=("solve", "run") + LSMDP,
+        surfaces=("solve", "run") + LSMDP + SUITE,
+        required=("solve", "run") + LSMDP + SUITE,
         differs={"solve": Differs(None, "a solve writes a solution file", "solution file (.npz, written atomically)")},
     ),
 )
@@ -446,6 +458,8 @@ def add_arguments(parser, surface):
             kw.update(type=choice(o.name, o.choices), metavar="{" + ",".join(o.choices) + "}")
         elif o.kind is not str:
             kw["type"] = number if o.kind == "number" else o.kind
+        if o.flag and "metavar" not in kw:
+            kw["metavar"] = o.flag[2:].upper().replace("-", "_")
         parser.add_argument(o.cli_name, **kw)
 
 

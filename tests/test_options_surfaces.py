@@ -19,6 +19,7 @@ import srmdp
 from srmdp import options as opts
 from srmdp.cases import Case
 from srmdp.cli import build_parser
+from srmdp.paper.beyond import build_parser as beyond_parser
 from srmdp.paper.campaign.cli import build_parser as campaign_parser
 from srmdp.paper.lsmdp import build_parser as lsmdp_parser
 from srmdp.run import run_case
@@ -51,6 +52,7 @@ OWN = {
     "solve": set(),
     "run": set(),
     "lsmdp": set(),
+    "beyond_solve": {"mode"},  # the suite's own setting (the paper's box, adapted strata, or a tolerance)
     "case": set(opts.CASE_FROM_PROBLEM),
 }
 
@@ -76,6 +78,7 @@ def real_surfaces() -> dict:
         "run": parser_options(subparser(top, "run")),
         "campaign": parser_options(subparser(campaign_parser(), "run")),
         "lsmdp": parser_options(lsmdp_parser()),
+        "beyond_solve": parser_options(subparser(beyond_parser(), "solve")),
         "case": {f.name: None for f in fields(Case)},
         "run_case": {k: None for k in inspect.signature(run_case).parameters},
     }
@@ -90,7 +93,7 @@ def mismatches(surfaces: dict, declared=opts.OPTIONS) -> list:
         names = set(have) - OWN[surface]
         out += [f"{n}: on {surface}, not declared there" for n in sorted(names - set(mine))]
         out += [f"{n}: declared on {surface}, missing there" for n in sorted(set(mine) - names)]
-        if surface in ("solve", "run", "campaign", "lsmdp"):
+        if surface in ("solve", "run", "campaign", "lsmdp", "beyond_solve"):
             for n in sorted(names & set(mine)):
                 o = mine[n]
                 want = True if o.kind == "negate" else None if surface in o.required else o.default_on(surface)
@@ -116,6 +119,7 @@ def test_the_check_names_an_option_deleted_from_one_surface():
         ("api", "martingale_cv"),
         ("run_case", "run_start"),
         ("lsmdp", "runs"),
+        ("beyond_solve", "budget_s"),
     ):
         cut = copy.deepcopy(surfaces)
         del cut[surface][name]
@@ -130,6 +134,7 @@ def test_the_check_names_an_option_deleted_from_one_surface():
         for o in opts.OPTIONS
     ]
     assert sorted(mismatches(surfaces, forgot)) == [
+        "seed: on beyond_solve, not declared there",
         "seed: on campaign, not declared there",
         "seed: on lsmdp, not declared there",
         "seed: on run_case, not declared there",
@@ -223,8 +228,9 @@ def test_make_case_is_the_one_way_from_options_to_a_case():
 @pytest.mark.parametrize("preset", ["config.yaml", "ci.yaml", "paper.yaml"])
 def test_every_run_job_of_the_workflow_passes_declared_run_options_only(preset):
     """The residual, multicore and like-for-like jobs' arguments (srmdp.paper.plan) parse with `srmdp run`'s parser,
-    the LSMDP jobs' with `srmdp lsmdp`'s: an argument that is not a declared option there fails here (argparse
-    exits)."""
+    the LSMDP jobs' with `srmdp lsmdp`'s, the suite's solves with `srmdp beyond solve`'s: an argument that is not a
+    declared option there fails here (argparse exits)."""
+    from srmdp.paper.beyond import BeyondPlan
     from srmdp.paper.plan import Plan
 
     plan = Plan(yaml.safe_load(open(srmdp.paper.REPOSITORY / "config" / preset)))
@@ -237,3 +243,16 @@ def test_every_run_job_of_the_workflow_passes_declared_run_options_only(preset):
     for s in plan.lsmdp:  # the LSMDP baseline's jobs: declared options of `srmdp lsmdp`
         args = lsmdp_parser().parse_args(plan.lsmdp_args(s.key).split() + ["--out", "x.json"])
         assert args.table == s.table and args.row == s.row
+    beyond = BeyondPlan(plan)
+    for s in beyond.solves:  # the suite's srmdp.solve jobs: declared options of `srmdp beyond solve`
+        line = beyond.solve_args(s.key).split() + ["--out", "x.json"]
+        args = subparser(beyond_parser(), "solve").parse_args(line)
+        assert (args.problem, args.d, args.mode, args.tol, args.budget_s, args.runs, args.seed) == (
+            s.problem,
+            s.d,
+            s.mode,
+            s.tol,
+            s.budget_s,
+            s.runs,
+            plan.seed,
+        )
