@@ -5,16 +5,18 @@ Surfaces:
 
 - ``api``: :func:`srmdp.solve`'s keywords, the fields of :class:`SolveOptions` (``problem`` and ``progress`` are
   its arguments beside the record);
-- ``solve``: ``srmdp solve``'s arguments; ``run``: ``srmdp run``'s; ``campaign``: ``srmdp campaign run``'s (all
-  three generated here, :func:`add_arguments`); the workflow's ``srmdp run`` jobs pass their options as a dict,
+- the commands' arguments, generated here (:func:`add_arguments`): ``solve`` (``srmdp solve``), ``run``
+  (``srmdp run``), and the paper's commands that run cases: ``campaign`` (``srmdp campaign run``), ``lsmdp``
+  (``srmdp lsmdp``), ``beyond_solve`` (``srmdp beyond solve``); the workflow's jobs pass their options as dicts,
   rendered by :func:`command_line`;
-- ``case``: the fields of :class:`srmdp.cases.Case` the option sets (:func:`case_options`, the one place a case's
-  fields are made from options);
+- ``case``: the fields of :class:`srmdp.cases.Case` the option sets (:func:`make_case`, the one place a case is
+  made from options);
 - ``run_case``: the keywords of :func:`srmdp.run.run_case`.
 
 A field of :class:`SolveOptions` is an option of ``api`` and ``solve``, and of the surfaces its ``on`` names; the
 options that are not solve options (``problem``, ``--table``, ``--run-start``, ...) are :data:`COMMAND_OPTIONS`.
-Where a surface takes an option with another default or help, the option says so and why (:class:`Differs`).
+Where a surface takes an option with another default or help, the option says so and why (:class:`Differs`); an
+option on one of ``srmdp run`` and ``srmdp solve`` only says why it is not on the other (``absent``).
 ``tests/test_options_surfaces.py`` checks every surface against this declaration.
 """
 
