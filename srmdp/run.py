@@ -20,11 +20,11 @@ from . import memory
 from .cases import Case, check_seed_run, is_int, plain
 from .exceptions import ConfigError, NumericalError
 from .indicators import indicators
+from .options import DEVICES
 from .problems import load_problem
 from .results import FORMAT_VERSION, identity_hash, peak_rss_bytes, provenance
 from .rng import PATH_BITS
 
-DEVICES = ("cpu", "gpu")
 __all__ = ["run_case", "validate_run", "NumericalError", "ConfigError", "DEVICES"]
 
 

@@ -23,6 +23,7 @@ from srmdp.paper.beyond import build_parser as beyond_parser
 from srmdp.paper.campaign.cli import build_parser as campaign_parser
 from srmdp.paper.lsmdp import build_parser as lsmdp_parser
 from srmdp.run import run_case
+from srmdp.strata import OUTSIDE_MODES
 
 # What a surface takes that is not an option: srmdp.solve's record and callback, run_case's backend and callback,
 # the campaign's own planning (its --budget is the campaign's seconds, its --out a folder of chunks).
@@ -169,6 +170,7 @@ def test_choice_lists_and_arithmetics_are_defined_once():
     assert opts.BY_NAME["arithmetic"].choices is build.ARITHMETICS
     assert opts.BY_NAME["precision"].choices is cases.PRECISIONS
     assert opts.BY_NAME["device"].choices is opts.DEVICES
+    assert srmdp.run.DEVICES is opts.DEVICES and opts.BY_NAME["outside"].choices == tuple(OUTSIDE_MODES)
 
 
 # --- the workflow: options as data, one renderer -------------------------------------------------------------------
