@@ -6,8 +6,8 @@ __version__ = "0.1.0"
 from .cases import Case  # noqa: E402
 from .exceptions import ConfigError, NumericalError  # noqa: E402
 from .options import SolveOptions  # noqa: E402
+from .run import run_case  # noqa: E402
 from .solution import Solution, load  # noqa: E402
-from .solver import run_case  # noqa: E402
 from .solving import solve  # noqa: E402
 
 __all__ = ["Case", "ConfigError", "NumericalError", "Solution", "SolveOptions", "load", "run_case", "solve",

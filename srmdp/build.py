@@ -44,7 +44,7 @@ TARGET_MODULES = {"cpu": "cpu_kernels", "cuda": "cuda_kernels", "cudasim": "cuda
 # loop bounds d, nb compiled as constants up to this d (CPU: unrolled loops, ~38 % on LP0 d=4, at a
 # compile time growing with d; GPU: per-path vectors in registers, beyond it they would spill)
 SPECIALISE_MAX_D = {"cpu": 12, "cuda": 8, "cudasim": 8}
-ARITHMETICS = ("float64", "float32")
+ARITHMETICS = ("float64", "float32")  # the type REAL a path is computed in (Case.arithmetic)
 # locate_fast's margin around a cell edge, relative to #C, within which the exact division decides: far above the
 # error of (x + L) * (1/h) against (x + L) / h in the arithmetic's type (a few units of its last place)
 EDGE_MARGIN = {"float64": 2.0**-40, "float32": 2.0**-16}

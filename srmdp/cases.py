@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field, fields
 import numpy as np
 
 from .bases import BASES
+from .build import ARITHMETICS  # the type the kernels compute a path in, apart from the storage (PRECISIONS)
 from .exceptions import ConfigError
 from .problems import load_problem
 from .rng import PATH_BITS, RUN_BITS, SEED_BITS, STEP_BITS, STRATUM_BITS
@@ -34,7 +35,6 @@ RECORD = np.dtype([
 Z_CV_DEFAULT_FOR_USER_PROBLEMS = True
 
 PRECISIONS = ("float64", "float32")
-ARITHMETICS = ("float64", "float32")  # the type the kernels compute a path in (srmdp.build), apart from storage
 
 
 def truncation_for_case(v):

@@ -14,14 +14,14 @@ import sys
 from importlib.metadata import entry_points
 
 from .aggregate import aggregate
-from .bases import BASES
 from .cases import Case
-from .cli_options import Parser, add_device_options, add_reading_options, exit_status, number
+from .cli_common import Parser, exit_status, number
 from .cli_solution import add_parsers
 from .cli_solution import main as solution_main
 from .exceptions import ConfigError
+from .options import add_arguments, case_options, make_case, on
 from .results import check_writable, write_json_atomic
-from .solver import NumericalError, check_threads, run_case, summary_line
+from .run import NumericalError, check_threads, run_case, summary_line
 
 # Subcommands of other packages (the paper's reproduction, srmdp.paper, registers campaign, lsmdp, beyond and
 # plan): the entry points of this group, each main(argv) -> exit status.  The library never imports them.
@@ -42,27 +42,7 @@ def build_parser():
     sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
 
     r = sub.add_parser("run", help="run one case (a paper row or free parameters)")
-    r.add_argument("--table", help="a table of the registered rows (see `srmdp cases`)")
-    r.add_argument("--row", type=int, help="row of the table (1-based) when --dt is ambiguous")
-    r.add_argument("--d", type=int, help="dimension d = q (free form)")
-    r.add_argument("--dt", type=number, help="time step (dividing the problem's maturity T)")
-    r.add_argument("--basis", choices=list(BASES), help="local basis (free form)")
-    r.add_argument("--problem", default="gobet2016",
-                   help="a registered problem (default gobet2016, the paper's) or path/to/file.py[:NAME]")
-    r.add_argument("--cells", type=int, help="#C, cells per axis (free form)")
-    r.add_argument("--paths", type=int, help="M, paths per stratum (free form)")
-    r.add_argument("--runs", type=int, default=1, help="independent runs (default 1)")
-    r.add_argument("--run-start", type=int, default=0, help="index of the first run (chunking)")
-    r.add_argument("--test-points", type=int, default=1000, help="test points per run and time step")
-    r.add_argument("--seed", type=int, default=0)
-    add_reading_options(r, number)
-    r.add_argument("--z-cv", action="store_true",
-                   help="control variate y_{i+1}(x_i) in the Z regression (beyond the paper; same limit, less noise)")
-    r.add_argument("--martingale-cv", action="store_true",
-                   help="with --z-cv (implied): also the martingale control variates z.dW in both regressions"
-                        " (beyond the paper; bench/zcv.md)")
-    add_device_options(r)
-    r.add_argument("--out", required=True, help="result JSON (written atomically)")
+    add_arguments(r, "run")  # one argument per option of srmdp run (srmdp.options)
 
     a = sub.add_parser("aggregate", help="gather run chunks of one case into a summary")
     a.add_argument("chunks", nargs="+")
@@ -76,9 +56,10 @@ def build_parser():
 
 
 def case_from_args(args) -> Case:
-    options = dict(outside=args.outside, trunc_y=args.trunc_y, trunc_z=args.trunc_z, precision=args.precision,
-                   arithmetic=args.arithmetic,
-                   z_cv=args.z_cv or args.martingale_cv, martingale_cv=args.martingale_cv)
+    """The case of ``srmdp run``'s arguments: a paper row (``--table``) under the given reading, or the free case."""
+    given = {o.name: getattr(args, o.name) for o in on("case") if "run" in o.surfaces}
+    options = case_options({k: given[k] for k in ("outside", "trunc_y", "trunc_z", "precision", "arithmetic",
+                                                  "z_cv", "martingale_cv")})
     free = {"d": args.d, "basis": args.basis, "cells": args.cells, "paths": args.paths}
     if args.table:
         given = [k for k, v in free.items() if v is not None]
@@ -91,8 +72,7 @@ def case_from_args(args) -> Case:
     if missing:
         raise ConfigError(f"missing --{', --'.join(missing)}: give --table T or all of"
                           " --d --dt --basis --cells --paths")
-    return Case(d=args.d, dt=args.dt, basis=args.basis, cells=args.cells, paths=args.paths, problem=args.problem,
-                **options)
+    return make_case(given)
 
 
 def paper_table_case():

@@ -11,7 +11,6 @@ Points: CSV (comma-separated, one point a line, an optional header line, ``#`` c
 ``.npy`` (an (n, 1 + d) array, columns y, z_1..z_d), chosen by the extension of ``--out``.
 """
 
-import argparse
 import io
 import sys
 from pathlib import Path
@@ -19,19 +18,14 @@ from pathlib import Path
 import numpy as np
 
 from .exceptions import ConfigError
-from .options import SolveOptions, add_cli_arguments
+from .options import SolveOptions, add_arguments
 
 TOL_NOT_MET = 4  # exit status of `srmdp solve --tol` when the tolerance was not met (the answer is saved)
 
 
 def add_parsers(sub, number):
     s = sub.add_parser("solve", help="solve a problem and save the solution (.npz) for `srmdp eval` / srmdp.load")
-    s.add_argument("--problem", default="gobet2016",
-                   help="a registered problem (default gobet2016, the paper's) or path/to/file.py[:NAME]")
-    add_cli_arguments(s, number)  # one argument per field of srmdp.options.SolveOptions
-    s.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                   help="progress bar (default: on a terminal)")
-    s.add_argument("--out", required=True, help="solution file (.npz, written atomically)")
+    add_arguments(s, "solve")  # one argument per option of srmdp solve (srmdp.options)
 
     e = sub.add_parser("eval", help="evaluate a saved solution: y and z at time step i at given points")
     e.add_argument("solution", help="a solution file written by `srmdp solve` (or Solution.save)")
@@ -102,7 +96,7 @@ def main(args):
     from .results import check_writable
 
     if args.command == "solve":
-        from .solver import NumericalError, summary_line
+        from .run import NumericalError, summary_line
         from .solving import solve
 
         if not str(args.out).endswith(".npz"):
@@ -141,8 +135,8 @@ def main(args):
         return 0
 
     # eval: every check (file, step, points, output) before the kernels are built
+    from .run import check_threads
     from .solution import load
-    from .solver import check_threads
 
     check_threads(args.threads)
     sol = load(args.solution, threads=args.threads)

@@ -144,7 +144,7 @@ class Solution:
     def _engine(self):
         if self._backend is None:
             from .cpu import CpuBackend
-            from .solver import check_threads
+            from .run import check_threads
 
             self._backend = CpuBackend(self.problem, threads=check_threads(self.threads))
             self._rec = self.case.record(self.seed, 0, 0)

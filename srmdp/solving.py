@@ -1,4 +1,4 @@
-"""Orchestration of a solve: :func:`solve` (one level and its error estimate, or a refinement to ``tol``),
+""":func:`srmdp.solve`: one level and its error estimate, or a refinement to ``tol``;
 :class:`SolveRequest` (the validated request: the problem, the options and how dt, #C and M follow N), and
 the memory check.  The object it returns is :class:`srmdp.solution.Solution`; the options are the one record
 :class:`srmdp.options.SolveOptions`.
@@ -15,9 +15,9 @@ import numpy as np
 from . import memory
 from .adapt import adapted_spec, split_spec
 from .bases import BASES
-from .cases import Z_CV_DEFAULT_FOR_USER_PROBLEMS, Case, truncation_for_case
+from .cases import Z_CV_DEFAULT_FOR_USER_PROBLEMS
 from .exceptions import ConfigError
-from .options import SolveOptions
+from .options import SolveOptions, make_case, on
 from .problems import DEFAULT as DEFAULT_PROBLEM
 from .problems import REGISTRY, Problem, load_problem
 from .rules import DEFAULT_STEPS, paper_rule
@@ -27,6 +27,9 @@ from .solution_file import saved_spec
 # strata for problems other than the paper's when the user does not choose (the paper's problem keeps the
 # paper's box): decided by measurement, srmdp/problems/README.md ("Defaults").
 STRATA_DEFAULT_FOR_USER_PROBLEMS = "adapted"
+# The case options a request takes from its record as given; d, dt, basis, #C and M are the level's (case_at).
+_GIVEN_BY_LEVEL_OR_OPTS = ("outside", "trunc_y", "trunc_z", "precision", "arithmetic", "half_width",
+                           "martingale_cv")
 
 
 def problem_spec(problem) -> str:
@@ -49,8 +52,8 @@ def solve(problem="gobet2016", *, options: SolveOptions | None = None, progress=
     problem file (the contract of :mod:`srmdp.problems`), or a loaded :class:`~srmdp.problems.Problem`.
     The options (``d`` required; ``dt``, ``basis``, ``cells``, ``paths``, ``outside``, ``trunc_y``,
     ``trunc_z``, ``half_width``, ``strata``, ``precision``, ``arithmetic``, ``device``, ``seed``, ``runs``,
-    ``z_cv``, ``threads``, ``test_points``, ``keep``, ``error``, ``tol``, ``budget_s``, ``guard``) are the
-    fields of :class:`srmdp.options.SolveOptions` (pass them as keywords, or ``options=`` a record).
+    ``z_cv``, ``martingale_cv``, ``threads``, ``test_points``, ``keep``, ``error``, ``tol``, ``budget_s``,
+    ``guard``) are the fields of :class:`srmdp.options.SolveOptions` (pass them as keywords, or ``options=`` a record).
     Defaults: the paper's rules for dt (T/5), #C and M (:mod:`srmdp.rules`); 2 runs (4 with ``tol``).
 
     ``error`` (default True): also solve one level below, strictly coarser in N, #C and M, and set
@@ -164,15 +167,15 @@ class SolveRequest:
         if z_cv is None:  # the paper's problem keeps the paper's scheme; other problems take the measured default
             z_cv = Z_CV_DEFAULT_FOR_USER_PROBLEMS and base_name != DEFAULT_PROBLEM
         dt = prob.maturity / DEFAULT_STEPS if opts.dt is None else opts.dt
-        trunc_y, trunc_z = (float(truncation_for_case(v)) for v in (opts.trunc_y, opts.trunc_z))
-        case_options = dict(outside=opts.outside, trunc_y=trunc_y, trunc_z=trunc_z,
-                            precision=opts.precision, arithmetic=opts.arithmetic, problem=spec, z_cv=z_cv,
-                            half_width=opts.half_width)
+        case_values = {o.name: getattr(opts, o.name) for o in on("case") if o.name in _GIVEN_BY_LEVEL_OR_OPTS}
+        case_values.update(problem=spec, z_cv=z_cv)
+        case_options = dict(case_values)  # the level's d, dt, #C, M join them (case_at)
         # validate dt and the options first (placeholders where the rules will decide)
-        probe = Case(d=opts.d, dt=dt, basis=opts.basis, cells=1 if opts.cells is None else opts.cells,
-                     paths=2**20 if opts.paths is None else opts.paths, **case_options)
+        probe = make_case(dict(case_values, d=opts.d, dt=dt, basis=opts.basis,
+                               cells=1 if opts.cells is None else opts.cells,
+                               paths=2**20 if opts.paths is None else opts.paths))
         req = cls(spec, load_problem(spec), opts, probe.steps, case_options, progress, tuple(remedies))
-        from .solver import validate_run
+        from .run import validate_run
 
         validate_run(probe, req.runs, 0, opts.test_points, opts.seed, opts.device, opts.threads)
         return req
@@ -208,7 +211,7 @@ class SolveRequest:
             paths = max(BASES[self.basis].size(self.d), round(self.paths * r * r))
             rules["paths"] = f"the given {self.paths} x (N/{self.steps})^2 = {paths}"
         dt = self.problem.maturity / steps
-        return Case(d=self.d, dt=dt, basis=self.basis, cells=cells, paths=paths, **self.case_options), rules
+        return make_case(dict(self.case_options, d=self.d, dt=dt, basis=self.basis, cells=cells, paths=paths)), rules
 
     def below(self, case):
         """(the error estimate's level for ``case``, rho, None) or (None, None, why not): N/2 steps, #C and M by
@@ -244,7 +247,7 @@ class SolveRequest:
         included) and ``seconds_per_run`` for the refinement's time model.  ``z0``: also z(0, x0) of every run
         by its first step (:mod:`srmdp.first_step`), in ``result["z0_runs"]`` (kept or not)."""
         from .divergence import DivergenceError, data_scale, divergence, growth, remedies
-        from .solver import NumericalError, run_case
+        from .run import NumericalError, run_case
 
         keep = keep or self.keep
         store = {}

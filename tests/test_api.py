@@ -20,7 +20,7 @@ import pytest
 from conftest import HEAT_PROBLEM
 
 import srmdp
-import srmdp.solver
+import srmdp.run
 from srmdp.cases import Case
 from srmdp.cli import main
 from srmdp.exceptions import ConfigError
@@ -307,7 +307,7 @@ def test_cli_eval_refuses_bad_input_before_compute(tmp_path, saved):
 
 
 def test_cli_solve_refuses_before_compute(tmp_path):
-    with mock.patch.object(srmdp.solver, "make_backend", side_effect=AssertionError("computed")):
+    with mock.patch.object(srmdp.run, "make_backend", side_effect=AssertionError("computed")):
         for argv, words, env in [
             (["--d", 2, "--out", tmp_path / "s.txt"], ("ends with .npz",), None),
             (["--d", 0, "--out", tmp_path / "s.npz"], ("invalid d=0",), None),
@@ -332,7 +332,7 @@ def test_memory_is_refused_up_front():
     msg = _one_line_config_error(check_memory, case, 4, "all", 1000, available=last)
     assert "4 kept run(s)" in msg and "keep='last'" in msg
     assert check_memory(case, 4, "last", 1000, available=last)
-    with mock.patch.object(srmdp.solver, "make_backend", side_effect=AssertionError("computed")):
+    with mock.patch.object(srmdp.run, "make_backend", side_effect=AssertionError("computed")):
         with mock.patch.dict(os.environ, {"SRMDP_MEMORY_LIMIT": str(last)}):
             _one_line_config_error(solve, "gobet2016", runs=4, progress=False, match="keep='last'", **TINY)
 

@@ -53,7 +53,7 @@ def _digest(*arrays):
 def fingerprint(spec, threads=2):
     from srmdp.cases import Case
     from srmdp.cpu import CpuBackend
-    from srmdp.solver import run_case
+    from srmdp.run import run_case
 
     d, dt, basis, cells, paths, outside, ly, lz, precision = spec
     case = Case(d=d, dt=dt, basis=basis, cells=cells, paths=paths, outside=outside, trunc_y=ly, trunc_z=lz,

@@ -827,7 +827,7 @@ def test_refresh_refuses_a_device_it_lacks_before_any_compute(tmp_path, monkeypa
     gpu_chunk = write_chunk(tmp_path, case, 1, 1, reading="paper-fit", device="gpu")
     before = cpu_chunk.read_text()
     monkeypatch.setattr(gpu, "gpu_unavailable_reason", lambda: "no GPU here")
-    monkeypatch.setattr("srmdp.solver.run_case", lambda *a, **k: pytest.fail("computed"))
+    monkeypatch.setattr("srmdp.run.run_case", lambda *a, **k: pytest.fail("computed"))
     with pytest.raises(ConfigError, match="invalid device='gpu': no GPU here"):
         cp.refresh_chunks([cpu_chunk, gpu_chunk])
     assert cpu_chunk.read_text() == before

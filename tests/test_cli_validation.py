@@ -28,7 +28,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-import srmdp.solver
+import srmdp.run
 from srmdp.cases import Case
 from srmdp.cli import main
 from srmdp.exceptions import ConfigError
@@ -113,7 +113,7 @@ def run_cli(argv, env=None):
     """main(argv) in-process with the backend factory disarmed; returns (status, stderr)."""
     err = io.StringIO()
     with contextlib.ExitStack() as stack:
-        stack.enter_context(mock.patch.object(srmdp.solver, "make_backend", _no_compute))
+        stack.enter_context(mock.patch.object(srmdp.run, "make_backend", _no_compute))
         stack.enter_context(mock.patch.dict(os.environ, env or {}))
         stack.enter_context(contextlib.redirect_stderr(err))
         stack.enter_context(contextlib.redirect_stdout(io.StringIO()))
@@ -146,7 +146,7 @@ def test_the_valid_base_passes_validation(outdir):
     argv = _argv({"d": 2, "dt": 0.5, "basis": "LP1", "cells": 2, "paths": 6, "runs": 1, "seed": 0,
                   "test_points": 10}, outdir / "base.json")
     with pytest.raises(AssertionError, match="compute started"):
-        with mock.patch.object(srmdp.solver, "make_backend", _no_compute):
+        with mock.patch.object(srmdp.run, "make_backend", _no_compute):
             main(argv)
     assert not (outdir / "base.json").exists()
 
@@ -280,18 +280,18 @@ def test_invalid_run_argument_raises_before_compute(field, data):
     case = Case(d=2, dt=0.5, basis="LP1", cells=2, paths=6)
     kwargs = dict(runs=2, run_start=0, test_points=10, seed=1, device="cpu", threads=None)
     kwargs[field] = data.draw(BAD_RUN[field])
-    with mock.patch.object(srmdp.solver, "make_backend", _no_compute):
+    with mock.patch.object(srmdp.run, "make_backend", _no_compute):
         with pytest.raises(ConfigError) as info:
-            srmdp.solver.run_case(case, **kwargs)
+            srmdp.run.run_case(case, **kwargs)
     assert str(info.value).startswith(f"invalid {field}="), str(info.value)
 
 
 def test_memory_model_over_the_limit_is_refused_in_process():
     case = Case(d=4, dt=0.2, basis="LP0", cells=8, paths=25)
     with mock.patch.dict(os.environ, {"SRMDP_MEMORY_LIMIT": "1K"}):
-        with mock.patch.object(srmdp.solver, "make_backend", _no_compute):
+        with mock.patch.object(srmdp.run, "make_backend", _no_compute):
             with pytest.raises(ConfigError, match=r"needs .* GiB .* but only 0\.00 GiB of host memory"):
-                srmdp.solver.run_case(case, runs=1)
+                srmdp.run.run_case(case, runs=1)
 
 
 @pytest.mark.parametrize("text, expected", [("123", 123), ("1e9", 10**9), ("512M", 512 * 2**20),
@@ -388,8 +388,8 @@ def test_the_runs_enter_the_memory_model():
     """10^9 runs of a tiny case: the per-run errors alone (R x N, twice, as arrays, lists and JSON) exceed 1 GiB."""
     case = Case(d=1, dt=0.5, basis="LP0", cells=2, paths=2)
     with mock.patch.dict(os.environ, {"SRMDP_MEMORY_LIMIT": "1G"}):
-        with mock.patch.object(srmdp.solver, "make_backend", _no_compute):
+        with mock.patch.object(srmdp.run, "make_backend", _no_compute):
             with pytest.raises(ConfigError, match="needs .* GiB"):
-                srmdp.solver.run_case(case, runs=10**9)
+                srmdp.run.run_case(case, runs=10**9)
             with pytest.raises(AssertionError, match="compute started"):  # while 1000 runs fit
-                srmdp.solver.run_case(case, runs=1000)
+                srmdp.run.run_case(case, runs=1000)

@@ -30,7 +30,7 @@ from srmdp.aggregate import aggregate
 from srmdp.cases import Case
 from srmdp.cli import main
 from srmdp.results import checksum_ok, write_json_atomic
-from srmdp.solver import run_case
+from srmdp.run import run_case
 
 ROOT = Path(__file__).resolve().parent.parent
 SCIENCE = ("case_hash", "case", "seed", "run_start", "runs", "test_points", "per_run", "mse_y_max", "mse_y_av",

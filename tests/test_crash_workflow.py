@@ -31,7 +31,7 @@ import yaml
 
 from srmdp.paper.rows import case_of_record
 from srmdp.results import checksum_ok, write_json_atomic
-from srmdp.solver import run_case
+from srmdp.run import run_case
 
 ROOT = Path(__file__).resolve().parent.parent
 CI_PRESET = ROOT / "config" / "ci.yaml"

@@ -202,7 +202,7 @@ def test_paths_bitwise_per_path(cpu_kernels):
 
 def test_run_case_gpu_matches_cpu(tmp_path):
     """The whole solver (two runs, errors on the device, result JSON) with device='gpu'."""
-    from srmdp.solver import run_case
+    from srmdp.run import run_case
 
     case = _case(d=2, dt=0.5, basis="LP1", cells=2, paths=6)
     res_cpu = run_case(case, runs=2, test_points=20, seed=4, device="cpu", progress=False)

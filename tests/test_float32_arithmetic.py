@@ -98,7 +98,7 @@ ROWS = [("LP0d4", 0.2, {}), ("LP0d6_0", 0.2, {}), ("LP1d4", 0.2, {})]
 def test_float32_indicators_agree_with_float64_within_their_standard_errors(table, dt, over):
     from dataclasses import replace
 
-    from srmdp.solver import run_case
+    from srmdp.run import run_case
 
     res = {}
     for arithmetic in ("float64", "float32"):
@@ -119,7 +119,7 @@ def test_float32_gpu_matches_cpu_within_the_rounding_bound():
     as Python, where math.exp/log of a float32 return a float64 (the CPU calls expf/logf), so a value can differ by
     an ulp of float32 and the coefficient, a mean of M such values, by a few: bound 1e-5 relative to the largest
     coefficient, 80 float32 ulps (float64 arithmetic stays bit for bit, tests/test_cuda_sim.py)."""
-    from srmdp.solver import run_case
+    from srmdp.run import run_case
 
     case = Case(d=2, dt=0.5, basis="LP1", cells=2, paths=6, arithmetic="float32")  # 1 run, 8 test points
     coefs = {}

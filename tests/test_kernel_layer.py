@@ -20,7 +20,7 @@ from srmdp.problems import load_problem
 PROBE = textwrap.dedent("""
     import json, sys
     from srmdp.cases import Case
-    from srmdp.solver import run_case
+    from srmdp.run import run_case
     from srmdp.build import kernels
     from srmdp.problems import load_problem
     res = run_case(Case(d=2, dt=0.5, basis="LP1", cells=2, paths=8), runs=1, test_points=5, threads=1)
@@ -182,7 +182,7 @@ def test_lp2d_converges_to_the_l2_projection(fit, cpu_kernels):
 @pytest.mark.slow
 def test_lp2d_solves_the_paper_problem_at_least_as_well_as_lp1():
     """Same cells, paths and streams: LP2d's pooled MSE_Y,av is not worse than LP1's beyond 3 s.e."""
-    from srmdp.solver import run_case
+    from srmdp.run import run_case
 
     kw = dict(d=2, dt=0.25, cells=3, paths=60)
     lp1 = run_case(Case(basis="LP1", **kw), runs=6, test_points=200, seed=3)

@@ -27,7 +27,7 @@ from srmdp.cases import Case
 from srmdp.exceptions import NumericalError
 from srmdp.problems.gobet2016 import solution as paper_solution
 from srmdp.results import write_json_atomic
-from srmdp.solver import first_nonfinite_stratum, run_case
+from srmdp.run import first_nonfinite_stratum, run_case
 
 HALF = 6.5
 U_MIN, U_MAX = 2.0**-53, 1.0  # the extreme values of rng.uniform: (k + 1) 2^-53, k < 2^53

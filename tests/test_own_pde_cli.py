@@ -35,11 +35,11 @@ class _Sol:
 
 @pytest.mark.parametrize("met, status", [(True, 0), (False, TOL_NOT_MET)])
 def test_an_unmet_tolerance_has_its_own_exit_status(monkeypatch, tmp_path, capsys, met, status):
-    import srmdp.solver
+    import srmdp.run
     import srmdp.solving
 
     monkeypatch.setattr(srmdp.solving, "solve", lambda *a, **k: _Sol(met))
-    monkeypatch.setattr(srmdp.solver, "summary_line", lambda res: "summary")
+    monkeypatch.setattr(srmdp.run, "summary_line", lambda res: "summary")
     out = tmp_path / "s.npz"
     rc = main(["solve", "--problem", "quadratic_z", "--d", "2", "--tol", "0.01", "--no-progress", "--out", str(out)])
     cap = capsys.readouterr()

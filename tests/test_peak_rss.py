@@ -7,7 +7,7 @@ import json
 from srmdp.aggregate import aggregate
 from srmdp.cases import Case
 from srmdp.results import write_json_atomic
-from srmdp.solver import peak_rss_bytes, run_case
+from srmdp.run import peak_rss_bytes, run_case
 
 CASE = Case(d=2, dt=0.25, basis="LP1", cells=4, paths=8)  # as tests/test_determinism.py: K = 16, N = 4
 

@@ -14,7 +14,7 @@ from conftest import HEAT_PROBLEM
 from srmdp.cases import Case
 from srmdp.exceptions import ConfigError
 from srmdp.problems import REGISTRY, load_problem
-from srmdp.solver import run_case
+from srmdp.run import run_case
 
 PAPER_FILE = REGISTRY["gobet2016"]
 GOOD_HEAT = HEAT_PROBLEM

@@ -17,7 +17,7 @@ import pytest
 
 from srmdp.cases import Case
 from srmdp.problems import load_problem
-from srmdp.solver import run_case
+from srmdp.run import run_case
 
 SIZE = dict(d=2, basis="LP1", cells=13, paths=200)
 RUNS, SEED = 8, 0

@@ -9,7 +9,7 @@ import pytest
 from srmdp.build import kernels
 from srmdp.cases import Case
 from srmdp.problems import load_problem
-from srmdp.solver import run_case
+from srmdp.run import run_case
 
 
 def _responses(case, coef, i, seed=3):

@@ -19,7 +19,7 @@ from srmdp.cases import Case
 from srmdp.cpu import CpuBackend
 from srmdp.paper.rows import paper_case
 from srmdp.problems import load_problem
-from srmdp.solver import run_case
+from srmdp.run import run_case
 
 VARIANTS = {"paper": {}, "z_cv": {"z_cv": True}, "martingale_cv": {"z_cv": True, "martingale_cv": True}}
 

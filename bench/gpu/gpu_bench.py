@@ -4,7 +4,7 @@
         [--test-points 1000] [--modes auto] [--budget 300] [--out-dir data/gpu] [--compare-cpu]
 
 A case is ``TABLE:DT`` or ``TABLE:DT:ROW`` (see ``srmdp cases``).  Each case runs through
-``srmdp.solver.run_case(device="gpu")`` exactly as ``srmdp run --device gpu`` does (kernels compiled
+``srmdp.run.run_case(device="gpu")`` exactly as ``srmdp run --device gpu`` does (kernels compiled
 once per size and reused across cases), and its result JSON is written to
 ``OUT_DIR/<table>_r<row>_<precision>[_<mode>].json`` (sealed as the CLI seals it).
 ``--budget`` skips a case whose predicted time (its path-steps over the last rate measured for the
@@ -74,7 +74,7 @@ def main(argv=None):
     from srmdp.paper.rows import find_row, paper_case
     from srmdp.problems import load_problem
     from srmdp.results import write_json_atomic
-    from srmdp.solver import run_case
+    from srmdp.run import run_case
 
     t_start = time.perf_counter()
     rates = {}

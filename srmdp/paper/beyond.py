@@ -27,13 +27,14 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..cases import Case, truncation_for_case
-from ..cli_options import Parser, exit_status
+from ..cases import Case
+from ..cli_common import Parser, exit_status
 from ..memory import required_bytes
+from ..options import add_arguments, command_line, make_case
 from ..problems import load_problem
 from ..results import check_writable, read_json, write_json_atomic
 from . import REPOSITORY
-from .beyond_solve import SuiteSolve, coverage_totals, measure_coverage, run_solve, solves_from, write_json
+from .beyond_solve import MODES, SuiteSolve, coverage_totals, measure_coverage, run_solve, solves_from, write_json
 from .cost import estimate_seconds
 from .index import hardware_label
 from .latex import jinja_env, se_digits, tex_escape, write_text
@@ -68,19 +69,21 @@ class SuiteCase:
     def reference_key(self) -> str:
         return f"{self.problem}_d{self.d}"
 
+    def case_values(self) -> dict:
+        """The case as options (:mod:`srmdp.options`)."""
+        return {"problem": self.problem, "d": self.d, "dt": self.dt, "basis": self.basis, "cells": self.cells,
+                "paths": self.paths}
+
+    def run_options(self) -> dict:
+        """The options of its ``srmdp run`` job (the preset's test points and seed join them)."""
+        return self.case_values() | {"runs": self.runs, "trunc_y": self.trunc_y, "trunc_z": self.trunc_z,
+                                     "z_cv": self.z_cv}
+
     def case(self) -> Case:
-        return Case(d=self.d, dt=self.dt, basis=self.basis, cells=self.cells, paths=self.paths, problem=self.problem,
-                    trunc_y=truncation_for_case(self.trunc_y), trunc_z=truncation_for_case(self.trunc_z),
-                    z_cv=self.z_cv)
+        return make_case(self.case_values() | {"trunc_y": self.trunc_y, "trunc_z": self.trunc_z, "z_cv": self.z_cv})
 
     def cli(self) -> str:
-        out = (f"--problem {self.problem} --d {self.d} --dt {self.dt:g} --basis {self.basis} --cells {self.cells}"
-               f" --paths {self.paths} --runs {self.runs}")
-        if self.trunc_y is not None:
-            out += f" --trunc-y {self.trunc_y:g}"
-        if self.trunc_z is not None:
-            out += f" --trunc-z {self.trunc_z:g}"
-        return out + (" --z-cv" if self.z_cv else "")
+        return command_line(self.run_options())
 
 
 def published_rows(path=PUBLISHED_FILE) -> list[dict]:
@@ -153,7 +156,7 @@ class BeyondPlan:
         return [self.coverage_path()] if self.coverage else []
 
     def solve_args(self, key) -> str:
-        return f"{self.solve_by_key[key].cli()} --seed {self.plan.seed}"
+        return self.solve_by_key[key].cli(self.plan.seed)
 
     def coverage_args(self) -> str:
         return (f"--seeds {int(self.coverage.get('seeds', 20))} --dims"
@@ -164,7 +167,8 @@ class BeyondPlan:
 
     # --- jobs
     def run_args(self, key) -> str:
-        return f"{self.by_key[key].cli()} --test-points {self.plan.test_points} --seed {self.plan.seed}"
+        return command_line(self.by_key[key].run_options() | {"test_points": self.plan.test_points,
+                                                               "seed": self.plan.seed})
 
     def reference_args(self, rkey) -> str:
         problem, _, d = rkey.rpartition("_d")
@@ -319,7 +323,7 @@ def render_table(plan: BeyondPlan, summaries, references, template_dir, out, pub
 
 
 # --- command line (the workflow's reference jobs) -----------------------------------------------------
-def main(argv=None):
+def build_parser():
     p = Parser(prog="srmdp beyond", description="references of the suite's problems")
     sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
     r = sub.add_parser("reference", help="u(0, x0) of a suite problem in dimension d, with its standard error")
@@ -328,19 +332,17 @@ def main(argv=None):
     r.add_argument("--paths", type=int, default=DEFAULT_REFERENCE_PATHS)
     r.add_argument("--out", required=True)
     v = sub.add_parser("solve", help="one suite solve through srmdp.solve (rules, adapted strata or tol)")
-    v.add_argument("--problem", required=True)
-    v.add_argument("--d", type=int, required=True)
-    v.add_argument("--mode", choices=["rules", "adapted", "tol"], required=True)
-    v.add_argument("--runs", type=int, default=4)
-    v.add_argument("--tol", type=float)
-    v.add_argument("--budget", type=float)
-    v.add_argument("--seed", type=int, default=0)
-    v.add_argument("--out", required=True)
+    add_arguments(v, "beyond_solve")  # its options (srmdp.options), and the suite's mode:
+    v.add_argument("--mode", choices=MODES, required=True, help="rules: the paper's box; adapted strata; tol")
     c = sub.add_parser("coverage", help="coverage of u0_error over seeds (problems with an exact solution)")
     c.add_argument("--seeds", type=int, default=20)
     c.add_argument("--dims", type=int, nargs="+", default=[2, 4])
     c.add_argument("--out", required=True)
-    args = p.parse_args(argv)
+    return p
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
     if args.command == "solve":
         return exit_status(lambda: _solve(args))
     if args.command == "coverage":
@@ -350,7 +352,7 @@ def main(argv=None):
 
 def _solve(args) -> int:
     check_writable(args.out)
-    s = SuiteSolve(args.problem, args.d, args.mode, args.tol, args.budget, args.runs)
+    s = SuiteSolve(args.problem, args.d, args.mode, args.tol, args.budget_s, args.runs)
     out = run_solve(s, args.seed)
     write_json(args.out, out)
     print(f"{s.key}: u0 = {out['u0']:.6g} +- {out['u0_se']:.2g}, u0_error {out['u0_error']}, {out['cpu_seconds']:.0f}"

@@ -23,6 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..options import command_line
+
 MODES = ("rules", "adapted", "tol")
 COVERAGE_PROBLEMS = {"quadratic_z": "quadratic_z", "reaction_diffusion": "reaction_diffusion",
                      "running_cost": "tests/data/running_cost.py"}
@@ -59,11 +61,11 @@ class SuiteSolve:
             kw.update(tol=self.tol, budget_s=self.budget_s)
         return kw
 
-    def cli(self) -> str:
-        out = f"--problem {self.problem} --d {self.d} --mode {self.mode} --runs {self.runs}"
-        if self.mode == "tol":
-            out += f" --tol {self.tol:g} --budget {self.budget_s:g}"
-        return out
+    def cli(self, seed: int | None = None) -> str:
+        """The arguments of its ``srmdp beyond solve`` job: its options (:mod:`srmdp.options`) and the suite's mode."""
+        options = {"runs": self.runs, "tol": self.tol, "budget_s": self.budget_s, "seed": seed}
+        head = command_line({"problem": self.problem, "d": self.d}, "beyond_solve")
+        return f"{head} --mode {self.mode} {command_line(options, 'beyond_solve')}"
 
 
 def solves_from(cfg) -> list[SuiteSolve]:

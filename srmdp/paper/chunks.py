@@ -1,6 +1,6 @@
 """Run chunks kept in the repository (``data/gpu/``): which runs of which case are already there.
 
-A *chunk* is a result file of ``srmdp run`` (or of :func:`srmdp.solver.run_case`) holding runs
+A *chunk* is a result file of ``srmdp run`` (or of :func:`srmdp.run.run_case`) holding runs
 ``run_start .. run_start + runs - 1`` of one case.  Chunks *pool* (are aggregated together, and
 share one set of run indices that must not repeat) when their runs are draws of the same random
 streams under the same numerical parameters:

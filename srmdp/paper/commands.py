@@ -62,7 +62,7 @@ def lsmdp(argv=None) -> int:
 
 def cases(argv=None) -> int:
     """``srmdp cases [--table T]``: the paper's 35 rows (table, row, d, dt, #C, K, M)."""
-    from ..cli_options import Parser, exit_status
+    from ..cli_common import Parser, exit_status
 
     p = Parser(prog="srmdp cases", description="List the paper's cases.")
     p.add_argument("--table", help="only this table (an id or alias, e.g. LP1d6)")

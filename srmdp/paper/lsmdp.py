@@ -31,12 +31,14 @@ import tracemalloc
 import numpy as np
 
 from ..cases import truncation_for_json
-from ..cli_options import Parser, exit_status
+from ..cli_common import Parser, exit_status
+from ..exceptions import ConfigError
 from ..indicators import indicators
 from ..memory import required_bytes
+from ..options import add_arguments
 from ..problems.gobet2016 import solution as paper_solution
 from ..results import check_writable, peak_rss_bytes, write_json_atomic
-from ..solver import run_case
+from ..run import run_case
 from .rows import paper_case
 
 
@@ -68,8 +70,10 @@ def logistic_inverse(v, lo=-math.inf, hi=math.inf):
 class Grid:
     """#C cells per axis on [-L, L]^d; stratum of x, local coordinates u in [-1/2, 1/2) (box cells)."""
 
+    OUTSIDE = ("unbounded", "zero")  # the readings outside the box the baseline implements
+
     def __init__(self, d, cells, half_width, outside):
-        if outside not in ("zero", "unbounded"):
+        if outside not in self.OUTSIDE:
             raise ValueError(f"LSMDP baseline: outside={outside!r} not supported (zero or unbounded)")
         self.d, self.cells, self.half, self.outside = d, cells, half_width, outside
         self.h = 2.0 * half_width / cells
@@ -248,23 +252,21 @@ def srmdp_traced_peak(case, test_points=1000, seed=0) -> int:
     return int(peak)
 
 
-def main(argv=None):
+def build_parser():
     """srmdp lsmdp --table T --row R [reading options] --runs R --out FILE"""
-    p = Parser(prog="srmdp lsmdp", description=main.__doc__)
-    p.add_argument("--table", required=True)
-    p.add_argument("--row", type=int, required=True)
-    p.add_argument("--outside", default="unbounded", choices=["unbounded", "zero"])
-    p.add_argument("--trunc-y", type=float, default=math.inf)
-    p.add_argument("--trunc-z", type=float, default=math.inf)
-    p.add_argument("--runs", type=int, default=4)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--test-points", type=int, default=1000)
-    p.add_argument("--out", required=True)
-    a = p.parse_args(argv)
+    p = Parser(prog="srmdp lsmdp", description=build_parser.__doc__)
+    add_arguments(p, "lsmdp")  # the options of srmdp lsmdp (srmdp.options)
+    return p
+
+
+def main(argv=None):
+    a = build_parser().parse_args(argv)
     return exit_status(lambda: _run(a))
 
 
 def _run(a) -> int:
+    if a.outside not in Grid.OUTSIDE:
+        raise ConfigError(f"invalid outside={a.outside!r}: the LSMDP baseline has {' and '.join(Grid.OUTSIDE)}")
     check_writable(a.out)
     case = paper_case(a.table, row=a.row, outside=a.outside, trunc_y=a.trunc_y, trunc_z=a.trunc_z)
     res = run(case, a.runs, seed=a.seed, test_points=a.test_points)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..cases import truncation_for_case
+from ..options import case_options, command_line
 from ..readings import reading_key, reading_name
 
 
@@ -34,29 +34,26 @@ class PresetReading:
     martingale_cv: bool = False  # with z_cv: the martingale control variates too (srmdp run --martingale-cv)
     arithmetic: str = "float64"
 
-    def options(self) -> dict:
+    def run_options(self) -> dict:
+        """The reading as options of ``srmdp run`` (:mod:`srmdp.options`; None: the default): the arithmetic only
+        where it is not float64, so that a float64 reading's jobs keep the command line they had before the
+        option."""
         return {
             "outside": self.outside,
-            "trunc_y": float(truncation_for_case(self.trunc_y)),
-            "trunc_z": float(truncation_for_case(self.trunc_z)),
-            "z_cv": bool(self.z_cv or self.martingale_cv),
+            "trunc_y": self.trunc_y,
+            "trunc_z": self.trunc_z,
+            "z_cv": bool(self.z_cv),
             "martingale_cv": bool(self.martingale_cv),
-            "arithmetic": self.arithmetic,
+            "arithmetic": None if self.arithmetic == "float64" else self.arithmetic,
         }
 
+    def options(self) -> dict:
+        """The reading's fields of a case (:func:`srmdp.options.case_options`)."""
+        return case_options(dict(self.run_options(), arithmetic=self.arithmetic))
+
     def cli(self) -> str:
-        out = f"--outside {self.outside}"
-        if self.trunc_y is not None:
-            out += f" --trunc-y {self.trunc_y:g}"
-        if self.trunc_z is not None:
-            out += f" --trunc-z {self.trunc_z:g}"
-        if self.z_cv:
-            out += " --z-cv"
-        if self.martingale_cv:
-            out += " --martingale-cv"
-        if self.arithmetic != "float64":
-            out += f" --arithmetic {self.arithmetic}"
-        return out
+        """The reading's arguments of ``srmdp run``."""
+        return command_line(self.run_options())
 
     def describe(self) -> str:
         trunc = "no truncation"

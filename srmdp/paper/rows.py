@@ -19,6 +19,7 @@ from importlib import resources
 
 from ..cases import Case, is_int, plain
 from ..exceptions import ConfigError
+from ..options import make_case
 from ..rules import formula
 
 MATURITY = 1.0  # the paper's T
@@ -187,6 +188,6 @@ def paper_case(table: str, dt=None, row=None, d=None, problem=PAPER_PROBLEM, **o
         raise ConfigError(f"invalid arguments: --table selects a row of the paper, whose problem is {PAPER_PROBLEM},"
                           f" not {problem}")
     r = find_row(table, dt=dt, row=row, d=d)
-    return PaperCase(d=r["d"], dt=r["dt"], basis=r["basis"], cells=r["cells"], paths=r["M"],
-                     table=r["table"], row=r["row"], **options)
+    row_values = {"d": r["d"], "dt": r["dt"], "basis": r["basis"], "cells": r["cells"], "paths": r["M"]}
+    return make_case(row_values | options, PaperCase, table=r["table"], row=r["row"])
 

@@ -9,6 +9,9 @@ from snakemake.utils import validate
 # The workflow and its jobs use the installed package (pip install -e .: this checkout's srmdp).
 from srmdp.paper.rows import table_ids
 
+# the options of `srmdp run` as data -> its arguments (the one declaration of the options, srmdp.options)
+from srmdp.options import command_line
+
 # paper_code: the srmdp.paper modules a render job runs (its inputs: editing one renders again)
 from srmdp.paper.plan import Plan, paper_code
 
@@ -72,24 +75,36 @@ def all_targets():
     return targets
 
 
+def preset_options():
+    """The preset's options of every paper row's `srmdp run` job."""
+    return {
+        "test_points": PLAN.test_points,
+        "seed": PLAN.seed,
+        "precision": PLAN.precision,
+    }
+
+
 def solve_args(wildcards):
-    """Arguments of `srmdp run` for one run chunk of one paper row under one reading."""
+    """Arguments of `srmdp run` for one run chunk of one paper row under one reading: its options as data,
+    rendered by srmdp.options.command_line."""
     sel = PLAN.by_key[wildcards.key]
     start, runs = sel.chunk_range(int(wildcards.chunk))
-    return (
-        f"--table {sel.table} --row {sel.row} {PLAN.reading(wildcards.reading).cli()}"
-        f" --runs {runs} --run-start {start} --test-points {PLAN.test_points} --seed {PLAN.seed}"
-        f" --precision {PLAN.precision}"
+    return command_line(
+        {"table": sel.table, "row": sel.row}
+        | PLAN.reading(wildcards.reading).run_options()
+        | {"runs": runs, "run_start": start}
+        | preset_options()
     )
 
 
 def timing_args(wildcards):
     """Arguments of `srmdp run` for the timing job of one paper row (its own runs, all threads)."""
     sel = PLAN.by_key[wildcards.key]
-    return (
-        f"--table {sel.table} --row {sel.row} {PLAN.reading(PLAN.timing_reading).cli()}"
-        f" --runs {PLAN.timing_runs} --test-points {PLAN.test_points} --seed {PLAN.seed}"
-        f" --precision {PLAN.precision}"
+    return command_line(
+        {"table": sel.table, "row": sel.row}
+        | PLAN.reading(PLAN.timing_reading).run_options()
+        | {"runs": PLAN.timing_runs}
+        | preset_options()
     )
 
 

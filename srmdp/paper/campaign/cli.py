@@ -14,7 +14,8 @@ import math
 from pathlib import Path
 
 from ...cases import ARITHMETICS, PRECISIONS, ConfigError, check_seed_run, is_int
-from ...cli_options import Parser, exit_status
+from ...cli_common import Parser, exit_status
+from ...options import add_arguments
 from ...results import check_writable
 from ..cost import THROUGHPUT_FILE
 from .chunk_files import ARCHIVE_DIR
@@ -33,15 +34,7 @@ def build_parser():
     r = sub.add_parser("run", help="run the next chunks within a time budget")
     r.add_argument("--budget", required=True, type=float, help="seconds for the whole campaign")
     r.add_argument("--out", required=True, help="folder of the chunk files written (flat)")
-    r.add_argument("--device", choices=["gpu", "cpu"], default="gpu")
-    r.add_argument("--precision", default="float32", help="coefficient storage (float32 as the paper)")
-    r.add_argument(
-        "--arithmetic",
-        help="path arithmetic of every reading (default: the reading's, float64 unless"
-        " the config says; float32: the paper's precision, its chunks are their own cases)",
-    )
-    r.add_argument("--seed", type=int, default=0, help="seed of the streams (0: that of data/gpu's runs)")
-    r.add_argument("--test-points", type=int, default=1000)
+    add_arguments(r, "campaign")  # the run options it takes (device, storage, arithmetic, seed, ...: srmdp.options)
     r.add_argument(
         "--data",
         action="append",
@@ -74,7 +67,6 @@ def build_parser():
         help=f"a chunk starts when its planned seconds x this fit the time left (default {SAFETY}; the"
         " budget's alarm stops a chunk that overruns: it alone is lost)",
     )
-    r.add_argument("--threads", type=int, help="CPU threads (device cpu)")
     r.add_argument("--throughput", default=str(THROUGHPUT_FILE), help="the assumed throughput table (CSV)")
     r.add_argument("--model", help=argparse.SUPPRESS)  # device model for --dry-run without the device
     r.add_argument("--pack", help="a .tgz re-packed after every chunk (paths data/gpu/campaign/<file>)")

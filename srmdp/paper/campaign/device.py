@@ -8,7 +8,7 @@ import os
 from ...cases import ConfigError
 from ...gpu import gpu_unavailable_reason
 from ...results import cpu_model
-from ...solver import check_threads
+from ...run import check_threads
 
 ASSUMED_GPU = "NVIDIA H100 80GB HBM3"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ...aggregate import load_chunk
 from ...results import write_json_atomic
-from ...solver import run_case
+from ...run import run_case
 from ..rows import case_of_record
 from .device import check_device
 

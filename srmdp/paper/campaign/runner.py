@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ...cases import ConfigError
 from ...results import content_hash, write_json_atomic
-from ...solver import run_case
+from ...run import run_case
 from .. import chunks as chunkmod
 from ..cost import CostModel, compiled_key, load_throughput
 from ..shape_cost import bench_points

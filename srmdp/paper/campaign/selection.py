@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...cases import ConfigError
+from ...options import make_case
 from .. import REPOSITORY
 from ..config_readings import check_readings, load_readings_data
 from ..preset_reading import PresetReading, readings_from_config  # a config's readings (z_cv, rows: see there)
@@ -61,8 +62,10 @@ class Row:
 
     def case(self, reading: PresetReading, precision: str, arithmetic: str | None = None) -> PaperCase:
         """The row under ``reading``; ``arithmetic`` (the campaign's --arithmetic) overrides the reading's."""
-        options = reading.options() | ({} if arithmetic is None else {"arithmetic": arithmetic})
-        return PaperCase(**self.spec, precision=precision, **options)
+        options = reading.options() | {"precision": precision}
+        options |= {} if arithmetic is None else {"arithmetic": arithmetic}
+        own = {k: self.spec[k] for k in ("table", "row")}
+        return make_case({k: v for k, v in self.spec.items() if k not in own} | options, PaperCase, **own)
 
 
 def paper_selection(spec: str | None) -> list:

@@ -1,4 +1,5 @@
-"""Orchestration of Algorithm SRMDP: runs x backward time steps on a backend, then the errors.
+"""One case's runs of Algorithm SRMDP (:func:`run_case`, what ``srmdp run`` computes): runs x backward time steps on
+a backend, then the errors; the checks before any compute (:func:`validate_run`) and the result's summary line.
 
 Backends (``cpu.CpuBackend``, ``cuda.CudaBackend``) own the coefficients and expose
 ``allocate(case)``, ``warm_up(rec)``, ``backward_step(i, rec) -> first bad stratum or -1``,
@@ -19,11 +20,11 @@ from . import memory
 from .cases import Case, check_seed_run, is_int, plain
 from .exceptions import ConfigError, NumericalError
 from .indicators import indicators
+from .options import DEVICES
 from .problems import load_problem
 from .results import FORMAT_VERSION, identity_hash, peak_rss_bytes, provenance
 from .rng import PATH_BITS
 
-DEVICES = ("cpu", "gpu")
 __all__ = ["run_case", "validate_run", "NumericalError", "ConfigError", "DEVICES"]
 
 

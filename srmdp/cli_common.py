@@ -1,0 +1,43 @@
+"""The conventions shared by the ``srmdp`` subcommands (``run``, ``solve``, ...): the parser, the number type, the
+exit statuses.  The options themselves are declared once, in :mod:`srmdp.options`.
+
+Every input error is one line on stderr (``srmdp: error: ...``) and exit status 2, before any compute.
+"""
+
+import argparse
+import sys
+
+from .exceptions import ConfigError
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line and exit status 2."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog.split()[0]}: error: {' '.join(str(message).split())}\n")
+
+
+def number(text):
+    """A float argument (its range is checked with the case, in one place)."""
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+
+
+def one_line(exc) -> str:
+    """An exception's message on one line."""
+    return " ".join(str(exc).split())
+
+
+def exit_status(command, interrupted: str = "no result written") -> int:
+    """Run ``command()`` and return its exit status; invalid input (:class:`ConfigError`) is one line on stderr
+    and status 2, an interrupt status 130 with ``interrupted`` saying what was kept."""
+    try:
+        return command()
+    except ConfigError as exc:
+        print(f"srmdp: error: {one_line(exc)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"srmdp: interrupted; {interrupted}", file=sys.stderr)
+        return 130
