@@ -496,6 +496,21 @@ def command_line(values: dict, surface: str = "run") -> str:
     return " ".join(out)
 
 
+def taken_by(values: dict, surface: str) -> dict:
+    """The ``values`` ({option: value}) that ``surface`` takes, in order; an option it does not take must be unset
+    (None or False), else ValueError: a job never drops a setting silently (a reading with the Z control variate
+    has no LSMDP job)."""
+    out, dropped = {}, []
+    for name, v in values.items():
+        if surface in BY_NAME[name].surfaces:
+            out[name] = v
+        elif v is not None and v is not False:
+            dropped.append(f"{name}={v!r}")
+    if dropped:
+        raise ValueError(f"{surface} takes no {', '.join(dropped)} (srmdp.options)")
+    return out
+
+
 # A Case field set by no option: its value comes from the problem.
 CASE_FROM_PROBLEM = {"maturity": "the problem's MATURITY (dt divides it)"}
 

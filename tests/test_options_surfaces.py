@@ -10,6 +10,7 @@ import argparse
 import copy
 import inspect
 import math
+import re
 from dataclasses import fields, make_dataclass
 
 import pytest
@@ -236,15 +237,24 @@ def test_every_run_job_of_the_workflow_passes_declared_run_options_only(preset):
     from srmdp.paper.plan import Plan
 
     plan = Plan(yaml.safe_load(open(srmdp.paper.REPOSITORY / "config" / preset)))
-    lines = [plan.residual_args(v.name, k) for v in plan.variants for k in plan.residual_rows]
-    lines += [plan.multicore_args(k) for k in plan.multicore]
-    lines += [plan.multicore_args(k, like=True) for k in plan.likeforlike]
-    for line in lines:
+    jobs = [
+        (plan.residual_options(v.name, k), plan.residual_args(v.name, k))
+        for v in plan.variants
+        for k in plan.residual_rows
+    ]
+    jobs += [(plan.multicore_options(k), plan.multicore_args(k)) for k in plan.multicore]
+    jobs += [(plan.multicore_options(k, like=True), plan.multicore_args(k, like=True)) for k in plan.likeforlike]
+    for values, line in jobs:  # the line gives exactly the job's options (data), each parsed back to its value
         args = _run_args(line)
         assert args.table and args.row >= 1
+        for k, v in values.items():
+            assert getattr(args, k) == (opts.BY_NAME[k].default_on("run") if v is None else v), (k, line)
     for s in plan.lsmdp:  # the LSMDP baseline's jobs: declared options of `srmdp lsmdp`
+        values = plan.lsmdp_options(s.key)
         args = lsmdp_parser().parse_args(plan.lsmdp_args(s.key).split() + ["--out", "x.json"])
         assert args.table == s.table and args.row == s.row
+        for k, v in values.items():
+            assert getattr(args, k) == (opts.BY_NAME[k].default_on("lsmdp") if v is None else v), (k, s.key)
     beyond = BeyondPlan(plan)
     for s in beyond.solves:  # the suite's srmdp.solve jobs: declared options of `srmdp beyond solve`
         line = beyond.solve_args(s.key).split() + ["--out", "x.json"]
@@ -258,3 +268,43 @@ def test_every_run_job_of_the_workflow_passes_declared_run_options_only(preset):
             s.runs,
             plan.seed,
         )
+
+
+def test_the_plans_jobs_build_no_command_line_by_hand():
+    """The jobs of srmdp.paper.plan_jobs and the readings pass their options as data: no string in those modules
+    holds an option flag (``--x``); command_line renders them (the rules add only --device, --threads, --out)."""
+    import ast
+
+    for name in ("plan_jobs", "preset_reading"):
+        tree = ast.parse((srmdp.paper.REPOSITORY / "srmdp" / "paper" / f"{name}.py").read_text())
+        docs = {
+            id(n.body[0].value)
+            for n in ast.walk(tree)
+            if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef))
+            and n.body
+            and isinstance(n.body[0], ast.Expr)
+            and isinstance(n.body[0].value, ast.Constant)
+        }
+        flags = [
+            n.value
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Constant)
+            and isinstance(n.value, str)
+            and id(n) not in docs
+            and re.search(r"(^|\s)--[a-z]", n.value)
+        ]
+        assert not flags, (name, flags)
+
+
+def test_a_job_never_drops_a_reading_setting_silently():
+    """A reading's setting that a command does not take is an error, not left out (LSMDP has no Z control
+    variate)."""
+    from srmdp.paper.preset_reading import PresetReading
+
+    assert PresetReading("a", "zero", 1.0, 1.0).run_options("lsmdp") == {
+        "outside": "zero",
+        "trunc_y": 1.0,
+        "trunc_z": 1.0,
+    }
+    with pytest.raises(ValueError, match="z_cv"):
+        PresetReading("b", "zero", 1.0, 1.0, z_cv=True).run_options("lsmdp")

@@ -13,6 +13,7 @@ import os
 from dataclasses import replace
 
 from ..memory import required_bytes
+from ..options import command_line
 from .cost import estimate_seconds
 from .lsmdp import model_bytes as lsmdp_model_bytes
 from .rows import paper_case, split_row_key
@@ -30,27 +31,36 @@ def _hms(seconds: float) -> str:
 class PlanJobs:
     """The jobs of a preset with their resources and cost (a part of :class:`srmdp.paper.plan.Plan`)."""
 
-    def lsmdp_args(self, key) -> str:
+    def lsmdp_options(self, key) -> dict:
+        """The options of the LSMDP job of paper row ``key`` (``srmdp lsmdp``, :mod:`srmdp.options`)."""
         sel = self.lsmdp_by_key[key]
         return (
-            f"--table {sel.table} --row {sel.row} {self.reading(self.lsmdp_reading).cli()}"
-            f" --runs {sel.runs} --seed {self.seed} --test-points {self.test_points}"
+            {"table": sel.table, "row": sel.row}
+            | self.reading(self.lsmdp_reading).run_options("lsmdp")
+            | {"runs": sel.runs, "seed": self.seed, "test_points": self.test_points}
         )
+
+    def lsmdp_args(self, key) -> str:
+        return command_line(self.lsmdp_options(key), "lsmdp")
 
     def lsmdp_mem_mb(self, key) -> int:
         sel = self.lsmdp_by_key[key]
         return int(math.ceil(3 * lsmdp_model_bytes(paper_case(sel.table, row=sel.row)) / 1e6)) + 600
 
-    def residual_args(self, variant, key) -> str:
-        """`srmdp run` arguments of a variant: the residual reading's row with the variant's changes."""
+    def residual_options(self, variant, key) -> dict:
+        """The options of a variant's ``srmdp run`` job: the residual reading's row with the variant's changes."""
         v, sel = self.variant(variant), self.by_key[key]
         base = self.reading(self.residual_reading)
         reading = replace(base, trunc_y=v.get("trunc_y", base.trunc_y), trunc_z=v.get("trunc_z", base.trunc_z))
         return (
-            f"--table {sel.table} --row {sel.row} {reading.cli()} --runs {sel.runs}"
-            f" --test-points {self.test_points} --seed {v.get('seed', self.seed)}"
-            f" --precision {v.get('precision', self.precision)}"
+            {"table": sel.table, "row": sel.row}
+            | reading.run_options()
+            | {"runs": sel.runs, "test_points": self.test_points, "seed": v.get("seed", self.seed)}
+            | {"precision": v.get("precision", self.precision)}
         )
+
+    def residual_args(self, variant, key) -> str:
+        return command_line(self.residual_options(variant, key))
 
     def _alone(self, like: bool):
         """(reading, precision, runs) of a job timed alone: rule likeforlike's or rule multicore's."""
@@ -58,14 +68,18 @@ class PlanJobs:
             return self.likeforlike_reading, self.likeforlike_precision, self.likeforlike_runs
         return self.timing_reading, self.precision, self.multicore_runs
 
-    def multicore_args(self, key, like: bool = False) -> str:
-        """Arguments of `srmdp run` for a job timed alone (--threads is the rule's)."""
+    def multicore_options(self, key, like: bool = False) -> dict:
+        """The options of ``srmdp run`` for a job timed alone (--device and --threads are the rule's)."""
         table, row = split_row_key(key)
         reading, precision, runs = self._alone(like)
         return (
-            f"--table {table} --row {row} {self.reading(reading).cli()}"
-            f" --runs {runs} --test-points {self.test_points} --seed {self.seed} --precision {precision}"
+            {"table": table, "row": row}
+            | self.reading(reading).run_options()
+            | {"runs": runs, "test_points": self.test_points, "seed": self.seed, "precision": precision}
         )
+
+    def multicore_args(self, key, like: bool = False) -> str:
+        return command_line(self.multicore_options(key, like))
 
     def multicore_case(self, key, like: bool = False):
         table, row = split_row_key(key)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..options import case_options, command_line
+from ..options import case_options, command_line, taken_by
 from ..readings import reading_key, reading_name
 
 
@@ -34,11 +34,11 @@ class PresetReading:
     martingale_cv: bool = False  # with z_cv: the martingale control variates too (srmdp run --martingale-cv)
     arithmetic: str = "float64"
 
-    def run_options(self) -> dict:
-        """The reading as options of ``srmdp run`` (:mod:`srmdp.options`; None: the default): the arithmetic only
-        where it is not float64, so that a float64 reading's jobs keep the command line they had before the
-        option."""
-        return {
+    def run_options(self, surface: str = "run") -> dict:
+        """The reading as options of ``srmdp run`` (or of the command ``surface``, :func:`srmdp.options.taken_by`;
+        None: the default): the arithmetic only where it is not float64, so that a float64 reading's jobs keep the
+        command line they had before the option."""
+        values = {
             "outside": self.outside,
             "trunc_y": self.trunc_y,
             "trunc_z": self.trunc_z,
@@ -46,6 +46,7 @@ class PresetReading:
             "martingale_cv": bool(self.martingale_cv),
             "arithmetic": None if self.arithmetic == "float64" else self.arithmetic,
         }
+        return taken_by(values, surface)
 
     def options(self) -> dict:
         """The reading's fields of a case (:func:`srmdp.options.case_options`)."""
@@ -79,9 +80,16 @@ def reading_from_config(r: dict) -> PresetReading:
     """A :class:`PresetReading` from one entry of a config's ``readings`` list."""
     rows = r.get("rows")
     mart = bool(r.get("martingale_cv", False))
-    return PresetReading(r["name"], r["outside"], r.get("trunc_y"), r.get("trunc_z"),
-                         bool(r.get("z_cv", False)) or mart, None if rows is None else tuple(rows), mart,
-                         r.get("arithmetic", "float64"))
+    return PresetReading(
+        r["name"],
+        r["outside"],
+        r.get("trunc_y"),
+        r.get("trunc_z"),
+        bool(r.get("z_cv", False)) or mart,
+        None if rows is None else tuple(rows),
+        mart,
+        r.get("arithmetic", "float64"),
+    )
 
 
 def _g(x):
@@ -95,7 +103,9 @@ def readings_from_config(entries, where: str = "config readings") -> list[Preset
         r = reading_from_config(entry)
         twin = reading_name(reading_key(r), out)
         if twin is not None:
-            raise ValueError(f"{where}: readings {twin!r} and {r.name!r} have equal parameters"
-                             f" ({r.cli()}); each result would belong to both, keep one")
+            raise ValueError(
+                f"{where}: readings {twin!r} and {r.name!r} have equal parameters"
+                f" ({r.cli()}); each result would belong to both, keep one"
+            )
         out.append(r)
     return out
