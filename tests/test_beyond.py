@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from srmdp.paper.beyond import BeyondPlan, SuiteCase, published_rows, render_table
+from srmdp.paper.beyond import BeyondPlan, SuiteCase, published_rows
+from srmdp.paper.beyond_table import render_table
 from srmdp.paper.plan import Plan, load_configs
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -18,8 +19,13 @@ def plan(*files):
 def test_presets_list_valid_cases():
     default = plan("config/config.yaml")
     assert {c.d for c in default.cases} == {4, 8, 12}
-    assert {c.problem for c in default.cases} == {"reaction_diffusion", "hjb_lq", "quadratic_z", "bs_barenblatt",
-                                                  "bs_diff_rates"}
+    assert {c.problem for c in default.cases} == {
+        "reaction_diffusion",
+        "hjb_lq",
+        "quadratic_z",
+        "bs_barenblatt",
+        "bs_diff_rates",
+    }
     ci = plan("config/config.yaml", "config/ci.yaml")  # the ci preset replaces the list
     assert len(ci.cases) == 2 and ci.reference_paths == 20000
     assert len(plan("config/config.yaml", "config/paper.yaml").cases) == 30
@@ -42,12 +48,20 @@ def test_job_arguments():
 def test_committed_table_renders_again_from_committed_summaries(tmp_path, monkeypatch):
     monkeypatch.chdir(ROOT)  # sources are written relative to the repository, as the workflow runs
     p = plan("config/config.yaml")
-    missing = [f for f in p.summaries() + p.reference_files() + p.solve_files() + p.coverage_files()
-               if not Path(f).is_file()]
+    missing = [
+        f for f in p.summaries() + p.reference_files() + p.solve_files() + p.coverage_files() if not Path(f).is_file()
+    ]
     assert not missing, f"committed summaries missing from this checkout: {missing}"
     out = tmp_path / "beyond.tex"
-    render_table(p, p.summaries(), p.reference_files(), ROOT / "workflow" / "templates", out, solves=p.solve_files(),
-                 coverage=p.coverage_files())
+    render_table(
+        p,
+        p.summaries(),
+        p.reference_files(),
+        ROOT / "workflow" / "templates",
+        out,
+        solves=p.solve_files(),
+        coverage=p.coverage_files(),
+    )
     assert out.read_text() == (ROOT / "tables" / "beyond.tex").read_text()
 
 

@@ -20,7 +20,7 @@ import srmdp
 from srmdp import options as opts
 from srmdp.cases import Case
 from srmdp.cli import build_parser
-from srmdp.paper.beyond import build_parser as beyond_parser
+from srmdp.paper.beyond_cli import build_parser as beyond_parser
 from srmdp.paper.campaign.cli import build_parser as campaign_parser
 from srmdp.paper.lsmdp import build_parser as lsmdp_parser
 from srmdp.run import run_case

@@ -25,32 +25,35 @@ def checkout_problem(extra=None) -> str | None:
     [paper] extra the command imports (None: all of them)."""
     missing = [f for f in CHECKOUT_FILES if not (REPOSITORY / f).is_file()]
     if missing:
-        return (f"{REPOSITORY} has no {' or '.join(missing)}; clone the repository and run"
-                f' `pip install -e ".[paper]"` in it')
+        return (
+            f"{REPOSITORY} has no {' or '.join(missing)}; clone the repository and run"
+            f' `pip install -e ".[paper]"` in it'
+        )
     absent = [m for m in (PAPER_EXTRA if extra is None else extra) if importlib.util.find_spec(m) is None]
     if absent:
         return f'the [paper] extra is not installed (no {", ".join(absent)}): `pip install -e ".[paper]"`'
     return None
 
 
-def _in_checkout(name: str, extra=None):
-    """The entry point of ``srmdp NAME``: srmdp.paper.NAME.main, once the checkout and the modules ``extra`` of
-    the [paper] extra are there."""
+def _in_checkout(name: str, extra=None, module=None):
+    """The entry point of ``srmdp NAME``: srmdp.paper.MODULE.main (MODULE: ``name`` unless given), once the
+    checkout and the modules ``extra`` of the [paper] extra are there."""
+    module = module or name
 
     def main(argv=None) -> int:
         why = checkout_problem(extra)
         if why is not None:
             print(f"srmdp {name}: error: this command needs the repository checkout: {why}", file=sys.stderr)
             return 2
-        return importlib.import_module(f"{__package__}.{name}").main(argv)
+        return importlib.import_module(f"{__package__}.{module}").main(argv)
 
-    main.__doc__ = f"``srmdp {name}`` (:func:`srmdp.paper.{name}.main`), in a checkout with the [paper] extra."
+    main.__doc__ = f"``srmdp {name}`` (:func:`srmdp.paper.{module}.main`), in a checkout with the [paper] extra."
     return main
 
 
-plan = _in_checkout("plan")
+plan = _in_checkout("plan", module="plan_cli")
 campaign = _in_checkout("campaign", extra=())  # the library, numba-cuda and the checkout's files: no extra
-beyond = _in_checkout("beyond")
+beyond = _in_checkout("beyond", module="beyond_cli")
 
 
 def lsmdp(argv=None) -> int:
@@ -77,13 +80,16 @@ def _cases(table) -> int:
     bad = check_reference()
     table = canonical_table(table)
     if table and table not in {r["table"] for r in paper_rows()}:
-        raise ConfigError(f"invalid table={table!r}: allowed values are"
-                          f" {', '.join(sorted({r['table'] for r in paper_rows()}))}")
+        raise ConfigError(
+            f"invalid table={table!r}: allowed values are {', '.join(sorted({r['table'] for r in paper_rows()}))}"
+        )
     for r in paper_rows():
         if table and r["table"] != table:
             continue
-        print(f"{r['table']:<10} row {r['row']}  d={r['d']:<3} dt={r['dt']:<5g} #C={r['cells']:<3}"
-              f" K={r['K']:<8} M={r['M']}")
+        print(
+            f"{r['table']:<10} row {r['row']}  d={r['d']:<3} dt={r['dt']:<5g} #C={r['cells']:<3}"
+            f" K={r['K']:<8} M={r['M']}"
+        )
     for line in bad:
         print(f"srmdp: warning: {line}", file=sys.stderr)
     return 0

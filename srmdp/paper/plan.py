@@ -4,15 +4,13 @@
 ``workflow/schemas/config.schema.yaml``) into the paper rows, readings and experiments it runs, and checks what
 the schema cannot: that the names it cross-references resolve (readings, paper rows, variants).  Its other
 parts: where the files live (:class:`srmdp.paper.plan_files.PlanFiles`) and what the jobs cost
-(:class:`srmdp.paper.plan_jobs.PlanJobs`).  ``srmdp plan CONFIG.yaml...`` validates a preset as the workflow
-does and prints the estimated cost of every job without Snakemake.
+(:class:`srmdp.paper.plan_jobs.PlanJobs`).  ``srmdp plan CONFIG.yaml...`` (:mod:`srmdp.paper.plan_cli`)
+validates a preset as the workflow does and prints the estimated cost of every job without Snakemake.
 """
 
 from __future__ import annotations
 
 import math
-import os
-import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -297,38 +295,6 @@ def validate_config(config: dict) -> None:
         raise ConfigError(f"config {where}: {exc.message}") from None
 
 
-def main(argv=None):
-    """``srmdp plan [config/config.yaml [config/PRESET.yaml]]``: the estimated cost of every job of a preset."""
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if any(a.startswith("-") for a in argv):
-        usage = "usage: srmdp plan [config/config.yaml [config/PRESET.yaml]]"
-        if set(argv) <= {"-h", "--help"}:
-            print(
-                usage + "\n\nThe estimated cost (threads, memory, time) of every job of a preset; then what the"
-                " paper's rows still need on the GPU (8 runs each) at the measured rates, and the error of the"
-                " GPU cost model on held-out shapes."
-            )
-            return 0
-        print(usage, file=sys.stderr)
-        return 2
-    paths = argv or ["config/config.yaml"]
-    if paths[0] != "config/config.yaml" and Path("config/config.yaml").exists():
-        paths = ["config/config.yaml", *paths]
-    try:
-        config = load_configs(paths)
-        validate_config(config)
-        plan = Plan(config)
-    except ValueError as exc:  # ConfigError, and the cross-references Plan checks: one line, exit status 2
-        print(f"srmdp plan: {exc}", file=sys.stderr)
-        return 2
-    print(plan.cost_report())
-    if os.path.isdir(plan.gpu_results):  # the paper's rows on the GPU: what they still need at measured rates
-        from .gpu_plan import report
-
-        print(report([plan.gpu_results], plan.readings[0]))
-    return 0
-
-
 def paper_code(*modules: str) -> list[str]:
     """The files of the srmdp.paper modules a render job runs: each of ``modules`` (``tables``, ``summary``, ...)
     and the srmdp.paper modules it imports, transitively (relative imports, read from the source), as paths
@@ -346,7 +312,3 @@ def paper_code(*modules: str) -> list[str]:
             if isinstance(node, ast.ImportFrom) and node.level == 1:  # from .x import ... / from . import x
                 todo += [node.module] if node.module else [a.name for a in node.names]
     return [f"srmdp/paper/{name}.py" for name in sorted(seen)]
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -180,7 +180,8 @@ class PlanJobs:
     def _other_jobs(self) -> list:
         """The compute jobs beyond the paper's rows: LSMDP, and the suite beyond the paper (runs, references,
         solves, the coverage of u0_error), priced by :mod:`srmdp.paper.cost`."""
-        from .beyond import BeyondPlan, closed_form_reference
+        from .beyond import BeyondPlan
+        from .beyond_reference import closed_form_reference
         from .beyond_solve import COVERAGE_PROBLEMS
         from .cost import REFERENCE_SECONDS, SOLVE_SECONDS, coverage_seconds, estimate_seconds, lsmdp_seconds
 

@@ -157,7 +157,7 @@ rule beyond_table:
         references=BEYOND.reference_files(),
         published="config/beyond_published.csv",
         template="workflow/templates/beyond.tex.j2",
-        code=paper_code("beyond", "plan"),
+        code=paper_code("beyond_table", "plan"),
     output:
         f"{OUT}tables/beyond.tex",
     log:

@@ -1,8 +1,9 @@
-"""Render tables/beyond.tex (thin wrapper: the logic is srmdp.paper.beyond.render_table)."""
+"""Render tables/beyond.tex (thin wrapper: the logic is srmdp.paper.beyond_table.render_table)."""
 
 from pathlib import Path
 
-from srmdp.paper.beyond import BeyondPlan, render_table
+from srmdp.paper.beyond import BeyondPlan
+from srmdp.paper.beyond_table import render_table
 from srmdp.paper.latex import run_logged
 from srmdp.paper.plan import Plan
 
