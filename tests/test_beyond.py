@@ -80,3 +80,24 @@ def test_suite_solves_and_coverage_jobs():
     assert p.coverage_args() == "--seeds 20 --dims 2 4"
     with pytest.raises(ValueError, match="mode tol needs tol"):
         SuiteSolve("hjb_lq", 8, "tol")
+
+
+def test_a_solve_to_a_tolerance_runs_alone():
+    """A tol solve stops at its wall-clock budget: its job asks for every core Snakemake has (here 3), the other
+    solves for one, so Snakemake starts no other job beside it (a dry run of the default preset's solves)."""
+    import re
+    import subprocess
+    import sys
+
+    p = plan("config/config.yaml")
+    assert {s.key for s in p.solves if s.alone} == {s.key for s in p.solves if s.mode == "tol"} != set()
+    targets = [p.solve_path(s.key, published=False) for s in p.solves]
+    cmd = [sys.executable, "-m", "snakemake", "-n", "-F", "--nolock", "--cores", "3", *targets]
+    out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    threads = {}
+    for block in out.split("\n\n"):
+        m = re.search(r"rule beyond_solve:.*?wildcards: skey=(\S+)", block, flags=re.S)
+        if m:
+            t = re.search(r"threads: (\d+)", block)
+            threads[m.group(1)] = int(t.group(1)) if t else 1
+    assert threads == {s.key: 3 if s.mode == "tol" else 1 for s in p.solves}, threads

@@ -26,8 +26,11 @@ import numpy as np
 from ..options import command_line
 
 MODES = ("rules", "adapted", "tol")
-COVERAGE_PROBLEMS = {"quadratic_z": "quadratic_z", "reaction_diffusion": "reaction_diffusion",
-                     "running_cost": "tests/data/running_cost.py"}
+COVERAGE_PROBLEMS = {
+    "quadratic_z": "quadratic_z",
+    "reaction_diffusion": "reaction_diffusion",
+    "running_cost": "tests/data/running_cost.py",
+}
 COVERAGE_CONFIGS = {"rules": {}, "user coarse": {"cells": 3, "paths": 100}, "user fine": {"cells": 5, "paths": 300}}
 
 
@@ -45,6 +48,12 @@ class SuiteSolve:
             raise ValueError(f"config beyond.solves: mode {self.mode!r} is not one of {', '.join(MODES)}")
         if (self.mode == "tol") != (self.tol is not None):
             raise ValueError("config beyond.solves: tol goes with mode tol, and mode tol needs tol")
+
+    @property
+    def alone(self) -> bool:
+        """Whether its job runs with no other job beside it: a solve to a tolerance stops at its wall-clock budget,
+        so how far it refines depends on the seconds it gets (it computes on one thread all the same)."""
+        return self.mode == "tol"
 
     @property
     def key(self) -> str:
@@ -69,8 +78,10 @@ class SuiteSolve:
 
 
 def solves_from(cfg) -> list[SuiteSolve]:
-    return [SuiteSolve(e["problem"], int(e["d"]), e["mode"], e.get("tol"), e.get("budget_s"), int(e.get("runs", 4)))
-            for e in (cfg or {}).get("solves", [])]
+    return [
+        SuiteSolve(e["problem"], int(e["d"]), e["mode"], e.get("tol"), e.get("budget_s"), int(e.get("runs", 4)))
+        for e in (cfg or {}).get("solves", [])
+    ]
 
 
 def run_solve(s: SuiteSolve, seed: int = 0) -> dict:
@@ -81,11 +92,27 @@ def run_solve(s: SuiteSolve, seed: int = 0) -> dict:
     sol = srmdp.solve(s.problem, seed=seed, **s.kwargs())
     cpu, wall = time.process_time() - c0, time.perf_counter() - w0
     res = sol.result
-    return {"problem": s.problem, "d": s.d, "mode": s.mode, "tol": s.tol, "budget_s": s.budget_s, "seed": seed,
-            "case": sol.case.as_dict(), "strata": "adapted" if sol.problem.adapted_d else "box", "runs": sol.runs,
-            "u0": res["u0"], "u0_se": res["u0_se"], "u0_error": sol.u0_error, "u0_error_reason": sol.u0_error_reason,
-            "tol_met": sol.tol_met, "remedies": res.get("remedies", []), "cpu_seconds": cpu, "wall_seconds": wall,
-            "solve_seconds": res["seconds_per_run"] * sol.runs, "provenance": res["provenance"]}
+    return {
+        "problem": s.problem,
+        "d": s.d,
+        "mode": s.mode,
+        "tol": s.tol,
+        "budget_s": s.budget_s,
+        "seed": seed,
+        "case": sol.case.as_dict(),
+        "strata": "adapted" if sol.problem.adapted_d else "box",
+        "runs": sol.runs,
+        "u0": res["u0"],
+        "u0_se": res["u0_se"],
+        "u0_error": sol.u0_error,
+        "u0_error_reason": sol.u0_error_reason,
+        "tol_met": sol.tol_met,
+        "remedies": res.get("remedies", []),
+        "cpu_seconds": cpu,
+        "wall_seconds": wall,
+        "solve_seconds": res["seconds_per_run"] * sol.runs,
+        "provenance": res["provenance"],
+    }
 
 
 def exact_u0(spec, d) -> float:
@@ -115,11 +142,22 @@ def measure_coverage(seeds=20, dims=(2, 4), problems=None, runs=4, root=".", say
                     s = srmdp.solve(spec, d=d, runs=runs, seed=seed, threads=1, progress=False, **kw)
                     est = s.result["error_estimate"]
                     err = abs(s.result["u0"] - exact)
-                    raw.append({"problem": name, "d": d, "config": label, "seed": seed, "exact": exact,
-                                "u0": s.result["u0"], "u0_se": s.result["u0_se"], "u0_error": s.u0_error,
-                                "coarse_u0": est.get("coarse_u0"), "coarse_u0_se": est.get("coarse_u0_se"),
-                                "fine": [s.case.steps, s.case.cells, s.case.paths],
-                                "coarse": [(est.get("coarse_case") or {}).get(k) for k in ("steps", "cells", "paths")]})
+                    raw.append(
+                        {
+                            "problem": name,
+                            "d": d,
+                            "config": label,
+                            "seed": seed,
+                            "exact": exact,
+                            "u0": s.result["u0"],
+                            "u0_se": s.result["u0_se"],
+                            "u0_error": s.u0_error,
+                            "coarse_u0": est.get("coarse_u0"),
+                            "coarse_u0_se": est.get("coarse_u0_se"),
+                            "fine": [s.case.steps, s.case.cells, s.case.paths],
+                            "coarse": [(est.get("coarse_case") or {}).get(k) for k in ("steps", "cells", "paths")],
+                        }
+                    )
                     if s.u0_error is None:
                         none += 1
                         continue
@@ -127,10 +165,19 @@ def measure_coverage(seeds=20, dims=(2, 4), problems=None, runs=4, root=".", say
                     hit2 += err <= 2 * s.u0_error
                     ratios.append(s.u0_error / max(err, 1e-12))
                 n = seeds - none
-                row = {"problem": name, "d": d, "config": label, "cells": kw.get("cells"), "paths": kw.get("paths"),
-                       "estimates": n, "none": none, "within_1x": hit1, "within_2x": hit2,
-                       "median_ratio": statistics.median(ratios) if ratios else math.nan,
-                       "cpu_seconds": time.process_time() - c0}
+                row = {
+                    "problem": name,
+                    "d": d,
+                    "config": label,
+                    "cells": kw.get("cells"),
+                    "paths": kw.get("paths"),
+                    "estimates": n,
+                    "none": none,
+                    "within_1x": hit1,
+                    "within_2x": hit2,
+                    "median_ratio": statistics.median(ratios) if ratios else math.nan,
+                    "cpu_seconds": time.process_time() - c0,
+                }
                 rows.append(row)
                 say(coverage_line(row))
     return {"seeds": seeds, "runs": runs, "rows": rows, "raw": raw}
@@ -139,8 +186,10 @@ def measure_coverage(seeds=20, dims=(2, 4), problems=None, runs=4, root=".", say
 def coverage_line(r) -> str:
     n = max(r["estimates"], 1)
     cm = "rules" if r["cells"] is None else f"{r['cells']}, {r['paths']}"
-    return (f"| {r['problem']} | {r['d']} | {cm} | {r['estimates']} | {100 * r['within_1x'] / n:.0f} % |"
-            f" {100 * r['within_2x'] / n:.0f} % | {r['median_ratio']:.2g} | {r['none']} | {r['cpu_seconds']:.0f} |")
+    return (
+        f"| {r['problem']} | {r['d']} | {cm} | {r['estimates']} | {100 * r['within_1x'] / n:.0f} % |"
+        f" {100 * r['within_2x'] / n:.0f} % | {r['median_ratio']:.2g} | {r['none']} | {r['cpu_seconds']:.0f} |"
+    )
 
 
 def coverage_totals(rows) -> dict:
