@@ -101,3 +101,5 @@ def test_a_solve_to_a_tolerance_runs_alone():
             t = re.search(r"threads: (\d+)", block)
             threads[m.group(1)] = int(t.group(1)) if t else 1
     assert threads == {s.key: 3 if s.mode == "tol" else 1 for s in p.solves}, threads
+    jobs = [j for j in p.plan.jobs(cores=3) if "/beyond/solve/" in j[1]]
+    assert sorted(j[3] for j in jobs) == sorted(3 if s.alone else 1 for s in p.solves)  # srmdp plan's report

@@ -175,9 +175,9 @@ class PlanJobs:
                     self.multicore_mem_mb(key, cores, like=True),
                 )
             )
-        return out + self._other_jobs()
+        return out + self._other_jobs(cores)
 
-    def _other_jobs(self) -> list:
+    def _other_jobs(self, cores: int) -> list:
         """The compute jobs beyond the paper's rows: LSMDP, and the suite beyond the paper (runs, references,
         solves, the coverage of u0_error), priced by :mod:`srmdp.paper.cost`."""
         from .beyond import BeyondPlan
@@ -218,10 +218,9 @@ class PlanJobs:
                     1000,
                 )
             )
-        for x in b.solves:
-            out.append(
-                ("solve", b.solve_path(x.key, published=False), SOLVE_SECONDS + (x.budget_s or 0.0), 1, 2000)
-            )  # a refinement to a tolerance may use its whole budget
+        for x in b.solves:  # a refinement to a tolerance may use its whole budget, on every core (alone)
+            seconds = SOLVE_SECONDS + (x.budget_s or 0.0)
+            out.append(("solve", b.solve_path(x.key, published=False), seconds, cores if x.alone else 1, 2000))
         if b.coverage:
             out.append(
                 (
