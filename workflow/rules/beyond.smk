@@ -1,6 +1,6 @@
 # The suite beyond the paper (srmdp/problems/): one `srmdp run` per case of the config's `beyond` section,
 # one reference per (problem, d), published under data/summaries/<preset>/beyond/, and tables/beyond.tex.
-# `snakemake beyond` builds the table (srmdp.paper.beyond).
+# `snakemake beyond` builds the table (srmdp.paper.beyond: the jobs; srmdp.paper.beyond_table: the table).
 from srmdp.paper.beyond import BeyondPlan  # noqa: E402
 
 BEYOND = BeyondPlan(PLAN)
