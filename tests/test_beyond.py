@@ -66,7 +66,7 @@ def test_committed_table_renders_again_from_committed_summaries(tmp_path, monkey
 
 
 def test_suite_solves_and_coverage_jobs():
-    """Issue 23: per problem and d = 4, 8 the paper's rules, adapted strata and a tol run; the coverage rule."""
+    """The suite beyond the paper, per problem and d = 4, 8: rules, adapted strata, a tol run; the coverage rule."""
     from srmdp.paper.beyond_solve import SuiteSolve
 
     p = plan("config/config.yaml")

@@ -244,7 +244,7 @@ def test_gpu_memory_lines_come_from_results_that_measured_it(tmp_path):
 
 
 def test_gpu_memory_readings_known_invalid_are_never_printed_as_memory(tmp_path):
-    """Issue 25: a negative or zero reading, one below the case's own coefficients, and one written before the
+    """A negative or zero reading, one below the case's own coefficients, and one written before the
     gpu_used_bytes fix (commit 15455c8, the campaign's) are counted with their reason, never printed as bytes."""
     mib = 2**20
     paths = []

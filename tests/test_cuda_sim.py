@@ -78,7 +78,7 @@ CASES = {
         d=3, dt=0.5, basis="LP1", cells=2, paths=9, outside="zero", precision="float32", trunc_y=0.8, trunc_z=0.3
     ),
     "LP1_d1_M25": dict(d=1, dt=0.25, basis="LP1", cells=8, paths=25, precision="float32"),
-    # the martingale control variates (issue 12 item 4): the coefficient add-back in both kernels
+    # the martingale control variates: the coefficient add-back in both kernels
     "LP1_d2_mart": dict(d=2, dt=1 / 3, basis="LP1", cells=2, paths=10, z_cv=True, martingale_cv=True),
     "LP0_d2_mart_f32": dict(
         d=2, dt=0.25, basis="LP0", cells=3, paths=7, precision="float32", z_cv=True, martingale_cv=True

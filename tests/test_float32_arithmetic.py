@@ -1,4 +1,4 @@
-"""float32 arithmetic (``Case.arithmetic``, issue 24): the same streams, the same draws rounded, the same answers
+"""float32 arithmetic (``Case.arithmetic``): the same streams, the same draws rounded, the same answers
 within the standard errors, the same numbers on the CUDA simulator within a stated bound."""
 
 import math

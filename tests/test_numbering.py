@@ -1,4 +1,4 @@
-"""The paper's table numbering and labels (issue 10): Tables 3-13 are the result tables, in the order
+"""The paper's table numbering and labels: Tables 3-13 are the result tables, in the order
 of the paper's source (table:LP0d4 ... table:LP1d15_19), the d = 6 LP1 table is labelled LP1d6_1,
 and the short name LP1d6 stays accepted as an alias wherever a table id is given."""
 

@@ -1,4 +1,4 @@
-"""The report builds cleanly (issue 25 item 9): latexmk on the committed paper/main.tex, tables/ and figures/ gives
+"""The report builds cleanly: latexmk on the committed paper/main.tex, tables/ and figures/ gives
 no overfull box wider than 1 pt, no float too large by more than 1 pt, no "??" (an undefined reference or a missing
 generated sentence), and the summary it prints agrees with a recount over the distinct cells (test_summary).
 

@@ -1,4 +1,4 @@
-"""The report's verdict page (issue 25): precisions read from the records, CPU = GPU lines counted once, the sign
+"""The report's verdict page: precisions read from the records, CPU = GPU lines counted once, the sign
 test, the rows not run with their cost, and the generated sentences (no list of cells in the prose)."""
 
 import math

@@ -1,4 +1,4 @@
-"""The residual experiments (srmdp.paper.residuals, issue 10 item 5): the plan's jobs, the table's arithmetic on
+"""The residual experiments (srmdp.paper.residuals): the plan's jobs, the table's arithmetic on
 synthetic summaries with known z-scores, and the default preset's coverage of its own outliers."""
 
 import json

@@ -1,5 +1,5 @@
 """Every number of a committed table can be traced without rerunning: each "% source:" comment in
-tables/*.tex names files that are committed in the repository (issue 10)."""
+tables/*.tex names files that are committed in the repository."""
 
 import re
 import subprocess

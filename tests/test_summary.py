@@ -1,4 +1,4 @@
-"""The summary page and the generated sentences agree with the summaries and with the tables (issue 17).
+"""The summary page and the generated sentences agree with the summaries and with the tables.
 
 The counts are recomputed here from the committed JSON summaries and the paper's CSV, without the
 report's code; a sentence is checked against the rendered table it summarises; the t-limits for few runs

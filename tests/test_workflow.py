@@ -251,7 +251,7 @@ def test_every_number_traces_back_to_a_results_file(ci_run):
                 allowed = {f"{summary['runs']}", f"{summary['test_points']}"}
                 for key in ("mse_y_max", "mse_y_av", "mse_z_av"):
                     allowed |= {f"{summary[key]:.3f}", f"{summary[key + '_se']:.3f}"}
-                    diff = summary[key] - float(prow[key])  # the Delta and z columns (issue 25)
+                    diff = summary[key] - float(prow[key])  # the Delta and z columns
                     allowed |= {f"{diff:.3f}", f"{diff / summary[key + '_se']:.1f}"}
                 for extra in sources[1:]:
                     allowed.add(fmt_seconds(json.loads((repo / extra).read_text())["seconds_per_run"]))

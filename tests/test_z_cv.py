@@ -69,7 +69,7 @@ def test_z_error_drops_and_y_is_unchanged():
         assert abs(on[key] - off[key]) <= 3 * se, (key, off[key], on[key], se)
 
 
-# --- the martingale control variates (issue 12 item 4: --martingale-cv, default off) ------------------------------
+# --- the martingale control variates (--martingale-cv, default off) ------------------------------
 def test_martingale_cv_needs_z_cv_and_is_absent_when_off():
     from srmdp.exceptions import ConfigError
 

@@ -1,4 +1,4 @@
-"""The workflow's reading with the Z control variate (issue 12 item 3): config keys z_cv and rows, which jobs
+"""The workflow's reading with the Z control variate: config keys z_cv and rows, which jobs
 and summaries it makes, how results are told apart from the paper's readings, and tables/zcv.tex."""
 
 import json
