@@ -3,6 +3,7 @@
 BSDE: X = x + sqrt(2) W (so sigma = sqrt(2) I), -dY = f dt - Z dW with f(t, x, y, z) = y - y^3.
 E, Han & Jentzen (Comm. Math. Stat. 2017, Sec. 4.2) solve it in d = 100 with T = 0.3, x0 = 0.
 """
+
 import math
 
 MATURITY = 0.3

@@ -10,5 +10,14 @@ from .run import run_case  # noqa: E402
 from .solution import Solution, load  # noqa: E402
 from .solving import solve  # noqa: E402
 
-__all__ = ["Case", "ConfigError", "NumericalError", "Solution", "SolveOptions", "load", "run_case", "solve",
-           "__version__"]
+__all__ = [
+    "Case",
+    "ConfigError",
+    "NumericalError",
+    "Solution",
+    "SolveOptions",
+    "load",
+    "run_case",
+    "solve",
+    "__version__",
+]

@@ -50,7 +50,7 @@ SUFFIX = "#adapted-d"  # a problem spec with adapted strata: "<spec>#adapted-d<d
 NAMES = ("terminal", "driver", "forward", "y_exact", "z_exact")
 ORIG = "_sa0_"
 
-WRAPPER = '''
+WRAPPER = """
 
 # ---- srmdp.adapt: strata where the paths are; the scheme works in xi = (x - m(t)) / s(t) (generated)
 import numpy as _sa_np
@@ -105,8 +105,8 @@ def forward(t, x, dw, dt, d):
     _sa_to_x(t, x, d)
     _sa0_forward(t, x, dw, dt, d)
     _sa_to_xi(t + dt, x, d)
-'''
-WRAPPER_EXACT = '''
+"""
+WRAPPER_EXACT = """
 
 def y_exact(t, x, d):
     _sa_to_x(t, x, d)
@@ -119,7 +119,7 @@ def z_exact(t, x, out, d):
     _sa_to_x(t, x, d)
     _sa0_z_exact(t, x, out, d)
     _sa_to_xi(t, x, d)
-'''
+"""
 
 
 def split_spec(spec: str):
@@ -157,8 +157,10 @@ def law(problem, d: int):
     if not (np.isfinite(mean).all() and np.isfinite(sd).all()):
         from .exceptions import ConfigError
 
-        raise ConfigError(f"invalid problem {problem.path}: the law of X_t (mean, sd) is not finite; its forward"
-                          " step diverges from x0, so strata='adapted' cannot place the strata (use strata='box')")
+        raise ConfigError(
+            f"invalid problem {problem.path}: the law of X_t (mean, sd) is not finite; its forward"
+            " step diverges from x0, so strata='adapted' cannot place the strata (use strata='box')"
+        )
     sd = np.abs(sd)
     top = sd.max(initial=0.0)
     floor_row = int(math.ceil(FLOOR_FRACTION * J))
@@ -204,8 +206,13 @@ def adapted_source(problem, d: int) -> str:
     _, mean, sd = law(problem, d)
     tree = _Rename().visit(ast.parse(problem.source))
     text = ast.unparse(ast.fix_missing_locations(tree))
-    wrap = WRAPPER.format(d=int(d), J=J, inv_step=J / problem.maturity, center=[float(v) for v in mean.ravel()],
-                          scale=[float(v) for v in sd.ravel()])
+    wrap = WRAPPER.format(
+        d=int(d),
+        J=J,
+        inv_step=J / problem.maturity,
+        center=[float(v) for v in mean.ravel()],
+        scale=[float(v) for v in sd.ravel()],
+    )
     return text + "\n" + wrap + (WRAPPER_EXACT if problem.has_exact else "")
 
 

@@ -10,8 +10,18 @@ from .indicators import indicators
 from .readings import reading_of, same_reading
 from .results import FORMAT_VERSION, checksum_ok, identity_hash, streams_of
 
-REQUIRED = ("format_version", "case_hash", "case", "seed", "run_start", "runs", "test_points", "per_run",
-            "device", "seconds_per_run")
+REQUIRED = (
+    "format_version",
+    "case_hash",
+    "case",
+    "seed",
+    "run_start",
+    "runs",
+    "test_points",
+    "per_run",
+    "device",
+    "seconds_per_run",
+)
 
 
 def _no_constants(name):
@@ -40,41 +50,58 @@ def _load(path):
         raise ChunkError(f"chunk {path} is a directory, not a file") from None
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
         msg = str(exc).splitlines()[0] if str(exc) else ""
-        raise ChunkError(f"corrupt chunk file {path}: {type(exc).__name__}: {msg}"
-                         " (truncated or damaged; delete it and rerun that chunk)") from None
+        raise ChunkError(
+            f"corrupt chunk file {path}: {type(exc).__name__}: {msg}"
+            " (truncated or damaged; delete it and rerun that chunk)"
+        ) from None
     if not isinstance(data, dict):
         raise ChunkError(f"corrupt chunk file {path}: not a JSON object")
     missing = [k for k in REQUIRED if k not in data]
     if missing:
         raise ChunkError(f"corrupt chunk file {path}: missing field(s) {', '.join(missing)}")
     if data["format_version"] != FORMAT_VERSION:
-        raise ChunkError(f"chunk file {path} has format version {data['format_version']!r},"
-                         f" this srmdp reads {FORMAT_VERSION}; rerun it")
+        raise ChunkError(
+            f"chunk file {path} has format version {data['format_version']!r},"
+            f" this srmdp reads {FORMAT_VERSION}; rerun it"
+        )
     if not checksum_ok(data):
-        raise ChunkError(f"corrupt chunk file {path}: checksum mismatch (content changed after it was written;"
-                         " delete it and rerun that chunk)")
+        raise ChunkError(
+            f"corrupt chunk file {path}: checksum mismatch (content changed after it was written;"
+            " delete it and rerun that chunk)"
+        )
     case, per_run = data["case"], data["per_run"]
     if not isinstance(case, dict) or not isinstance(per_run, dict):
         raise ChunkError(f"corrupt chunk file {path}: case and per_run must be JSON objects")
-    if not (_is_count(data["runs"], 1) and _is_count(data["run_start"], 0) and _is_count(data["test_points"], 1)
-            and _is_count(data["seed"], 0)):
-        raise ChunkError(f"corrupt chunk file {path}: runs, run_start, test_points and seed must be integers"
-                         " (runs, test_points >= 1)")
+    if not (
+        _is_count(data["runs"], 1)
+        and _is_count(data["run_start"], 0)
+        and _is_count(data["test_points"], 1)
+        and _is_count(data["seed"], 0)
+    ):
+        raise ChunkError(
+            f"corrupt chunk file {path}: runs, run_start, test_points and seed must be integers"
+            " (runs, test_points >= 1)"
+        )
     try:
         expected = identity_hash(case, data["seed"], data["test_points"])
     except (TypeError, ValueError):
         expected = None
     if data["case_hash"] != expected:
-        raise ChunkError(f"corrupt chunk file {path}: case_hash {data['case_hash']!r} does not match its case,"
-                         " seed and test_points")
+        raise ChunkError(
+            f"corrupt chunk file {path}: case_hash {data['case_hash']!r} does not match its case, seed and test_points"
+        )
     if not isinstance(data["seconds_per_run"], (int, float)) or isinstance(data["seconds_per_run"], bool):
         raise ChunkError(f"corrupt chunk file {path}: seconds_per_run must be a number")
     n = case.get("steps")
     ey = ez = moments = None
     if "ey" in per_run or "ez" in per_run or "u0" not in per_run:  # errors (problems with an exact solution)
         ey, ez = per_run.get("ey"), per_run.get("ez")
-        ok = (isinstance(ey, list) and isinstance(ez, list) and len(ey) == len(ez) == data["runs"]
-              and all(isinstance(r, list) and len(r) == n for r in ey + ez))
+        ok = (
+            isinstance(ey, list)
+            and isinstance(ez, list)
+            and len(ey) == len(ez) == data["runs"]
+            and all(isinstance(r, list) and len(r) == n for r in ey + ez)
+        )
         if ok:
             try:
                 ey = np.asarray(ey, dtype=float).reshape(data["runs"], n)
@@ -82,16 +109,16 @@ def _load(path):
             except (TypeError, ValueError):
                 ok = False
         if not ok:
-            raise ChunkError(f"corrupt chunk file {path}: per-run errors do not match runs={data['runs']}"
-                             f" x steps={n}")
+            raise ChunkError(f"corrupt chunk file {path}: per-run errors do not match runs={data['runs']} x steps={n}")
         if not (np.all(np.isfinite(ey)) and np.all(np.isfinite(ez))):
             raise ChunkError(f"non-finite errors in chunk file {path}")
         if "ey2" in per_run or "ez2" in per_run:  # second moments (absent in chunks written before them)
             try:
                 moments = tuple(np.asarray(per_run[k], dtype=float).reshape(ey.shape) for k in ("ey2", "ez2"))
             except (KeyError, TypeError, ValueError):
-                raise ChunkError(f"corrupt chunk file {path}: per-run ey2/ez2 do not match runs={data['runs']}"
-                                 f" x steps={n}") from None
+                raise ChunkError(
+                    f"corrupt chunk file {path}: per-run ey2/ez2 do not match runs={data['runs']} x steps={n}"
+                ) from None
             if not all(np.all(np.isfinite(m)) for m in moments):
                 raise ChunkError(f"non-finite errors in chunk file {path}")
     u0 = per_run.get("u0")
@@ -134,8 +161,10 @@ def _mismatch(c, ref, pool_devices=False):
 
 
 # Written into a summary whose chunks predate the reading's ``arithmetic`` field: what the field says and why.
-ARITHMETIC_INFERRED = ("float64: the chunks predate the reading's arithmetic field, and every srmdp that wrote"
-                       " results without it computed the paths in float64 (srmdp run --arithmetic came later)")
+ARITHMETIC_INFERRED = (
+    "float64: the chunks predate the reading's arithmetic field, and every srmdp that wrote"
+    " results without it computed the paths in float64 (srmdp run --arithmetic came later)"
+)
 
 
 def _reading_with_arithmetic(reading):
@@ -169,8 +198,9 @@ def aggregate(paths, expect_runs=None, run_start=0, pool_devices=False) -> dict:
     versioned = [(p, _version(c)) for p, c in chunks if _version(c) is not None]
     for p, v in versioned[1:]:
         if v != versioned[0][1]:
-            raise ChunkError(f"chunk {p} does not belong with {versioned[0][0]}: srmdp version {v!r} != "
-                             f"{versioned[0][1]!r}")
+            raise ChunkError(
+                f"chunk {p} does not belong with {versioned[0][0]}: srmdp version {v!r} != {versioned[0][1]!r}"
+            )
     chunks.sort(key=lambda pc: pc[1]["run_start"])
     covered = []
     for p, c in chunks:
@@ -188,8 +218,10 @@ def aggregate(paths, expect_runs=None, run_start=0, pool_devices=False) -> dict:
             raise ChunkError(f"missing runs {_ranges(gaps)} of {expect_runs} (no chunk holds them)")
         extra = [str(p) for a0, a1, p in covered if a0 < run_start or a1 > run_start + expect_runs]
         if extra:
-            raise ChunkError(f"chunk(s) {', '.join(extra)} hold runs outside {run_start}-"
-                             f"{run_start + expect_runs - 1} (--expect-runs {expect_runs})")
+            raise ChunkError(
+                f"chunk(s) {', '.join(extra)} hold runs outside {run_start}-"
+                f"{run_start + expect_runs - 1} (--expect-runs {expect_runs})"
+            )
     exact = arrays[id(ref)][0] is not None
     if any((arrays[id(c)][0] is not None) != exact for _, c in chunks):
         raise ChunkError(f"chunks of {ref_path} mix results with and without error indicators")
@@ -210,12 +242,14 @@ def aggregate(paths, expect_runs=None, run_start=0, pool_devices=False) -> dict:
         "path_steps_per_run": ref.get("path_steps_per_run"),
         "seconds_per_run": float(np.mean(seconds)),
         "seconds_per_run_min": float(min(c.get("seconds_per_run_min", c["seconds_per_run"]) for _, c in chunks)),
-        "diagnostics": {"dropped_directions": int(sum(c.get("diagnostics", {}).get("dropped_directions", 0)
-                                                      for _, c in chunks))},
+        "diagnostics": {
+            "dropped_directions": int(sum(c.get("diagnostics", {}).get("dropped_directions", 0) for _, c in chunks))
+        },
         "per_run": {},
         "provenance": ref.get("provenance"),
-        "chunk_commits": sorted({str(c["provenance"].get("git_commit")) for _, c in chunks
-                                 if isinstance(c.get("provenance"), dict)}),
+        "chunk_commits": sorted(
+            {str(c["provenance"].get("git_commit")) for _, c in chunks if isinstance(c.get("provenance"), dict)}
+        ),
     }
     rss = [c.get("peak_rss_bytes") for _, c in chunks]
     if rss and all(_is_count(v, 1) for v in rss):  # measured peak RSS: the largest of the chunk processes
@@ -235,8 +269,12 @@ def aggregate(paths, expect_runs=None, run_start=0, pool_devices=False) -> dict:
     if all(v is not None for v in u0):  # u(0, x0): mean and standard error over the runs
         u0 = np.concatenate(u0)
         out["per_run"]["u0"] = u0.tolist()
-        out.update(problem=ref.get("problem"), x0=ref.get("x0"), u0=float(u0.mean()),
-                   u0_se=float(u0.std(ddof=1) / np.sqrt(runs)) if runs > 1 else None)
+        out.update(
+            problem=ref.get("problem"),
+            x0=ref.get("x0"),
+            u0=float(u0.mean()),
+            u0_se=float(u0.std(ddof=1) / np.sqrt(runs)) if runs > 1 else None,
+        )
     return out
 
 

@@ -53,8 +53,11 @@ class Basis:
         return 1 + self.per_axis * int(d)
 
 
-BASES = {b.name: b for b in (
-    Basis("LP0", lp0_phi, 0, False, rules="LP0"),
-    Basis("LP1", lp1_phi, 1, True, rules="LP1"),
-    Basis("LP2d", lp2d_phi, 2, True, rules="LP1"),
-)}
+BASES = {
+    b.name: b
+    for b in (
+        Basis("LP0", lp0_phi, 0, False, rules="LP0"),
+        Basis("LP1", lp1_phi, 1, True, rules="LP1"),
+        Basis("LP2d", lp2d_phi, 2, True, rules="LP1"),
+    )
+}

@@ -50,7 +50,7 @@ ARITHMETICS = ("float64", "float32")  # the type REAL a path is computed in (Cas
 EDGE_MARGIN = {"float64": 2.0**-40, "float32": 2.0**-16}
 REAL_NAME = "_srmdp_real"  # the arithmetic's type in a rewritten problem module (a name no problem file uses)
 
-_CPU = '''import math
+_CPU = """import math
 import numpy as np
 from numba import njit
 # no NRT in the shared code: it never allocates, and without it no reference counting is emitted
@@ -59,8 +59,8 @@ inline = njit(error_model="numpy", inline="always", _nrt=False, cache=True)
 device = njit(error_model="numpy", _nrt=False, cache=True)
 rare = device
 kernel = njit(parallel=True, cache=True)
-'''
-_CUDA = '''import math
+"""
+_CUDA = """import math
 import numpy as np
 from numba import cuda
 inline = cuda.jit(device=True, forceinline=True)
@@ -75,15 +75,15 @@ def kernel(fn):
 
 def rare(fn):  # a call, never inlined, under a register cap (launch bounds): its temporaries spill, not the loop's
     return cuda.jit(keep_as_call(fn), device=True) if LAUNCH_BOUNDS else inline(fn)
-'''
-_CUDASIM = '''import math
+"""
+_CUDASIM = """import math
 import numpy as np
 from numba import cuda
 inline = cuda.jit(device=True)
 device = inline
 rare = inline
 kernel = cuda.jit
-'''
+"""
 HEADERS = {"cpu": _CPU, "cuda": _CUDA, "cudasim": _CUDASIM}
 
 
@@ -179,8 +179,7 @@ class _Float32Rewrite(ast.NodeTransformer):
 
     def visit_Attribute(self, node):
         self.generic_visit(node)
-        if (self.depth and isinstance(node.value, ast.Name) and node.value.id == "math"
-                and node.attr in self.CONSTANTS):
+        if self.depth and isinstance(node.value, ast.Name) and node.value.id == "math" and node.attr in self.CONSTANTS:
             return self._real(node)
         return node
 
@@ -208,16 +207,25 @@ def single_precision_source(problem) -> str:
 
 
 def problem_source(problem, target: str, arithmetic: str = "float64") -> str:
-    wrap = "\n".join(f"{n} = inline({n})" for n in problem.kernel_functions() + (
-        [] if "forward" in problem.module.__dict__ else ["forward"]))
+    wrap = "\n".join(
+        f"{n} = inline({n})"
+        for n in problem.kernel_functions() + ([] if "forward" in problem.module.__dict__ else ["forward"])
+    )
     source = problem.source if arithmetic == "float64" else single_precision_source(problem)
     # the file's name, not its path: the text keys the build, and a problem's kernels are the same in every checkout
-    return (HEADERS[target] + f"# ---- problem {problem.name}: {problem.path.name}\n" + source
-            + "\n\n# ---- compiled as kernel code\n" + wrap + "\n")
+    return (
+        HEADERS[target]
+        + f"# ---- problem {problem.name}: {problem.path.name}\n"
+        + source
+        + "\n\n# ---- compiled as kernel code\n"
+        + wrap
+        + "\n"
+    )
 
 
-def kernel_source(problem, basis: str, d: int, target: str, problem_module: str, extra=None,
-                  arithmetic: str = "float64") -> str:
+def kernel_source(
+    problem, basis: str, d: int, target: str, problem_module: str, extra=None, arithmetic: str = "float64"
+) -> str:
     """The generated kernel module's text (d = 0: sizes read from the case record at run time)."""
     if arithmetic not in ARITHMETICS:
         raise ConfigError(f"invalid arithmetic={arithmetic!r}: allowed values are {', '.join(ARITHMETICS)}")
@@ -229,13 +237,20 @@ def kernel_source(problem, basis: str, d: int, target: str, problem_module: str,
     if "LAUNCH_BOUNDS" in extra:  # read by the header's kernel decorator: bound before the kernels are defined
         header += f"LAUNCH_BOUNDS = {dict(extra.pop('LAUNCH_BOUNDS'))!r}\n"
     parts = [header] + [_module_source(m) for m in KERNEL_MODULES + (TARGET_MODULES[target],)]
-    binds = {"D": int(d) if spec else 0, "NB": b.size(d) if spec else 0, "NEEDS_U": b.local_coordinates,
-             "REPLAY": target != "cpu", "SAVE_REGISTERS": spec and target != "cpu",
-             "REAL": RealType(arithmetic), "FLOAT32_ARITHMETIC": arithmetic == "float32"}
+    binds = {
+        "D": int(d) if spec else 0,
+        "NB": b.size(d) if spec else 0,
+        "NEEDS_U": b.local_coordinates,
+        "REPLAY": target != "cpu",
+        "SAVE_REGISTERS": spec and target != "cpu",
+        "REAL": RealType(arithmetic),
+        "FLOAT32_ARITHMETIC": arithmetic == "float32",
+    }
     binds.update(extra)
     if b.fill.__module__ != __package__ + ".bases":  # a basis registered elsewhere: its fill(phi, u, d) too
-        parts.append(f"# ---- basis {b.name}: {inspect.getsourcefile(b.fill)}\n"
-                     + textwrap.dedent(inspect.getsource(b.fill)))
+        parts.append(
+            f"# ---- basis {b.name}: {inspect.getsourcefile(b.fill)}\n" + textwrap.dedent(inspect.getsource(b.fill))
+        )
     footer = ["# ---- bindings of this build"] + [f"{k} = {_literal(v)}" for k, v in binds.items()]
     footer += [f"EDGE_MARGIN = REAL({EDGE_MARGIN[arithmetic]!r})"]
     footer += [f"basis_phi = {b.fill.__name__}", f"from {problem_module} import {', '.join(names)}  # noqa"]
@@ -282,14 +297,16 @@ def kernels(problem, basis: str, d: int, target: str, extra_items=(), arithmetic
     """
     extra = dict(extra_items)
     psrc = problem_source(problem, target, arithmetic)
-    key_text = (psrc + "\0" + kernel_source(problem, basis, d, target, "PROBLEM", extra, arithmetic) + "\0"
-                + _versions(target))
+    key_text = (
+        psrc + "\0" + kernel_source(problem, basis, d, target, "PROBLEM", extra, arithmetic) + "\0" + _versions(target)
+    )
     key = hashlib.sha256(key_text.encode()).hexdigest()[:16]
     tag = "" if arithmetic == "float64" else "-f32"
     folder = cache_root() / f"{target}-{problem.name}-{basis}-d{d}{tag}-{key}"
     pname, kname = f"srmdp_k{key}_problem", f"srmdp_k{key}"
-    _write_folder(folder, {"problem.py": psrc,
-                           "kernels.py": kernel_source(problem, basis, d, target, pname, extra, arithmetic)})
+    _write_folder(
+        folder, {"problem.py": psrc, "kernels.py": kernel_source(problem, basis, d, target, pname, extra, arithmetic)}
+    )
     _import(pname, folder / "problem.py")
     return _import(kname, folder / "kernels.py")
 
@@ -315,8 +332,13 @@ def check_compiles(problem, arithmetic: str = "float64"):
         raise ConfigError(f"invalid problem file {problem.path}: {type(exc).__name__}: {exc}") from None
     f8, i8 = (types.float32 if arithmetic == "float32" else types.float64), types.int64
     vec = f8[::1]
-    sigs = {"terminal": (f8, vec, i8), "driver": (f8, vec, f8, vec, i8), "forward": (f8, vec, vec, f8, i8),
-            "y_exact": (f8, vec, i8), "z_exact": (f8, vec, vec, i8)}
+    sigs = {
+        "terminal": (f8, vec, i8),
+        "driver": (f8, vec, f8, vec, i8),
+        "forward": (f8, vec, vec, f8, i8),
+        "y_exact": (f8, vec, i8),
+        "z_exact": (f8, vec, vec, i8),
+    }
     for name, sig in sigs.items():
         fn = getattr(mod, name, None)
         if fn is None:
@@ -325,6 +347,8 @@ def check_compiles(problem, arithmetic: str = "float64"):
             fn.compile(sig)
         except Exception as exc:
             first = next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), type(exc).__name__)
-            raise ConfigError(f"invalid problem file {problem.path}: function {name} does not compile as kernel code"
-                              f" ({first}); use only scalars, math.* and indexing of its array arguments") from None
+            raise ConfigError(
+                f"invalid problem file {problem.path}: function {name} does not compile as kernel code"
+                f" ({first}); use only scalars, math.* and indexing of its array arguments"
+            ) from None
     return True

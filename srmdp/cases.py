@@ -19,13 +19,29 @@ from .rng import PATH_BITS, RUN_BITS, SEED_BITS, STEP_BITS, STRATUM_BITS
 from .strata import MAX_HALF_WIDTH, OUTSIDE_MODES
 
 # The case as the kernels see it: one record, fields by name (srmdp.scheme reads c.dt, c.paths, ...).
-RECORD = np.dtype([
-    ("steps", np.int64), ("d", np.int64), ("nb", np.int64), ("cells", np.int64), ("outside", np.int64),
-    ("paths", np.int64), ("seed", np.int64), ("run", np.int64), ("strata", np.int64), ("points", np.int64),
-    ("z_cv", np.int64),
-    ("dt", np.float64), ("sqdt", np.float64), ("maturity", np.float64), ("half_width", np.float64),
-    ("h", np.float64), ("inv_h", np.float64), ("trunc_y", np.float64), ("trunc_z", np.float64),
-])
+RECORD = np.dtype(
+    [
+        ("steps", np.int64),
+        ("d", np.int64),
+        ("nb", np.int64),
+        ("cells", np.int64),
+        ("outside", np.int64),
+        ("paths", np.int64),
+        ("seed", np.int64),
+        ("run", np.int64),
+        ("strata", np.int64),
+        ("points", np.int64),
+        ("z_cv", np.int64),
+        ("dt", np.float64),
+        ("sqdt", np.float64),
+        ("maturity", np.float64),
+        ("half_width", np.float64),
+        ("h", np.float64),
+        ("inv_h", np.float64),
+        ("trunc_y", np.float64),
+        ("trunc_z", np.float64),
+    ]
+)
 
 # Control variates beyond the paper (srmdp.scheme; measured in bench/zcv.md) for users' problems: the defaults
 # srmdp.solve takes.  The paper's rows and the workflow's paper readings keep the paper's scheme (Case's own
@@ -147,6 +163,7 @@ class Case:
         Besides the schema, this refuses every case whose indices would overflow a field of the
         random-stream counter (see srmdp.rng): N < 2^STEP_BITS, K < 2^STRATUM_BITS, M < 2^PATH_BITS.
         """
+
         def bad(name, value, allowed):
             if isinstance(value, np.generic):
                 value = value.item()
@@ -162,14 +179,18 @@ class Case:
         if not is_real(self.maturity) or not 0 < self.maturity < math.inf:
             bad("maturity", self.maturity, "the maturity T must be a finite number > 0")
         if not is_real(self.half_width) or not 0 < self.half_width <= MAX_HALF_WIDTH:
-            bad("half_width", self.half_width,
-                f"the box half-width must be a number in (0, {MAX_HALF_WIDTH:g}] (logistic tails stay representable)")
+            bad(
+                "half_width",
+                self.half_width,
+                f"the box half-width must be a number in (0, {MAX_HALF_WIDTH:g}] (logistic tails stay representable)",
+            )
         if not is_real(self.dt) or not 0 < self.dt < math.inf:
             bad("dt", self.dt, "the time step must be a finite number > 0")
         n = self.maturity / self.dt
         if not math.isfinite(n) or round(n) >= 2**STEP_BITS:
-            bad("dt", self.dt,
-                f"N = T/dt must be < 2^{STEP_BITS} = {2**STEP_BITS} (time-step field of the RNG counter)")
+            bad(
+                "dt", self.dt, f"N = T/dt must be < 2^{STEP_BITS} = {2**STEP_BITS} (time-step field of the RNG counter)"
+            )
         if abs(n - round(n)) > 1e-9 * max(1.0, n) or round(n) < 1:
             bad("dt", self.dt, f"the time step must divide T={self.maturity:g} (T/dt a positive integer)")
         if not is_int(self.cells) or self.cells < 1:
@@ -177,8 +198,12 @@ class Case:
         # (the logarithm first: #C^d of a huge d would take long to compute exactly)
         too_many = int(self.d) * math.log2(int(self.cells)) >= STRATUM_BITS + 1
         if too_many or int(self.cells) ** int(self.d) >= 2**STRATUM_BITS:
-            bad("cells", self.cells, f"K = #C^d = {int(self.cells)}^{int(self.d)} must be < 2^{STRATUM_BITS}"
-                " (stratum field of the RNG counter)")
+            bad(
+                "cells",
+                self.cells,
+                f"K = #C^d = {int(self.cells)}^{int(self.d)} must be < 2^{STRATUM_BITS}"
+                " (stratum field of the RNG counter)",
+            )
         need = BASES[self.basis].size(self.d)
         if not is_int(self.paths) or self.paths < need:
             bad("paths", self.paths, f"M must be an integer >= {need} (the {self.basis} dimension in d={self.d})")
@@ -213,10 +238,26 @@ class Case:
         dt = self.time_step
         h = 2.0 * self.half_width / self.cells
         fields = dict(
-            steps=self.steps, d=self.d, nb=self.n_basis, cells=self.cells, outside=OUTSIDE_MODES[self.outside],
-            paths=self.paths, seed=seed, run=run, strata=self.strata, points=test_points, z_cv=self.z_cv_flags,
-            dt=dt, sqdt=math.sqrt(dt), maturity=self.maturity, half_width=self.half_width, h=h, inv_h=1.0 / h,
-            trunc_y=self.trunc_y, trunc_z=self.trunc_z)
+            steps=self.steps,
+            d=self.d,
+            nb=self.n_basis,
+            cells=self.cells,
+            outside=OUTSIDE_MODES[self.outside],
+            paths=self.paths,
+            seed=seed,
+            run=run,
+            strata=self.strata,
+            points=test_points,
+            z_cv=self.z_cv_flags,
+            dt=dt,
+            sqdt=math.sqrt(dt),
+            maturity=self.maturity,
+            half_width=self.half_width,
+            h=h,
+            inv_h=1.0 / h,
+            trunc_y=self.trunc_y,
+            trunc_z=self.trunc_z,
+        )
         rec = np.rec.array(np.zeros(1, RECORD))
         for name in RECORD.names:  # every field by name (a KeyError if one is forgotten)
             rec[0][name] = fields[name]
@@ -230,8 +271,10 @@ def check_seed_run(seed, run, runs=1):
     if not is_int(run) or run < 0:
         raise ConfigError(f"invalid run_start={plain(run)!r}: must be an integer >= 0")
     if run + runs > 2**RUN_BITS:
-        raise ConfigError(f"invalid run_start={plain(run)!r} with runs={plain(runs)!r}: run indices must lie"
-                          f" in [0, 2^{RUN_BITS}) (run field of the RNG counter)")
+        raise ConfigError(
+            f"invalid run_start={plain(run)!r} with runs={plain(runs)!r}: run indices must lie"
+            f" in [0, 2^{RUN_BITS}) (run field of the RNG counter)"
+        )
 
 
 def plain(v):

@@ -37,8 +37,11 @@ BUILTIN = ("run", "aggregate", "solve", "eval", "-h", "--help")
 
 def build_parser():
     extra = ", ".join(sorted(plugin_commands()))
-    p = Parser(prog="srmdp", description="Stratified regression MDP (Gobet et al., SISC 2016)."
-               + (f" Also: srmdp {{{extra}}} ... (see srmdp COMMAND --help)." if extra else ""))
+    p = Parser(
+        prog="srmdp",
+        description="Stratified regression MDP (Gobet et al., SISC 2016)."
+        + (f" Also: srmdp {{{extra}}} ... (see srmdp COMMAND --help)." if extra else ""),
+    )
     sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
 
     r = sub.add_parser("run", help="run one case (a paper row or free parameters)")
@@ -47,8 +50,11 @@ def build_parser():
     a = sub.add_parser("aggregate", help="gather run chunks of one case into a summary")
     a.add_argument("chunks", nargs="+")
     a.add_argument("--expect-runs", type=int, help="fail naming the missing runs if fewer")
-    a.add_argument("--pool-devices", action="store_true",
-                   help="pool CPU and GPU chunks of the same case, seed, test points and random streams")
+    a.add_argument(
+        "--pool-devices",
+        action="store_true",
+        help="pool CPU and GPU chunks of the same case, seed, test points and random streams",
+    )
     a.add_argument("--out", required=True)
 
     add_parsers(sub, number)
@@ -58,8 +64,9 @@ def build_parser():
 def case_from_args(args) -> Case:
     """The case of ``srmdp run``'s arguments: a paper row (``--table``) under the given reading, or the free case."""
     given = {o.name: getattr(args, o.name) for o in on("case") if "run" in o.surfaces}
-    options = case_options({k: given[k] for k in ("outside", "trunc_y", "trunc_z", "precision", "arithmetic",
-                                                  "z_cv", "martingale_cv")})
+    options = case_options(
+        {k: given[k] for k in ("outside", "trunc_y", "trunc_z", "precision", "arithmetic", "z_cv", "martingale_cv")}
+    )
     free = {"d": args.d, "basis": args.basis, "cells": args.cells, "paths": args.paths}
     if args.table:
         given = [k for k, v in free.items() if v is not None]
@@ -70,8 +77,9 @@ def case_from_args(args) -> Case:
         raise ConfigError(f"invalid row={args.row}: --row selects a row of --table, give --table too")
     missing = [k for k, v in dict(free, dt=args.dt).items() if v is None]
     if missing:
-        raise ConfigError(f"missing --{', --'.join(missing)}: give --table T or all of"
-                          " --d --dt --basis --cells --paths")
+        raise ConfigError(
+            f"missing --{', --'.join(missing)}: give --table T or all of --d --dt --basis --cells --paths"
+        )
     return make_case(given)
 
 
@@ -79,8 +87,9 @@ def paper_table_case():
     """The function that maps a paper row to its case (entry point ``paper`` of :data:`TABLES_GROUP`)."""
     ep = next((ep for ep in entry_points(group=TABLES_GROUP) if ep.name == "paper"), None)
     if ep is None:
-        raise ConfigError("invalid arguments: --table needs the paper's rows (srmdp.paper), which this installation"
-                          " does not register")
+        raise ConfigError(
+            "invalid arguments: --table needs the paper's rows (srmdp.paper), which this installation does not register"
+        )
     return ep.load()
 
 
@@ -126,14 +135,25 @@ def _command(args) -> int:
     threads = check_threads(args.threads)
     check_writable(args.out)
     try:
-        res = run_case(case, runs=args.runs, run_start=args.run_start, test_points=args.test_points,
-                       seed=args.seed, device=args.device, threads=threads, progress=args.progress)
+        res = run_case(
+            case,
+            runs=args.runs,
+            run_start=args.run_start,
+            test_points=args.test_points,
+            seed=args.seed,
+            device=args.device,
+            threads=threads,
+            progress=args.progress,
+        )
     except NumericalError as exc:
         print(f"srmdp: numerical error: {exc}; no result written", file=sys.stderr)
         return 3
     except MemoryError:
-        print(f"srmdp: error: out of memory running {case.label} (the memory model's estimate is"
-              " below what the machine could give now); no result written", file=sys.stderr)
+        print(
+            f"srmdp: error: out of memory running {case.label} (the memory model's estimate is"
+            " below what the machine could give now); no result written",
+            file=sys.stderr,
+        )
         return 2
     if _write(args.out, res):
         return 1

@@ -47,8 +47,9 @@ def read_points(path) -> np.ndarray:
         try:
             pts = np.load(p, allow_pickle=False)
         except (OSError, ValueError, EOFError) as exc:
-            raise ConfigError(f"invalid points file {path}: not a readable .npy array ({' '.join(str(exc).split())})")\
-                from None
+            raise ConfigError(
+                f"invalid points file {path}: not a readable .npy array ({' '.join(str(exc).split())})"
+            ) from None
         if pts.dtype.kind not in "fiu":
             raise ConfigError(f"invalid points file {path}: an array of numbers is needed, not {pts.dtype}")
         return np.asarray(pts, dtype=np.float64)
@@ -103,8 +104,12 @@ def main(args):
             raise ConfigError(f"invalid out={args.out!r}: a solution file name ends with .npz")
         check_writable(args.out)
         try:
-            sol = solve(args.problem, options=SolveOptions.from_args(args), progress=args.progress,
-                        report=lambda line: print(f"srmdp: {line}", file=sys.stderr, flush=True))
+            sol = solve(
+                args.problem,
+                options=SolveOptions.from_args(args),
+                progress=args.progress,
+                report=lambda line: print(f"srmdp: {line}", file=sys.stderr, flush=True),
+            )
         except NumericalError as exc:
             print(f"srmdp: numerical error: {exc}; no solution written", file=sys.stderr)
             return 3
@@ -113,24 +118,29 @@ def main(args):
         try:
             sol.save(args.out)
         except OSError as exc:
-            print(f"srmdp: error: cannot write {args.out}: {exc.strerror or exc}; no solution written",
-                  file=sys.stderr)
+            print(f"srmdp: error: cannot write {args.out}: {exc.strerror or exc}; no solution written", file=sys.stderr)
             return 1
         print(summary_line(sol.result))
         if sol.u0_error is not None:
             tol = "" if sol.tol_met is None else ", tol met" if sol.tol_met else ", tol NOT met"
-            print(f"estimated total error of u0: {sol.u0_error:.2g} (u0 = {sol.result['u0']:.6g}; bias included,"
-                  f" srmdp.error_estimate){tol}")
+            print(
+                f"estimated total error of u0: {sol.u0_error:.2g} (u0 = {sol.result['u0']:.6g}; bias included,"
+                f" srmdp.error_estimate){tol}"
+            )
         elif sol.u0_error_reason:
             print(f"estimated total error of u0: not given ({sol.u0_error_reason})")
         ext = sol.result.get("extrapolated")
         if ext:  # the refinement's answer is extrapolated in dt (srmdp.refine); y, z are the level's own
-            print(f"u0 is extrapolated in dt (Richardson) from levels {ext['partners']}; the level's own u0 is"
-                  f" {ext['plain_u0']:.6g} ± {ext['plain_u0_se']:.2g}")
+            print(
+                f"u0 is extrapolated in dt (Richardson) from levels {ext['partners']}; the level's own u0 is"
+                f" {ext['plain_u0']:.6g} ± {ext['plain_u0_se']:.2g}"
+            )
         print(f"srmdp: solution saved to {args.out} (srmdp eval {args.out} --step 0 --points pts.csv)")
         if sol.tol_met is False:
-            print(f"srmdp: tol = {sol.tol:g} NOT met ({sol.result.get('refinement_stop')}); exit status {TOL_NOT_MET}",
-                  file=sys.stderr)
+            print(
+                f"srmdp: tol = {sol.tol:g} NOT met ({sol.result.get('refinement_stop')}); exit status {TOL_NOT_MET}",
+                file=sys.stderr,
+            )
             return TOL_NOT_MET
         return 0
 

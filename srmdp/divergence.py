@@ -45,9 +45,11 @@ def remedies(case) -> str:
 
     zcv = "z_cv=False (--no-z-cv)" if case.z_cv else "z_cv=True (--z-cv)"
     adapted = "" if split_spec(case.problem)[1] else "strata='adapted' (--strata adapted), "
-    return (f"remedies: {adapted}truncation bounds on y and z (trunc_y=, trunc_z= / --trunc-y, --trunc-z: the range of"
-            " the solution and of sigma^T grad u, e.g. from the terminal condition's), more paths M per stratum,"
-            f" {zcv}")
+    return (
+        f"remedies: {adapted}truncation bounds on y and z (trunc_y=, trunc_z= / --trunc-y, --trunc-z: the range of"
+        " the solution and of sigma^T grad u, e.g. from the terminal condition's), more paths M per stratum,"
+        f" {zcv}"
+    )
 
 
 def _cell_centres(case, limit=SCALE_POINTS):
@@ -136,9 +138,11 @@ def divergence(a, case, scale=0.0):
         step = a[i] > GROWTH_STEP * (a[i + 1] + floor)
         total = a[i] > GROWTH_TOTAL * ref
         if step or total:
-            why = (f"x{a[i] / (a[i + 1] + floor):.3g} in one step" if step else f"x{a[i] / ref:.3g} since i={n - 1}")
+            why = f"x{a[i] / (a[i + 1] + floor):.3g} in one step" if step else f"x{a[i] / ref:.3g} since i={n - 1}"
             last = "" if i + 1 == n - 1 else f" and {a[-1]:.3g} at i={n - 1}"  # i+1 = N-1: said once
-            return (f"the estimators diverge at time step i={i} (t={i * case.dt:g}): max |y_i| over the strata"
-                    f" {a[i]:.3g} against {a[i + 1]:.3g} at i={i + 1}{last}, data scale"
-                    f" {scale:.3g} ({why}); {remedies(case)}")
+            return (
+                f"the estimators diverge at time step i={i} (t={i * case.dt:g}): max |y_i| over the strata"
+                f" {a[i]:.3g} against {a[i + 1]:.3g} at i={i + 1}{last}, data scale"
+                f" {scale:.3g} ({why}); {remedies(case)}"
+            )
     return None

@@ -69,17 +69,23 @@ def reduction(fine, coarse) -> float:
 def coarser(fine, coarse):
     """(rho, None) when ``coarse`` is strictly coarser than ``fine`` in N, #C and M, with #C of the same parity
     (module docstring) and rho >= RHO_MIN, else (None, the reason in a few words)."""
-    for name, f, c in (("N", fine.steps, coarse.steps), ("#C", fine.cells, coarse.cells),
-                       ("M", fine.paths, coarse.paths)):
+    for name, f, c in (
+        ("N", fine.steps, coarse.steps),
+        ("#C", fine.cells, coarse.cells),
+        ("M", fine.paths, coarse.paths),
+    ):
         if c >= f:
             return None, f"the level below is not coarser in {name} ({c} against {f}), so its bias would cancel"
     if (fine.cells - coarse.cells) % 2:
-        return None, (f"the level below has #C = {coarse.cells} against {fine.cells}: x0 sits elsewhere in its cell"
-                      " (a centre for odd #C, a corner for even), so the cells' biases are not comparable")
+        return None, (
+            f"the level below has #C = {coarse.cells} against {fine.cells}: x0 sits elsewhere in its cell"
+            " (a centre for odd #C, a corner for even), so the cells' biases are not comparable"
+        )
     rho = reduction(fine, coarse)
     if rho < RHO_MIN:
-        return None, (f"the level below is too close (error reduction factor {rho:.3g} < {RHO_MIN:g}: M falls"
-                      " slower than N)")
+        return None, (
+            f"the level below is too close (error reduction factor {rho:.3g} < {RHO_MIN:g}: M falls slower than N)"
+        )
     return rho, None
 
 

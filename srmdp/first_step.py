@@ -73,8 +73,11 @@ def z0_rho(fine, coarse) -> float:
     from .bases import BASES
 
     q = 1.0 if BASES[fine.basis].rules == "LP0" else 2.0
-    return min(math.sqrt(fine.steps / coarse.steps), (fine.cells / coarse.cells) ** q,
-               math.sqrt(fine.paths * coarse.steps / (coarse.paths * fine.steps)))
+    return min(
+        math.sqrt(fine.steps / coarse.steps),
+        (fine.cells / coarse.cells) ** q,
+        math.sqrt(fine.paths * coarse.steps / (coarse.paths * fine.steps)),
+    )
 
 
 def z0_error(z, se, z_coarse, se_coarse, rho, noise=1.0):

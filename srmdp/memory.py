@@ -56,26 +56,46 @@ RUN_OVERHEAD_BYTES = 512 * 2**10
 
 
 def required_bytes(case, test_points: int = 1000, workers: int = 64, runs: int = 1) -> int:
-    return (coefficient_bytes(case) + workspace_bytes(case, test_points, workers) + result_bytes(case, runs)
-            + RUN_OVERHEAD_BYTES)
+    return (
+        coefficient_bytes(case)
+        + workspace_bytes(case, test_points, workers)
+        + result_bytes(case, runs)
+        + RUN_OVERHEAD_BYTES
+    )
 
 
-_UNITS = {"": 1, "B": 1, "K": 2**10, "KB": 2**10, "KIB": 2**10, "M": 2**20, "MB": 2**20, "MIB": 2**20,
-          "G": 2**30, "GB": 2**30, "GIB": 2**30, "T": 2**40, "TB": 2**40, "TIB": 2**40}
+_UNITS = {
+    "": 1,
+    "B": 1,
+    "K": 2**10,
+    "KB": 2**10,
+    "KIB": 2**10,
+    "M": 2**20,
+    "MB": 2**20,
+    "MIB": 2**20,
+    "G": 2**30,
+    "GB": 2**30,
+    "GIB": 2**30,
+    "T": 2**40,
+    "TB": 2**40,
+    "TIB": 2**40,
+}
 
 
 def parse_bytes(text: str, name: str = "SRMDP_MEMORY_LIMIT") -> int:
     """'8000000000', '8e9', '512M', '4G', '4GiB' -> bytes (binary units); ConfigError otherwise."""
     t = str(text).strip().upper().replace(" ", "")
     num = t.rstrip("BKMGTI")
-    unit = t[len(num):]
+    unit = t[len(num) :]
     try:
         value = float(num) * _UNITS[unit]
     except (ValueError, KeyError):
         value = math.nan
     if not (math.isfinite(value) and value > 0):
-        raise ConfigError(f"invalid {name}={text!r}: must be a number of bytes > 0, optionally with a unit"
-                          " K, M, G or T (e.g. 512M, 4G)")
+        raise ConfigError(
+            f"invalid {name}={text!r}: must be a number of bytes > 0, optionally with a unit"
+            " K, M, G or T (e.g. 512M, 4G)"
+        )
     return int(value)
 
 
@@ -113,8 +133,14 @@ def gpu_bytes(case, test_points: int, per_thread_normal_equations: bool, sms: in
     return coefficient_bytes(case) + errors + local + GPU_RESERVE_BYTES
 
 
-def check_fits(case, test_points: int = 1000, available: int | None = None, what: str = "host memory",
-               runs: int = 1, need: int | None = None):
+def check_fits(
+    case,
+    test_points: int = 1000,
+    available: int | None = None,
+    what: str = "host memory",
+    runs: int = 1,
+    need: int | None = None,
+):
     """Refuse (ConfigError, one line) a case whose memory ``need`` (default: the host model) exceeds
     ``available`` (default: :func:`available_bytes`); returns the need."""
     need = required_bytes(case, test_points, runs=runs) if need is None else need
@@ -123,5 +149,6 @@ def check_fits(case, test_points: int = 1000, available: int | None = None, what
         raise ConfigError(
             f"case {case.label} needs {need / GIB:.2f} GiB (coefficients {coefficient_bytes(case) / GIB:.2f} GiB"
             f" = N {case.steps} x K {case.strata} x (1+q) {case.d + 1} x basis {case.n_basis} x"
-            f" {itemsize(case.precision)} B) but only {have / GIB:.2f} GiB of {what} is available")
+            f" {itemsize(case.precision)} B) but only {have / GIB:.2f} GiB of {what} is available"
+        )
     return need

@@ -36,8 +36,11 @@ DEFAULT_STEPS = 5
 # (a basis beyond the paper follows the rules of the paper's basis it names in Basis.rules)
 RULES = {
     "LP0": ((4, "floor(4*sqrt(N))", "N**2"), (6, "floor(2*sqrt(N))", "N**2"), (math.inf, "floor(sqrt(N))", "N**2")),
-    "LP1": ((4, "floor(3*sqrt(d*sqrt(N))-5)", "(d+1)*N**2"), (10, "floor(1.5*sqrt(d*sqrt(N))-3)", "(d+1)*N**2"),
-            (math.inf, "2", "2000")),
+    "LP1": (
+        (4, "floor(3*sqrt(d*sqrt(N))-5)", "(d+1)*N**2"),
+        (10, "floor(1.5*sqrt(d*sqrt(N))-3)", "(d+1)*N**2"),
+        (math.inf, "2", "2000"),
+    ),
 }
 SMALLEST_D = 4  # the paper's smallest dimension; the #C formula is evaluated at max(d, 4)
 

@@ -52,8 +52,10 @@ def validate_run(case: Case, runs: int, run_start: int, test_points: int, seed: 
     if not is_int(runs) or runs < 1:
         raise ConfigError(f"invalid runs={plain(runs)!r}: must be an integer >= 1")
     if not is_int(test_points) or not 1 <= test_points < 2**PATH_BITS:
-        raise ConfigError(f"invalid test_points={plain(test_points)!r}: must be an integer in [1, 2^{PATH_BITS})"
-                          " (the test points use the path field of the RNG counter)")
+        raise ConfigError(
+            f"invalid test_points={plain(test_points)!r}: must be an integer in [1, 2^{PATH_BITS})"
+            " (the test points use the path field of the RNG counter)"
+        )
     check_seed_run(seed, run_start, runs)
     if device not in DEVICES:
         raise ConfigError(f"invalid device={device!r}: allowed values are {', '.join(DEVICES)}")
@@ -73,8 +75,10 @@ def check_threads(threads):
 
     top = numba.config.NUMBA_NUM_THREADS
     if not is_int(threads) or not 1 <= threads <= top:
-        raise ConfigError(f"invalid threads={plain(threads)!r}: must be an integer in 1..{top}"
-                          " (NUMBA_NUM_THREADS; set that variable to allow more)")
+        raise ConfigError(
+            f"invalid threads={plain(threads)!r}: must be an integer in 1..{top}"
+            " (NUMBA_NUM_THREADS; set that variable to allow more)"
+        )
     return int(threads)
 
 
@@ -86,7 +90,7 @@ def first_nonfinite_stratum(coef, i, block=1 << 16) -> int:
         return -1
     c = coef[i]
     for lo in range(0, c.shape[0], block):
-        part = c[lo:lo + block]
+        part = c[lo : lo + block]
         ok = np.isfinite(part).reshape(part.shape[0], -1).all(axis=1)
         if not ok.all():
             return lo + int(np.argmin(ok))
@@ -116,8 +120,18 @@ class _Progress:
             self.bar.close()
 
 
-def run_case(case: Case, runs: int = 1, run_start: int = 0, test_points: int = 1000, seed: int = 0,
-             device: str = "cpu", threads=None, progress=None, backend=None, on_run=None) -> dict:
+def run_case(
+    case: Case,
+    runs: int = 1,
+    run_start: int = 0,
+    test_points: int = 1000,
+    seed: int = 0,
+    device: str = "cpu",
+    threads=None,
+    progress=None,
+    backend=None,
+    on_run=None,
+) -> dict:
     """Run ``runs`` independent runs of ``case``; returns the result/chunk dictionary.
 
     ``on_run(r, backend)``, if given, is called after each run r (0-based in this call) while the
@@ -159,15 +173,18 @@ def run_case(case: Case, runs: int = 1, run_start: int = 0, test_points: int = 1
                 if bad >= 0:
                     raise NumericalError(
                         f"non-finite regression coefficient in case {case.label}, run {run_start + r},"
-                        f" time step i={i}, stratum k={bad}")
+                        f" time step i={i}, stratum k={bad}"
+                    )
                 bar.update()
             t1 = time.perf_counter()
             if problem.has_exact:
                 ey[r], ez[r], ey2[r], ez2[r] = backend.errors(rec)
                 bad_steps = np.flatnonzero(~(np.isfinite(ey[r]) & np.isfinite(ez[r])))
                 if bad_steps.size:
-                    raise NumericalError(f"non-finite test-point error in case {case.label}, run {run_start + r},"
-                                         f" time step i={int(bad_steps[0])}")
+                    raise NumericalError(
+                        f"non-finite test-point error in case {case.label}, run {run_start + r},"
+                        f" time step i={int(bad_steps[0])}"
+                    )
             u0[r] = backend.evaluate(0, rec, x0)[0][0]
             if on_run is not None:
                 on_run(r, backend)
@@ -183,9 +200,14 @@ def run_case(case: Case, runs: int = 1, run_start: int = 0, test_points: int = 1
         "case": d,
         "label": case.label,
         "problem": problem.name,
-        "reading": {"outside": case.outside, "trunc_y": d["trunc_y"], "trunc_z": d["trunc_z"],
-                    "z_cv": bool(case.z_cv), **({"martingale_cv": True} if case.martingale_cv else {}),
-                    "arithmetic": case.arithmetic},
+        "reading": {
+            "outside": case.outside,
+            "trunc_y": d["trunc_y"],
+            "trunc_z": d["trunc_z"],
+            "z_cv": bool(case.z_cv),
+            **({"martingale_cv": True} if case.martingale_cv else {}),
+            "arithmetic": case.arithmetic,
+        },
         "device": backend.device,
         "seed": seed,
         "run_start": run_start,
@@ -205,8 +227,8 @@ def run_case(case: Case, runs: int = 1, run_start: int = 0, test_points: int = 1
         "x0": problem.x0,
         "u0": float(np.mean(u0)),
         "u0_se": float(np.std(u0, ddof=1) / math.sqrt(runs)) if runs > 1 else None,
-        "per_run": {"ey": ey.tolist(), "ez": ez.tolist(), "ey2": ey2.tolist(), "ez2": ez2.tolist(),
-                    "u0": u0.tolist()} if problem.has_exact
+        "per_run": {"ey": ey.tolist(), "ez": ez.tolist(), "ey2": ey2.tolist(), "ez2": ez2.tolist(), "u0": u0.tolist()}
+        if problem.has_exact
         else {"u0": u0.tolist()},
         "provenance": provenance(seed, backend.hardware()),
     }
@@ -226,5 +248,7 @@ def summary_line(res: dict) -> str:
         what = f"MSE_Y,max {fmt('mse_y_max')}  MSE_Y,av {fmt('mse_y_av')}  MSE_Z,av {fmt('mse_z_av')}"
     else:
         what = f"u(0, x0={res['x0']:g}) {res['u0']:.6g}" + (f"±{res['u0_se']:.2g}" if res["runs"] > 1 else "")
-    return (f"{res['label']} [{res['device']}, {res['runs']} runs x {res['test_points']} points]: {what}  "
-            f"{res['seconds_per_run']:.3g} s/run  {res['path_steps_per_second']:.3g} path-steps/s")
+    return (
+        f"{res['label']} [{res['device']}, {res['runs']} runs x {res['test_points']} points]: {what}  "
+        f"{res['seconds_per_run']:.3g} s/run  {res['path_steps_per_second']:.3g} path-steps/s"
+    )

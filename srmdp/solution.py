@@ -132,8 +132,9 @@ class Solution:
         x = float(t) / self.dt
         i = int(round(x))
         if not (math.isfinite(x) and abs(x - i) <= 1e-9 * max(1.0, abs(x)) and 0 <= i < self.steps):
-            raise ConfigError(f"invalid t={t!r}: must be a time t_i = i dt of the grid, dt = {self.dt:g},"
-                              f" i = 0..{self.steps - 1}")
+            raise ConfigError(
+                f"invalid t={t!r}: must be a time t_i = i dt of the grid, dt = {self.dt:g}, i = 0..{self.steps - 1}"
+            )
         return i
 
     @property
@@ -152,8 +153,10 @@ class Solution:
 
     def _check(self, i, X, run):
         if not is_int(i) or not 0 <= i < self.steps:
-            raise ConfigError(f"invalid step i={plain(i)!r}: must be an integer in 0..{self.steps - 1}"
-                              f" (t_i = i dt, dt = {self.dt:g}; y_N = g is the terminal condition)")
+            raise ConfigError(
+                f"invalid step i={plain(i)!r}: must be an integer in 0..{self.steps - 1}"
+                f" (t_i = i dt, dt = {self.dt:g}; y_N = g is the terminal condition)"
+            )
         try:
             pts = np.asarray(X, dtype=np.float64)
         except (TypeError, ValueError):
@@ -247,8 +250,10 @@ class Solution:
         se = "" if u.se is None else f" ± {u.se:.2g}"
         err = "" if self.u0_error is None else f" (estimated error {self.u0_error:.2g})"
         strata = " adapted strata" if self.problem.adapted_d else ""
-        return (f"<srmdp.Solution {self.problem.name} d={c.d} dt={c.dt:g} {c.basis} #C={c.cells} M={c.paths}{strata}"
-                f" runs={self.runs} (kept {len(self.kept_runs)}): u(0, x0) ≈ {u.value:.6g}{se}{err}>")
+        return (
+            f"<srmdp.Solution {self.problem.name} d={c.d} dt={c.dt:g} {c.basis} #C={c.cells} M={c.paths}{strata}"
+            f" runs={self.runs} (kept {len(self.kept_runs)}): u(0, x0) ≈ {u.value:.6g}{se}{err}>"
+        )
 
     # --- files
     def metadata(self) -> dict:
@@ -264,5 +269,14 @@ def load(path, threads=None) -> Solution:
     """Read a solution written by :meth:`Solution.save` (:func:`srmdp.solution_file.read`: refuses a damaged file,
     another format version or a problem file changed since, in one line) and rebuild its kernels."""
     case, coef, meta, problem = solution_file.read(path)
-    return Solution(case, coef, meta["result"], seed=meta["seed"], runs=meta["runs"], keep=meta["keep"],
-                    rules=meta.get("rules"), threads=threads, problem=problem)
+    return Solution(
+        case,
+        coef,
+        meta["result"],
+        seed=meta["seed"],
+        runs=meta["runs"],
+        keep=meta["keep"],
+        rules=meta.get("rules"),
+        threads=threads,
+        problem=problem,
+    )

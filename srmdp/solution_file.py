@@ -39,8 +39,12 @@ def metadata(sol) -> dict:
     return {
         "format": FORMAT,
         "format_version": SOLUTION_FORMAT_VERSION,
-        "problem": {"name": sol.problem.name, "spec": saved_spec(sol.problem), "path": str(sol.problem.path),
-                    "source_hash": sol.problem.source_hash},
+        "problem": {
+            "name": sol.problem.name,
+            "spec": saved_spec(sol.problem),
+            "path": str(sol.problem.path),
+            "source_hash": sol.problem.source_hash,
+        },
         "case": sol.case.as_dict(),
         "seed": sol.seed,
         "runs": sol.runs,
@@ -64,7 +68,7 @@ def _sha256(a: np.ndarray) -> str:
     flat = np.ascontiguousarray(a).reshape(-1)
     step = 1 << 22
     for lo in range(0, flat.size, step):
-        h.update(flat[lo:lo + step].tobytes())
+        h.update(flat[lo : lo + step].tobytes())
     return h.hexdigest()
 
 
@@ -88,8 +92,10 @@ def read(path):
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise ConfigError(f"{where}: not an srmdp solution (no '{FORMAT}' metadata)")
     if meta.get("format_version") != SOLUTION_FORMAT_VERSION:
-        raise ConfigError(f"{where}: format version {meta.get('format_version')!r}, this srmdp reads version"
-                          f" {SOLUTION_FORMAT_VERSION}; solve again with this version")
+        raise ConfigError(
+            f"{where}: format version {meta.get('format_version')!r}, this srmdp reads version"
+            f" {SOLUTION_FORMAT_VERSION}; solve again with this version"
+        )
     if "checksum" not in meta or not checksum_ok(meta):
         raise ConfigError(f"{where}: damaged (the metadata checksum does not match its content)")
     info = meta["coef"]
@@ -101,6 +107,8 @@ def read(path):
     except ConfigError as exc:
         raise ConfigError(f"{where}: its problem cannot be loaded: {' '.join(str(exc).split())}") from None
     if problem.source_hash != saved:
-        raise ConfigError(f"{where}: the problem {spec} changed since the solution was saved (source hash"
-                          f" {problem.source_hash}, saved {saved}); solve again")
+        raise ConfigError(
+            f"{where}: the problem {spec} changed since the solution was saved (source hash"
+            f" {problem.source_hash}, saved {saved}); solve again"
+        )
     return Case.from_dict(dict(meta["case"], problem=spec)), coef, meta, problem

@@ -54,9 +54,9 @@ def cpu_kernels():
         st[1] = s1
 
     names = {n: getattr(k, n) for n in dir(k) if not n.startswith("__")}
-    names.update(seed_stream=seed_stream, uniform=uniform, normal=normal, sample_cell=sample_cell, module=k,
-                 np=np)
+    names.update(seed_stream=seed_stream, uniform=uniform, normal=normal, sample_cell=sample_cell, module=k, np=np)
     return SimpleNamespace(**names)
+
 
 @pytest.fixture
 def fast_simulator():

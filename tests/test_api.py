@@ -213,7 +213,8 @@ def test_damaged_or_foreign_files_are_refused_in_one_line(saved, tmp_path):
     (tmp_path / "flip.npz").write_bytes(bytes(flipped))
     cases["flip.npz"] = "damaged"
     cases[_rewrite(saved, tmp_path / "version.npz", meta=_bump_version).name] = (
-        f"format version {SOLUTION_FORMAT_VERSION + 1}, this srmdp reads version {SOLUTION_FORMAT_VERSION}")
+        f"format version {SOLUTION_FORMAT_VERSION + 1}, this srmdp reads version {SOLUTION_FORMAT_VERSION}"
+    )
     cases[_rewrite(saved, tmp_path / "meta.npz", meta=_alter_seed).name] = "checksum does not match"
     cases[_rewrite(saved, tmp_path / "coef.npz", coef=_alter_coef).name] = "coefficients do not match"
     np.savez(tmp_path / "other.npz", a=np.zeros(3))
@@ -239,8 +240,9 @@ def test_a_changed_problem_file_is_refused(tmp_path, heat_file):
     assert np.array_equal(srmdp.load(tmp_path / "s.npz").y(0, [[0.3]]), s.y(0, [[0.3]]))
     try:
         heat_file.write_text(HEAT.replace("0.25", "0.5"))
-        _one_line_config_error(srmdp.load, tmp_path / "s.npz",
-                               match=r"heat.py:heat(#adapted-d1)? changed since the solution was saved")
+        _one_line_config_error(
+            srmdp.load, tmp_path / "s.npz", match=r"heat.py:heat(#adapted-d1)? changed since the solution was saved"
+        )
         heat_file.unlink()
         _one_line_config_error(srmdp.load, tmp_path / "s.npz", match=r"its problem cannot be loaded: .*no such file")
     finally:
@@ -251,8 +253,28 @@ def test_a_changed_problem_file_is_refused(tmp_path, heat_file):
 # --- the CLI --------------------------------------------------------------------------------------
 def test_cli_solve_then_eval_csv_and_npy(tmp_path, sol):
     out = tmp_path / "s.npz"
-    status, stdout, stderr = run_cli(["solve", "--problem", "gobet2016", "--d", 2, "--cells", 3, "--paths", 20,
-                                      "--runs", 3, "--seed", 3, "--threads", 1, "--no-progress", "--out", out])
+    status, stdout, stderr = run_cli(
+        [
+            "solve",
+            "--problem",
+            "gobet2016",
+            "--d",
+            2,
+            "--cells",
+            3,
+            "--paths",
+            20,
+            "--runs",
+            3,
+            "--seed",
+            3,
+            "--threads",
+            1,
+            "--no-progress",
+            "--out",
+            out,
+        ]
+    )
     assert status == 0, stderr
     assert "u(0, x0" not in stdout and "MSE_Y,max" in stdout and "dt: T/5" in stderr
     X = np.array([[0.0, 0.0], [1.5, -2.0], [7.0, 0.1]])
@@ -267,12 +289,12 @@ def test_cli_solve_then_eval_csv_and_npy(tmp_path, sol):
     for src, dst in (("p.csv", "v.npy"), ("p.npy", "v.csv"), ("p.npy", "w.npy")):
         status, _, stderr = run_cli(["eval", out, "--time", 0.2, "--points", tmp_path / src, "--out", tmp_path / dst])
         assert status == 0, stderr
-        got = np.load(tmp_path / dst) if dst.endswith(".npy") else np.loadtxt(tmp_path / dst, delimiter=",",
-                                                                               skiprows=1)
+        got = np.load(tmp_path / dst) if dst.endswith(".npy") else np.loadtxt(tmp_path / dst, delimiter=",", skiprows=1)
         assert np.array_equal(got, np.column_stack([y, z])), (src, dst)
     status, stdout, _ = run_cli(["eval", out, "--step", 0, "--points", tmp_path / "p.npy", "--run", 2])
-    assert np.array_equal(np.loadtxt(io.StringIO(stdout), delimiter=",", skiprows=1),
-                          np.column_stack(sol.evaluate(0, X, run=2)))
+    assert np.array_equal(
+        np.loadtxt(io.StringIO(stdout), delimiter=",", skiprows=1), np.column_stack(sol.evaluate(0, X, run=2))
+    )
 
 
 def test_cli_eval_refuses_bad_input_before_compute(tmp_path, saved):
@@ -360,6 +382,6 @@ def test_zip_of_a_solution_is_plain_numpy(saved):
 def test_readme_example_is_the_shipped_file(root):
     """The README's worked example is examples/allen_cahn.py verbatim (its commands use that file)."""
     readme = (root / "README.md").read_text()
-    section = readme[readme.index("## Your own PDE"):readme.index("## What is implemented")]
+    section = readme[readme.index("## Your own PDE") : readme.index("## What is implemented")]
     block = section.split("```python\n", 1)[1].split("```", 1)[0]
     assert block == (root / "examples" / "allen_cahn.py").read_text()

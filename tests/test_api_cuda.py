@@ -58,8 +58,19 @@ def test_adapted_strata_on_gpu_match_cpu():
     the same generated problem (its tables as global constant arrays) and agree with the CPU."""
     from srmdp.solving import solve
 
-    kw = dict(d=2, dt=0.5, basis="LP1", cells=2, paths=6, runs=2, seed=4, test_points=8, progress=False,
-              strata="adapted", error=False)
+    kw = dict(
+        d=2,
+        dt=0.5,
+        basis="LP1",
+        cells=2,
+        paths=6,
+        runs=2,
+        seed=4,
+        test_points=8,
+        progress=False,
+        strata="adapted",
+        error=False,
+    )
     cpu = solve("bs_diff_rates", device="cpu", threads=1, **kw)
     gpu = solve("bs_diff_rates", device="gpu", **kw)
     assert cpu.case.problem == gpu.case.problem == "bs_diff_rates#adapted-d2"

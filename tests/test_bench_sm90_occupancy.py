@@ -11,9 +11,24 @@ import pytest
 from bench.sm90 import occupancy
 
 
-@pytest.mark.parametrize("registers, expected", [
-    (32, 1.0), (64, 0.5), (65, 0.4375), (72, 0.4375), (73, 0.375), (80, 0.375), (96, 0.3125), (104, 0.25),
-    (128, 0.25), (143, 0.1875), (166, 0.1875), (168, 0.1875), (255, 0.125)])
+@pytest.mark.parametrize(
+    "registers, expected",
+    [
+        (32, 1.0),
+        (64, 0.5),
+        (65, 0.4375),
+        (72, 0.4375),
+        (73, 0.375),
+        (80, 0.375),
+        (96, 0.3125),
+        (104, 0.25),
+        (128, 0.25),
+        (143, 0.1875),
+        (166, 0.1875),
+        (168, 0.1875),
+        (255, 0.125),
+    ],
+)
 def test_register_limited_occupancy_at_128_threads(registers, expected):
     occ, blocks, limiter = occupancy(registers, 128)
     assert occ == expected

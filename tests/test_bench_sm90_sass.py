@@ -84,7 +84,17 @@ def test_contraction_counts_expand_calls_and_compare():
     assert sm90.contraction_change(before, {"contraction": dict(counts)}) == "same"
     assert sm90.contraction_change(before, after) == "FFMA 1 -> 2; FMUL 1 -> 0"
     assert sm90.contraction_change(before, {}) == "-"
-    row = dict(kernel="step", basis="LP0", mode="block", precision="float32", arithmetic="float32", d=4,
-               registers=72, spill_stores=0, block=128, smem=3776)
+    row = dict(
+        kernel="step",
+        basis="LP0",
+        mode="block",
+        precision="float32",
+        arithmetic="float32",
+        d=4,
+        registers=72,
+        spill_stores=0,
+        block=128,
+        smem=3776,
+    )
     lines = sm90.compare([dict(row, registers=92, **before)], [dict(row, **after)])
     assert lines[1].split("  ")[-1] == "FFMA 1 -> 2; FMUL 1 -> 0" and " 92  72 " in lines[1]

@@ -56,8 +56,9 @@ def fingerprint(spec, threads=2):
     from srmdp.run import run_case
 
     d, dt, basis, cells, paths, outside, ly, lz, precision = spec
-    case = Case(d=d, dt=dt, basis=basis, cells=cells, paths=paths, outside=outside, trunc_y=ly, trunc_z=lz,
-                precision=precision)
+    case = Case(
+        d=d, dt=dt, basis=basis, cells=cells, paths=paths, outside=outside, trunc_y=ly, trunc_z=lz, precision=precision
+    )
     backend = CpuBackend(_problem(), threads=threads)
     res = run_case(case, runs=RUNS, test_points=POINTS, seed=SEED, threads=threads, backend=backend)
     ey = np.array(res["per_run"]["ey"])
@@ -88,8 +89,12 @@ def test_bit_identical_to_reference(spec):
 
 if __name__ == "__main__" and "--regenerate" in sys.argv:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    out = {"made_by": sys.argv[sys.argv.index("--regenerate") + 1] if len(sys.argv) > 2 else "?",
-           "seed": SEED, "runs": RUNS, "test_points": POINTS,
-           "cases": {_key(s): fingerprint(s) for s in CASES}}
+    out = {
+        "made_by": sys.argv[sys.argv.index("--regenerate") + 1] if len(sys.argv) > 2 else "?",
+        "seed": SEED,
+        "runs": RUNS,
+        "test_points": POINTS,
+        "cases": {_key(s): fingerprint(s) for s in CASES},
+    }
     REFERENCE.write_text(json.dumps(out, indent=1) + "\n")
     print(f"wrote {REFERENCE}")

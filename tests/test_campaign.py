@@ -41,8 +41,20 @@ H100 = "NVIDIA H100 80GB HBM3"
 
 
 # --- fixture chunk files (no compute) ------------------------------------------------------------------
-def fake_result(case, run_start, runs, *, seed=0, test_points=1000, device="gpu", model=H100, spread=0.1,
-                seconds=None, rng=None, streams=None):
+def fake_result(
+    case,
+    run_start,
+    runs,
+    *,
+    seed=0,
+    test_points=1000,
+    device="gpu",
+    model=H100,
+    spread=0.1,
+    seconds=None,
+    rng=None,
+    streams=None,
+):
     """A result dict as run_case returns it, with random per-run errors (spread: their relative noise)."""
     rng = rng or np.random.default_rng(run_start + 1000 * runs)
     n = case.steps
@@ -51,14 +63,30 @@ def fake_result(case, run_start, runs, *, seed=0, test_points=1000, device="gpu"
     secs = seconds if seconds is not None else 1e-3
     d = case.as_dict()
     res = {
-        "format_version": 1, "case_hash": identity_hash(d, seed, test_points), "case": d, "label": case.label,
-        "reading": {"outside": case.outside, "trunc_y": d["trunc_y"], "trunc_z": d["trunc_z"]}, "device": device,
-        "seed": seed, "run_start": run_start, "runs": runs, "test_points": test_points,
-        "path_steps_per_run": case.path_steps, "seconds_per_run": secs, "seconds_per_run_min": secs,
-        "path_steps_per_second": case.path_steps / secs, "error_seconds_per_run": 0.0, "compile_seconds": 0.0,
-        "diagnostics": {"dropped_directions": 0}, "per_run": {"ey": ey.tolist(), "ez": ez.tolist()},
-        "provenance": {"seed": seed, "versions": {}, "git_commit": None,
-                       "hardware": {"device": device, "model": model}},
+        "format_version": 1,
+        "case_hash": identity_hash(d, seed, test_points),
+        "case": d,
+        "label": case.label,
+        "reading": {"outside": case.outside, "trunc_y": d["trunc_y"], "trunc_z": d["trunc_z"]},
+        "device": device,
+        "seed": seed,
+        "run_start": run_start,
+        "runs": runs,
+        "test_points": test_points,
+        "path_steps_per_run": case.path_steps,
+        "seconds_per_run": secs,
+        "seconds_per_run_min": secs,
+        "path_steps_per_second": case.path_steps / secs,
+        "error_seconds_per_run": 0.0,
+        "compile_seconds": 0.0,
+        "diagnostics": {"dropped_directions": 0},
+        "per_run": {"ey": ey.tolist(), "ez": ez.tolist()},
+        "provenance": {
+            "seed": seed,
+            "versions": {},
+            "git_commit": None,
+            "hardware": {"device": device, "model": model},
+        },
     }
     if streams:
         res["streams"] = streams
@@ -137,8 +165,10 @@ def test_heavy_rows_get_their_first_run_each_then_their_second_one_run_per_chunk
         apply(planner, plan, tmp_path)
     assert all(s[0] == "paper-fit" and s[3] == 1 for s in seen)  # one run per chunk
     assert [s[2] for s in seen] == [0, 0, 0, 1, 1, 1]  # every row's first run, then its second
-    order = sorted(("LP0d4_r4", "LP1d6_1_r4", "LP0d6_0_r4"), key=lambda r: cost.run_seconds(
-        next(s.case for s in planner.slots if s.row.label == r)))
+    order = sorted(
+        ("LP0d4_r4", "LP1d6_1_r4", "LP0d6_0_r4"),
+        key=lambda r: cost.run_seconds(next(s.case for s in planner.slots if s.row.label == r)),
+    )
     assert [s[1] for s in seen[:3]] == order  # cheapest first
     # a chunk that cannot end in the time left is not started, and is named with the reason
     rest = cp.Planner(cp.paper_selection("LP0d4:4"), [PAPER_FIT], {}, cost)
@@ -180,7 +210,10 @@ def test_a_window_holds_the_dearest_heavy_row_that_fits_rather_than_a_cheaper_on
     # room for two rows: the pair of the most seconds that fits (164 + 400 s x 1.05 = 592 s), cheapest first
     p = planner()
     assert [c[0].row.label for c in p.packed(p.candidates(PAPER_FIT, 1), 600.0)] == [
-        "LP0d11_r3", "LP1d6_1_r4", "LP0d4_r4"]
+        "LP0d11_r3",
+        "LP1d6_1_r4",
+        "LP0d4_r4",
+    ]
     assert p.next(600.0).slot.row.label == "LP0d11_r3"
 
 
@@ -303,8 +336,9 @@ def test_cost_model_table_measurements_and_session():
 
 
 def test_dry_run_plans_every_row_in_priority_order(tmp_path, capsys):
-    args = cp.build_parser().parse_args(["run", "--budget", "900", "--out", str(tmp_path / "o"), "--dry-run",
-                                         "--data", str(tmp_path), "--model", H100])
+    args = cp.build_parser().parse_args(
+        ["run", "--budget", "900", "--out", str(tmp_path / "o"), "--dry-run", "--data", str(tmp_path), "--model", H100]
+    )
     assert cp.run_campaign(args) == 0
     lines = capsys.readouterr().out.splitlines()
     chunk_lines = [x for x in lines if x.startswith("chunk ")]
@@ -321,8 +355,22 @@ def test_a_float32_arithmetic_campaign_runs_its_own_cases_and_names_them(tmp_pat
     same row does not count towards it, and its chunk names say f32a (no name shared with float64 arithmetic)."""
     case64 = pcase("LP0d4", 1, reading=THEORY)
     write_chunk(tmp_path / "data", case64, 0, 2, reading="theory")
-    argv = ["run", "--budget", "60", "--out", str(tmp_path / "o"), "--dry-run", "--data", str(tmp_path / "data"),
-            "--model", H100, "--cases", "LP0d4:1", "--readings", "theory"]
+    argv = [
+        "run",
+        "--budget",
+        "60",
+        "--out",
+        str(tmp_path / "o"),
+        "--dry-run",
+        "--data",
+        str(tmp_path / "data"),
+        "--model",
+        H100,
+        "--cases",
+        "LP0d4:1",
+        "--readings",
+        "theory",
+    ]
     assert cp.run_campaign(cp.build_parser().parse_args(argv)) == 0
     plan64 = [x for x in capsys.readouterr().out.splitlines() if x.startswith("chunk ")]
     assert all("(first runs" not in x for x in plan64)  # its 2 first runs are there
@@ -355,18 +403,41 @@ def _fake_runner(slow_call):
 
 def _throughput(tmp_path):
     p = tmp_path / "throughput.csv"
-    p.write_text("model,basis,d,path_steps_per_s,step_overhead_s,compile_s,source\n"
-                 "cpu,LP0,2,1e6,1e-3,0,test\ncpu,LP1,2,1e6,1e-3,0,test\n")
+    p.write_text(
+        "model,basis,d,path_steps_per_s,step_overhead_s,compile_s,source\n"
+        "cpu,LP0,2,1e6,1e-3,0,test\ncpu,LP1,2,1e6,1e-3,0,test\n"
+    )
     return p
 
 
 def test_cut_off_loses_only_the_chunk_in_flight(tmp_path):
     out = tmp_path / "out"
     (tmp_path / "data").mkdir()
-    args = cp.build_parser().parse_args([
-        "run", "--budget", "4", "--reserve", "0.5", "--out", str(out), "--device", "cpu", "--model", "fake",
-        "--case-list", str(TINY), "--data", str(tmp_path / "data"), "--throughput", str(_throughput(tmp_path)),
-        "--test-points", "20", "--pack", str(tmp_path / "c.tgz")])
+    args = cp.build_parser().parse_args(
+        [
+            "run",
+            "--budget",
+            "4",
+            "--reserve",
+            "0.5",
+            "--out",
+            str(out),
+            "--device",
+            "cpu",
+            "--model",
+            "fake",
+            "--case-list",
+            str(TINY),
+            "--data",
+            str(tmp_path / "data"),
+            "--throughput",
+            str(_throughput(tmp_path)),
+            "--test-points",
+            "20",
+            "--pack",
+            str(tmp_path / "c.tgz"),
+        ]
+    )
     cp.validate_run_args(args)
     run, calls = _fake_runner(slow_call=3)
     lines = []
@@ -395,10 +466,29 @@ def test_cut_off_loses_only_the_chunk_in_flight(tmp_path):
 def test_a_failing_chunk_is_reported_and_the_campaign_goes_on(tmp_path):
     out = tmp_path / "out"
     (tmp_path / "data").mkdir()
-    args = cp.build_parser().parse_args([
-        "run", "--budget", "3", "--reserve", "0.5", "--out", str(out), "--device", "cpu", "--model", "fake",
-        "--case-list", str(TINY), "--data", str(tmp_path / "data"), "--throughput", str(_throughput(tmp_path)),
-        "--max-runs", "2"])
+    args = cp.build_parser().parse_args(
+        [
+            "run",
+            "--budget",
+            "3",
+            "--reserve",
+            "0.5",
+            "--out",
+            str(out),
+            "--device",
+            "cpu",
+            "--model",
+            "fake",
+            "--case-list",
+            str(TINY),
+            "--data",
+            str(tmp_path / "data"),
+            "--throughput",
+            str(_throughput(tmp_path)),
+            "--max-runs",
+            "2",
+        ]
+    )
 
     def run(case, runs, run_start, test_points, seed, device, threads):
         if case.basis == "LP1":
@@ -416,30 +506,34 @@ def _campaign(*args, env=None, cwd=ROOT):
     e = dict(os.environ, PYTHONPATH=str(ROOT))
     e.pop("NUMBA_ENABLE_CUDASIM", None)
     e.update(env or {})
-    return subprocess.run([sys.executable, "-m", "srmdp", "campaign", *args], cwd=cwd, env=e, capture_output=True,
-                          text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "srmdp", "campaign", *args], cwd=cwd, env=e, capture_output=True, text=True, timeout=60
+    )
 
 
-@pytest.mark.parametrize("args, words", [
-    (["--budget", "-5"], "budget"),
-    (["--budget", "nan"], "budget"),
-    (["--budget", "x"], "budget"),
-    (["--precision", "float16"], "precision"),
-    (["--arithmetic", "float16"], "arithmetic"),
-    (["--cases", "LP9d9"], "table"),
-    (["--cases", "LP0d4:7"], "row"),
-    (["--case-list", "/nonexistent.csv"], "case-list"),
-    (["--data", "/nonexistent"], "data"),
-    (["--first-runs", "0"], "first_runs"),
-    (["--max-runs", "1"], "max_runs"),
-    (["--seed", "-1"], "seed"),
-    (["--test-points", "0"], "test_points"),
-    (["--threads", "2", "--device", "gpu"], "threads"),
-    (["--device", "tpu"], "device"),
-    (["--readings", "paper-fit,nope"], "readings"),
-    (["--pack", "/tmp"], "pack"),
-    (["--max-chunk-seconds", "0"], "max_chunk_seconds"),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--budget", "-5"], "budget"),
+        (["--budget", "nan"], "budget"),
+        (["--budget", "x"], "budget"),
+        (["--precision", "float16"], "precision"),
+        (["--arithmetic", "float16"], "arithmetic"),
+        (["--cases", "LP9d9"], "table"),
+        (["--cases", "LP0d4:7"], "row"),
+        (["--case-list", "/nonexistent.csv"], "case-list"),
+        (["--data", "/nonexistent"], "data"),
+        (["--first-runs", "0"], "first_runs"),
+        (["--max-runs", "1"], "max_runs"),
+        (["--seed", "-1"], "seed"),
+        (["--test-points", "0"], "test_points"),
+        (["--threads", "2", "--device", "gpu"], "threads"),
+        (["--device", "tpu"], "device"),
+        (["--readings", "paper-fit,nope"], "readings"),
+        (["--pack", "/tmp"], "pack"),
+        (["--max-chunk-seconds", "0"], "max_chunk_seconds"),
+    ],
+)
 def test_bad_arguments_are_refused_in_one_line_before_any_compute(tmp_path, args, words):
     base = {"--budget": "60", "--out": str(tmp_path / "out"), "--device": "cpu"}
     argv = ["run"]
@@ -462,20 +556,24 @@ def test_out_that_is_a_file_and_no_gpu_are_refused(tmp_path):
     assert proc.returncode == 2 and "invalid device='gpu'" in proc.stderr  # no GPU here (nor the simulator)
 
 
-@pytest.mark.parametrize("args, words", [
-    ([], "SECONDS and OUTDIR are required"),
-    (["60"], "SECONDS and OUTDIR are required"),
-    (["1.5", "/tmp/x"], "invalid SECONDS"),
-    (["0", "/tmp/x"], "invalid SECONDS"),
-    (["60", "/nonexistent/x"], "parent folder"),
-    (["60", "/tmp/x", "--precision", "float16"], "invalid precision"),
-    (["60", "/tmp/x", "--cases", "LP0d4:9"], "invalid row"),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        ([], "SECONDS and OUTDIR are required"),
+        (["60"], "SECONDS and OUTDIR are required"),
+        (["1.5", "/tmp/x"], "invalid SECONDS"),
+        (["0", "/tmp/x"], "invalid SECONDS"),
+        (["60", "/nonexistent/x"], "parent folder"),
+        (["60", "/tmp/x", "--precision", "float16"], "invalid precision"),
+        (["60", "/tmp/x", "--cases", "LP0d4:9"], "invalid row"),
+    ],
+)
 def test_the_script_refuses_bad_arguments_in_one_line(args, words):
     env = dict(os.environ, PY=sys.executable)
     env.pop("OUT", None)
-    proc = subprocess.run(["bash", str(ROOT / "bench/gpu/gpu_campaign.sh"), *args], capture_output=True, text=True,
-                          timeout=60, env=env)
+    proc = subprocess.run(
+        ["bash", str(ROOT / "bench/gpu/gpu_campaign.sh"), *args], capture_output=True, text=True, timeout=60, env=env
+    )
     assert proc.returncode == 2 and words in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
     assert proc.stdout == ""
 
@@ -520,7 +618,11 @@ def test_import_names_a_plain_run_result_as_a_chunk_and_records_its_arithmetic_a
     got = load_chunk(into / name)  # sealed again: its checksum verifies
     rec = got["campaign"]
     assert (rec["reading_name"], rec["precision"], rec["arithmetic"], rec["device_model"]) == (
-        "paper-fit", "float32", "float64", "NVIDIA H200")
+        "paper-fit",
+        "float32",
+        "float64",
+        "NVIDIA H200",
+    )
     assert rec["imported_from"] == src.name and rec["source_checksum"] == json.loads(src.read_text())["checksum"]
     assert got["per_run"] == plain["per_run"] and got["case_hash"] == plain["case_hash"]
     assert any("float32 storage, float64 arithmetic, NVIDIA H200" in x for x in lines)
@@ -595,15 +697,28 @@ def test_plan_groups_data_gpu_chunks_per_row_reading_and_precision(tmp_path):
     write_chunk(gpu / "campaign", pcase("LP0d4", 1), 2, 3, reading="paper-fit")
     write_chunk(gpu / "campaign", pcase("LP0d4", 1, THEORY), 0, 2, reading="theory")
     write_chunk(gpu / "campaign", pcase("LP0d4", 1, precision="float64"), 0, 2, reading="paper-fit")
-    odd = PaperCase(d=2, dt=0.5, basis="LP0", cells=2, paths=4, table="tinyLP0", row=1, outside="zero",
-                    trunc_y=1.0, trunc_z=1.0, precision="float32")
+    odd = PaperCase(
+        d=2,
+        dt=0.5,
+        basis="LP0",
+        cells=2,
+        paths=4,
+        table="tinyLP0",
+        row=1,
+        outside="zero",
+        trunc_y=1.0,
+        trunc_z=1.0,
+        precision="float32",
+    )
     write_chunk(gpu / "campaign", odd, 0, 2, reading="paper-fit")  # not a paper row: not in the tables
     write_chunk(gpu, pcase("LP0d4", 1, PresetReading("clamp", "clamp", None, None)), 0, 2)  # no such reading
     plan = _plan(tmp_path, gpu)
     groups = plan.gpu_groups()
     assert [(g.reading, g.key, g.group.split("-")[0], g.runs) for g in groups] == [
-        ("paper-fit", "LP0d4_r1", "float32", 5), ("paper-fit", "LP0d4_r1", "float64", 2),
-        ("theory", "LP0d4_r1", "float32", 2)]
+        ("paper-fit", "LP0d4_r1", "float32", 5),
+        ("paper-fit", "LP0d4_r1", "float64", 2),
+        ("theory", "LP0d4_r1", "float32", 2),
+    ]
     assert len(plan.gpu_summaries("LP0d4")) == 3 and plan.gpu_summaries("LP1d4") == []
     g = groups[0]
     assert plan.gpu_group(g.reading, g.key, g.group) == g
@@ -678,9 +793,31 @@ def test_workflow_dry_run_plans_one_aggregate_per_gpu_group(tmp_path):
     write_chunk(gpu, pcase("LP1d4", 4, THEORY), 0, 2, reading="theory")
     env = dict(os.environ)
     env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
-    proc = subprocess.run([sys.executable, "-m", "snakemake", "-n", "-F", "--nolock", "--quiet", "rules", "--cores",
-                           "1", "--config", f"gpu_results={gpu}", "--directory", str(ROOT), "tables/LP0d4.tex",
-                           "tables/LP1d4.tex"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "-n",
+            "-F",
+            "--nolock",
+            "--quiet",
+            "rules",
+            "--cores",
+            "1",
+            "--config",
+            f"gpu_results={gpu}",
+            "--directory",
+            str(ROOT),
+            "tables/LP0d4.tex",
+            "tables/LP1d4.tex",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out[-3000:]
     line = next(x for x in out.splitlines() if x.strip().startswith("aggregate_gpu"))
@@ -698,8 +835,13 @@ def test_campaign_end_to_end_under_the_simulator(tmp_path):
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", OUT=str(dev_out), PY=sys.executable)
     common = ["--case-list", str(TINY), "--test-points", "20", "--data", str(data), "--min-chunk-seconds", "0"]
     # budgets far above the work (--max-runs ends each session): under load a tight budget would shorten the chunks
-    proc = subprocess.run(["bash", str(ROOT / "bench/gpu/gpu_campaign.sh"), "400", str(out_dir), *common, "--max-runs",
-                           "2"], env=env, capture_output=True, text=True, timeout=480)
+    proc = subprocess.run(
+        ["bash", str(ROOT / "bench/gpu/gpu_campaign.sh"), "400", str(out_dir), *common, "--max-runs", "2"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=480,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     first = sorted(out_dir.glob("*.json"))
     assert len(first) == 4, proc.stdout  # 2 rows x 2 readings x runs 0-1
@@ -714,12 +856,43 @@ def test_campaign_end_to_end_under_the_simulator(tmp_path):
     with tarfile.open(dev_out / "campaign.tgz") as tar:
         assert sorted(tar.getnames()) == sorted(f"data/gpu/campaign/{f.name}" for f in first)
     # second session: the same outdir, more runs allowed -> runs 2-3, never 0-1 again
-    proc = subprocess.run(["bash", str(ROOT / "bench/gpu/gpu_campaign.sh"), "40", str(out_dir), *common, "--max-runs",
-                           "4", "--readings", "paper-fit", "--cases", "LP0d4"], env=env, capture_output=True,
-                          text=True, timeout=120)
+    proc = subprocess.run(
+        [
+            "bash",
+            str(ROOT / "bench/gpu/gpu_campaign.sh"),
+            "40",
+            str(out_dir),
+            *common,
+            "--max-runs",
+            "4",
+            "--readings",
+            "paper-fit",
+            "--cases",
+            "LP0d4",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 2 and "--cases or --case-list" in proc.stderr  # refused before any compute
-    proc = subprocess.run(["bash", str(ROOT / "bench/gpu/gpu_campaign.sh"), "400", str(out_dir), *common, "--max-runs",
-                           "4", "--readings", "paper-fit"], env=env, capture_output=True, text=True, timeout=480)
+    proc = subprocess.run(
+        [
+            "bash",
+            str(ROOT / "bench/gpu/gpu_campaign.sh"),
+            "400",
+            str(out_dir),
+            *common,
+            "--max-runs",
+            "4",
+            "--readings",
+            "paper-fit",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=480,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     new = sorted(set(out_dir.glob("*.json")) - set(first))
     assert new and all(".paper-fit." in f.name and ".runs0002-" in f.name for f in new), new
@@ -737,11 +910,40 @@ def test_a_killed_campaign_keeps_every_finished_chunk(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     env.pop("NUMBA_ENABLE_CUDASIM", None)
     # a budget far above the work (a loaded machine compiles slowly): the kill, not the budget, ends the campaign
-    proc = subprocess.Popen([sys.executable, "-m", "srmdp", "campaign", "run", "--budget", "1800", "--out", str(out),
-                             "--device", "cpu", "--threads", "1", "--case-list", str(TINY), "--test-points", "50",
-                             "--data", str(tmp_path / "data"), "--max-runs", "100000", "--min-chunk-seconds", "0.5",
-                             "--max-chunk-seconds", "1"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True, start_new_session=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "srmdp",
+            "campaign",
+            "run",
+            "--budget",
+            "1800",
+            "--out",
+            str(out),
+            "--device",
+            "cpu",
+            "--threads",
+            "1",
+            "--case-list",
+            str(TINY),
+            "--test-points",
+            "50",
+            "--data",
+            str(tmp_path / "data"),
+            "--max-runs",
+            "100000",
+            "--min-chunk-seconds",
+            "0.5",
+            "--max-chunk-seconds",
+            "1",
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
     try:
         while proc.poll() is None and len(list(out.glob("*.json"))) < 6:  # then the 7th chunk is running
             time.sleep(0.05)
@@ -772,17 +974,27 @@ def test_workflow_aggregates_gpu_chunks_into_the_tables(tmp_path):
     preset.update(preset="gpuonly", cases=[])  # no CPU case: no solve job at all
     cfg.write_text(yaml.safe_dump(preset))
     out = repo / "out" / "gpuonly"  # a preset other than the default writes its tables and figures there
-    snakemake(repo, "out/gpuonly/tables/LP0d4.tex", "out/gpuonly/tables/LP1d15_19.tex",
-              "out/gpuonly/tables/agreement.tex", "out/gpuonly/figures/convergence_y.pdf", "--cores", "1",
-              "--configfile", str(cfg))
+    snakemake(
+        repo,
+        "out/gpuonly/tables/LP0d4.tex",
+        "out/gpuonly/tables/LP1d15_19.tex",
+        "out/gpuonly/tables/agreement.tex",
+        "out/gpuonly/figures/convergence_y.pdf",
+        "--cores",
+        "1",
+        "--configfile",
+        str(cfg),
+    )
     text = (out / "tables" / "LP0d4.tex").read_text()
     (line,) = [x for x in text.splitlines() if "& GPU " in x and "% source:" in x]  # not the header's "GPU s"
     assert "& paper-fit & GPU" in line and "& 3${\\times}$1000 &" in line and "\\pm" in line
     src = line.split("% source:")[1].strip()
     summary = json.loads((repo / src).read_text())
     assert summary["runs"] == 3 and len(summary["chunks"]) == 2
-    assert any("& theory & GPU" in x and "& 2${\\times}$1000 &" in x
-               for x in (out / "tables" / "LP1d15_19.tex").read_text().splitlines())
+    assert any(
+        "& theory & GPU" in x and "& 2${\\times}$1000 &" in x
+        for x in (out / "tables" / "LP1d15_19.tex").read_text().splitlines()
+    )
     assert "LP0d4 GPU f32 R=3" in (out / "tables" / "agreement.tex").read_text()
     assert not list((repo / "results").rglob("chunk-*.json"))  # the tables came from data/gpu/ alone
     # an overlapping chunk is refused by `srmdp aggregate` (the job fails, naming both files)

@@ -39,15 +39,17 @@ MAX_THREADS = numba.config.NUMBA_NUM_THREADS
 SETTINGS = settings(max_examples=60, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 
 # --- a valid base case (small: passes the memory model) --------------------------------------------
-valid_base = st.fixed_dictionaries({
-    "d": st.integers(1, 4),
-    "dt": st.sampled_from([1.0, 0.5, 0.25, 0.2]),
-    "basis": st.sampled_from(["LP0", "LP1"]),
-    "cells": st.integers(1, 4),
-    "seed": st.integers(0, 2**63 - 1),
-    "runs": st.integers(1, 5),
-    "test_points": st.integers(1, 100),
-}).map(lambda b: {**b, "paths": (b["d"] + 1 if b["basis"] == "LP1" else 1) + 3})
+valid_base = st.fixed_dictionaries(
+    {
+        "d": st.integers(1, 4),
+        "dt": st.sampled_from([1.0, 0.5, 0.25, 0.2]),
+        "basis": st.sampled_from(["LP0", "LP1"]),
+        "cells": st.integers(1, 4),
+        "seed": st.integers(0, 2**63 - 1),
+        "runs": st.integers(1, 5),
+        "test_points": st.integers(1, 100),
+    }
+).map(lambda b: {**b, "paths": (b["d"] + 1 if b["basis"] == "LP1" else 1) + 3})
 
 not_an_int = st.sampled_from(["x", "1.5", "", "1e3", "0x10", "--", "nan", "three"])
 not_a_number = st.sampled_from(["x", "", "1,5", "one", "--", "0.2.1"])
@@ -67,33 +69,65 @@ def _bad_dt():
 BAD_CLI = {
     "d": (st.one_of(st.integers(max_value=0).map(str), not_an_int), ("d=", "--d")),
     "dt": (_bad_dt(), ("dt=", "--dt")),
-    "basis": (st.text(min_size=1, max_size=6).filter(lambda s: s not in ("LP0", "LP1") and not s.startswith("-")),
-              ("--basis",)),
+    "basis": (
+        st.text(min_size=1, max_size=6).filter(lambda s: s not in ("LP0", "LP1") and not s.startswith("-")),
+        ("--basis",),
+    ),
     "cells": (st.one_of(st.integers(max_value=0).map(str), not_an_int), ("cells=", "--cells")),
     "paths": (None, ("paths=", "--paths")),  # depends on the basis: drawn in the test
     "runs": (st.one_of(st.integers(max_value=0).map(str), not_an_int), ("runs=", "--runs")),
     "run-start": (st.one_of(st.integers(max_value=-1).map(str), st.just(str(2**32))), ("run_start=", "--run-start")),
     "seed": (st.one_of(st.integers(max_value=-1), st.integers(min_value=2**63)).map(str), ("seed=", "--seed")),
-    "test-points": (st.one_of(st.integers(max_value=0).map(str), st.just(str(2**32))),
-                    ("test_points=", "--test-points")),
-    "threads": (st.one_of(st.integers(max_value=0), st.integers(min_value=MAX_THREADS + 1)).map(str),
-                ("threads=", "--threads")),
+    "test-points": (
+        st.one_of(st.integers(max_value=0).map(str), st.just(str(2**32))),
+        ("test_points=", "--test-points"),
+    ),
+    "threads": (
+        st.one_of(st.integers(max_value=0), st.integers(min_value=MAX_THREADS + 1)).map(str),
+        ("threads=", "--threads"),
+    ),
     "outside": (st.sampled_from(["none", "Zero", "", "unbounded "]), ("--outside",)),
     "precision": (st.sampled_from(["float16", "double", "f32", ""]), ("--precision",)),
-    "trunc-y": (st.one_of(st.floats(max_value=0.0, allow_nan=False).map(repr), st.just("nan"), not_a_number),
-                ("trunc_y=", "--trunc-y")),
-    "trunc-z": (st.one_of(st.floats(max_value=0.0, allow_nan=False).map(repr), st.just("-inf")),
-                ("trunc_z=", "--trunc-z")),
-    "table": (st.text(alphabet="LPd0123456789_xyz", min_size=1, max_size=10).filter(
-        lambda t: t not in table_ids() and t not in TABLE_ALIASES), ("table=",)),
+    "trunc-y": (
+        st.one_of(st.floats(max_value=0.0, allow_nan=False).map(repr), st.just("nan"), not_a_number),
+        ("trunc_y=", "--trunc-y"),
+    ),
+    "trunc-z": (
+        st.one_of(st.floats(max_value=0.0, allow_nan=False).map(repr), st.just("-inf")),
+        ("trunc_z=", "--trunc-z"),
+    ),
+    "table": (
+        st.text(alphabet="LPd0123456789_xyz", min_size=1, max_size=10).filter(
+            lambda t: t not in table_ids() and t not in TABLE_ALIASES
+        ),
+        ("table=",),
+    ),
     "memory": (st.integers(1, 10**4).map(str), ("GiB", "memory")),  # SRMDP_MEMORY_LIMIT bytes < any case
 }
 
 
 def _argv(base, out):
-    return ["run", "--d", str(base["d"]), "--dt", repr(base["dt"]), "--basis", base["basis"],
-            "--cells", str(base["cells"]), "--paths", str(base["paths"]), "--runs", str(base["runs"]),
-            "--seed", str(base["seed"]), "--test-points", str(base["test_points"]), "--out", str(out)]
+    return [
+        "run",
+        "--d",
+        str(base["d"]),
+        "--dt",
+        repr(base["dt"]),
+        "--basis",
+        base["basis"],
+        "--cells",
+        str(base["cells"]),
+        "--paths",
+        str(base["paths"]),
+        "--runs",
+        str(base["runs"]),
+        "--seed",
+        str(base["seed"]),
+        "--test-points",
+        str(base["test_points"]),
+        "--out",
+        str(out),
+    ]
 
 
 def _set(argv, flag, value):
@@ -143,8 +177,10 @@ def outdir(tmp_path_factory):
 
 def test_the_valid_base_passes_validation(outdir):
     # the property tests below mean something only if the unbroken base gets to the compute
-    argv = _argv({"d": 2, "dt": 0.5, "basis": "LP1", "cells": 2, "paths": 6, "runs": 1, "seed": 0,
-                  "test_points": 10}, outdir / "base.json")
+    argv = _argv(
+        {"d": 2, "dt": 0.5, "basis": "LP1", "cells": 2, "paths": 6, "runs": 1, "seed": 0, "test_points": 10},
+        outdir / "base.json",
+    )
     with pytest.raises(AssertionError, match="compute started"):
         with mock.patch.object(srmdp.run, "make_backend", _no_compute):
             main(argv)
@@ -176,22 +212,24 @@ def test_invalid_cli_argument_is_refused_before_compute(outdir, base, field, dat
     assert_clean_refusal(status, stderr, keywords, out)
 
 
-@pytest.mark.parametrize("argv, keywords", [
-    (["run", "--table", "LP0d4", "--dt", "0.3"], ("dt=",)),           # no such row: allowed values listed
-    (["run", "--table", "LP0d4", "--row", "9"], ("row=",)),
-    (["run", "--table", "LP0d4", "--row", "1", "--dt", "0.1"], ("row=",)),  # row and dt disagree
-    (["run", "--table", "LP1d13", "--dt", "0.2"], ("--row",)),          # ambiguous: rows listed
-    (["run", "--table", "LP0d4", "--dt", "0.2", "--d", "3"], ("--d",)),  # table and free form mixed
-    (["run", "--table", "LP0d4", "--dt", "0.2", "--problem", "hjb_lq"], ("gobet2016", "hjb_lq")),  # not its problem
-    (["run", "--d", "2", "--dt", "0.5", "--basis", "LP0"], ("--cells", "--paths")),  # missing fields
-    (["run", "--d", "2", "--dt", "0.5", "--basis", "LP0", "--cells", "2", "--paths", "2", "--row", "1"],
-     ("row=",)),
-    (["run", "--table", "LP0d4", "--dt", "0.2", "--device", "tpu"], ("--device",)),
-    (["run", "--table", "LP0d4", "--dt", "0.2", "--bogus", "1"], ("--bogus",)),
-    (["run", "--table", "LP0d4", "--dt", "0.2"], ("--out",)),            # --out missing
-    (["walk"], ("walk",)),
-    (["cases", "--table", "LP9d9"], ("table=",)),
-])
+@pytest.mark.parametrize(
+    "argv, keywords",
+    [
+        (["run", "--table", "LP0d4", "--dt", "0.3"], ("dt=",)),  # no such row: allowed values listed
+        (["run", "--table", "LP0d4", "--row", "9"], ("row=",)),
+        (["run", "--table", "LP0d4", "--row", "1", "--dt", "0.1"], ("row=",)),  # row and dt disagree
+        (["run", "--table", "LP1d13", "--dt", "0.2"], ("--row",)),  # ambiguous: rows listed
+        (["run", "--table", "LP0d4", "--dt", "0.2", "--d", "3"], ("--d",)),  # table and free form mixed
+        (["run", "--table", "LP0d4", "--dt", "0.2", "--problem", "hjb_lq"], ("gobet2016", "hjb_lq")),  # not its problem
+        (["run", "--d", "2", "--dt", "0.5", "--basis", "LP0"], ("--cells", "--paths")),  # missing fields
+        (["run", "--d", "2", "--dt", "0.5", "--basis", "LP0", "--cells", "2", "--paths", "2", "--row", "1"], ("row=",)),
+        (["run", "--table", "LP0d4", "--dt", "0.2", "--device", "tpu"], ("--device",)),
+        (["run", "--table", "LP0d4", "--dt", "0.2", "--bogus", "1"], ("--bogus",)),
+        (["run", "--table", "LP0d4", "--dt", "0.2"], ("--out",)),  # --out missing
+        (["walk"], ("walk",)),
+        (["cases", "--table", "LP9d9"], ("table=",)),
+    ],
+)
 def test_invalid_argument_examples(outdir, argv, keywords):
     out = outdir / "ex" / "r.json"
     if "--out" not in argv and argv[0] == "run" and keywords != ("--out",):
@@ -212,8 +250,17 @@ def test_output_path_is_checked_before_compute(outdir):
 # --- the API: Case fields and run_case arguments ------------------------------------------------
 BAD_CASE = {
     "d": st.one_of(st.integers(max_value=0), st.just(2.0), st.just(True), st.just("2"), st.none()),
-    "dt": st.one_of(st.floats(max_value=0.0), st.just(math.nan), st.just(math.inf), st.just(0.3), st.just(0.15),
-                    st.just(True), st.just("0.2"), st.just(1e-6), st.just(5e-324)),
+    "dt": st.one_of(
+        st.floats(max_value=0.0),
+        st.just(math.nan),
+        st.just(math.inf),
+        st.just(0.3),
+        st.just(0.15),
+        st.just(True),
+        st.just("0.2"),
+        st.just(1e-6),
+        st.just(5e-324),
+    ),
     "basis": st.text(max_size=4).filter(lambda s: s not in ("LP0", "LP1")),
     "cells": st.one_of(st.integers(max_value=0), st.just(2.5), st.just(False), st.just(np.int64(2**24))),
     "paths": st.one_of(st.integers(max_value=0), st.just(2**32), st.just(3.0)),
@@ -233,8 +280,9 @@ BAD_NAME = {
 
 
 @SETTINGS
-@given(d=st.integers(1, 3), basis=st.sampled_from(["LP0", "LP1"]), field=st.sampled_from(sorted(BAD_CASE)),
-       data=st.data())
+@given(
+    d=st.integers(1, 3), basis=st.sampled_from(["LP0", "LP1"]), field=st.sampled_from(sorted(BAD_CASE)), data=st.data()
+)
 def test_invalid_case_field_raises_config_error_naming_it(d, basis, field, data):
     kwargs = dict(d=d, dt=0.25, basis=basis, cells=2, paths=d + 2)
     value = data.draw(BAD_CASE[field])
@@ -294,8 +342,10 @@ def test_memory_model_over_the_limit_is_refused_in_process():
                 srmdp.run.run_case(case, runs=1)
 
 
-@pytest.mark.parametrize("text, expected", [("123", 123), ("1e9", 10**9), ("512M", 512 * 2**20),
-                                            ("4G", 4 * 2**30), ("4GiB", 4 * 2**30), (" 2 kb", 2048)])
+@pytest.mark.parametrize(
+    "text, expected",
+    [("123", 123), ("1e9", 10**9), ("512M", 512 * 2**20), ("4G", 4 * 2**30), ("4GiB", 4 * 2**30), (" 2 kb", 2048)],
+)
 def test_memory_limit_units(text, expected):
     from srmdp.memory import parse_bytes
 
@@ -318,8 +368,9 @@ def _srmdp(args, env_update=None, drop=(), timeout=60):
         env["SRMDP_KERNEL_CACHE"] = str(Path(args[args.index("--out") + 1]).parent / "kernel-cache")
     env.update(env_update or {})
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "srmdp", *args], capture_output=True, text=True, env=env,
-                          timeout=timeout, cwd=ROOT)
+    proc = subprocess.run(
+        [sys.executable, "-m", "srmdp", *args], capture_output=True, text=True, env=env, timeout=timeout, cwd=ROOT
+    )
     return proc, time.perf_counter() - t0
 
 
@@ -343,28 +394,34 @@ def test_gpu_without_a_gpu_is_refused(tmp_path):
     if _gpu_present():
         pytest.skip("a CUDA GPU is present here: the no-GPU refusal cannot be observed")
     out = tmp_path / "gpu.json"
-    proc, seconds = _srmdp(["run", "--table", "LP1d4", "--dt", "0.2", "--device", "gpu", "--out", str(out)],
-                           drop=("NUMBA_ENABLE_CUDASIM",))
+    proc, seconds = _srmdp(
+        ["run", "--table", "LP1d4", "--dt", "0.2", "--device", "gpu", "--out", str(out)], drop=("NUMBA_ENABLE_CUDASIM",)
+    )
     _assert_process_refusal(proc, seconds, ("device=",), out)
     assert "GPU" in proc.stderr
 
 
 def test_memory_limit_is_refused_in_a_process(tmp_path):
     out = tmp_path / "mem.json"
-    proc, seconds = _srmdp(["run", "--table", "LP0d11", "--dt", "0.05", "--out", str(out)],
-                           {"SRMDP_MEMORY_LIMIT": "1G"})
+    proc, seconds = _srmdp(
+        ["run", "--table", "LP0d11", "--dt", "0.05", "--out", str(out)], {"SRMDP_MEMORY_LIMIT": "1G"}
+    )
     _assert_process_refusal(proc, seconds, ("GiB",), out)
     assert "LP0d11" in proc.stderr and "host memory" in proc.stderr
-    proc, seconds = _srmdp(["run", "--table", "LP0d4", "--dt", "0.2", "--out", str(out)],
-                           {"SRMDP_MEMORY_LIMIT": "plenty"})
+    proc, seconds = _srmdp(
+        ["run", "--table", "LP0d4", "--dt", "0.2", "--out", str(out)], {"SRMDP_MEMORY_LIMIT": "plenty"}
+    )
     _assert_process_refusal(proc, seconds, ("SRMDP_MEMORY_LIMIT=",), out)
 
 
-@pytest.mark.parametrize("args, keywords", [
-    (["--d", "0", "--dt", "0.2", "--basis", "LP0", "--cells", "2", "--paths", "5"], ("d=",)),
-    (["--table", "LP7d4", "--dt", "0.2"], ("table=",)),
-    (["--table", "LP0d4", "--dt", "0.2", "--threads", "0"], ("threads=",)),
-])
+@pytest.mark.parametrize(
+    "args, keywords",
+    [
+        (["--d", "0", "--dt", "0.2", "--basis", "LP0", "--cells", "2", "--paths", "5"], ("d=",)),
+        (["--table", "LP7d4", "--dt", "0.2"], ("table=",)),
+        (["--table", "LP0d4", "--dt", "0.2", "--threads", "0"], ("threads=",)),
+    ],
+)
 def test_invalid_arguments_in_a_process(tmp_path, args, keywords):
     out = tmp_path / "r.json"
     proc, seconds = _srmdp(["run", *args, "--out", str(out)])

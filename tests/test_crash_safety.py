@@ -33,13 +33,47 @@ from srmdp.results import checksum_ok, write_json_atomic
 from srmdp.run import run_case
 
 ROOT = Path(__file__).resolve().parent.parent
-SCIENCE = ("case_hash", "case", "seed", "run_start", "runs", "test_points", "per_run", "mse_y_max", "mse_y_av",
-           "mse_z_av", "mse_y_max_se", "mse_y_av_se", "mse_z_av_se", "literal_y_max", "literal_y_av",
-           "literal_z_av", "per_step_y", "per_step_z", "device")
+SCIENCE = (
+    "case_hash",
+    "case",
+    "seed",
+    "run_start",
+    "runs",
+    "test_points",
+    "per_run",
+    "mse_y_max",
+    "mse_y_av",
+    "mse_z_av",
+    "mse_y_max_se",
+    "mse_y_av_se",
+    "mse_z_av_se",
+    "literal_y_max",
+    "literal_y_av",
+    "literal_z_av",
+    "per_step_y",
+    "per_step_z",
+    "device",
+)
 
 # big enough that the compute (~1-2 s on one thread) is a real target for the kill, small enough to stay cheap
-RUN_ARGS = ["--d", "2", "--dt", "0.1", "--basis", "LP1", "--cells", "8", "--paths", "600", "--runs", "32",
-            "--test-points", "200", "--seed", "11"]
+RUN_ARGS = [
+    "--d",
+    "2",
+    "--dt",
+    "0.1",
+    "--basis",
+    "LP1",
+    "--cells",
+    "8",
+    "--paths",
+    "600",
+    "--runs",
+    "32",
+    "--test-points",
+    "200",
+    "--seed",
+    "11",
+]
 RUN_CASE = Case(d=2, dt=0.1, basis="LP1", cells=8, paths=600)
 
 
@@ -150,8 +184,9 @@ def test_killing_the_atomic_writer_never_leaves_a_partial_file(tmp_path):
     )
     versions = set()
     for _ in range(4):
-        proc = subprocess.Popen([sys.executable, "-c", code, str(path)], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, env=_env())
+        proc = subprocess.Popen(
+            [sys.executable, "-c", code, str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env()
+        )
         proc.stdout.readline()  # at least one complete write
         # the kill lands at a drawn point of a later write: a delay, since nothing marks a point inside a write
         time.sleep(rng.uniform(0.0, 0.3))
@@ -247,7 +282,7 @@ def _flip_a_number(p):  # still valid JSON: only the checksum notices
     text = p.read_text()
     i = text.index('"ey"')
     j = text.index("0.0", i)
-    p.write_text(text[:j] + "0.1" + text[j + 3:])
+    p.write_text(text[:j] + "0.1" + text[j + 3 :])
 
 
 def _edit_and_reseal(key, value):
@@ -255,13 +290,14 @@ def _edit_and_reseal(key, value):
         data = json.loads(p.read_text())
         data[key] = value
         write_json_atomic(p, data)  # a consistent checksum, so only the content checks can refuse it
+
     return edit
 
 
 def _infinity(p):  # what json.dump(allow_nan=True) would have written for an overflowed error
     text = p.read_text()
     m = re.compile(r"-?\d+\.\d+(e-?\d+)?").search(text, text.index('"ey"'))
-    p.write_text(text[:m.start()] + "Infinity" + text[m.end():])
+    p.write_text(text[: m.start()] + "Infinity" + text[m.end() :])
 
 
 def _other_seed(p):
@@ -277,22 +313,25 @@ def _overlap(p):
     write_json_atomic(p, run_case(CHUNK_CASE, runs=2, run_start=1, test_points=5, seed=3, backend=_Backend()))
 
 
-@pytest.mark.parametrize("damage, words", [
-    (_truncate, "corrupt chunk file"),
-    (_empty, "corrupt chunk file"),
-    (_garbage, "corrupt chunk file"),
-    (_flip_a_number, "checksum mismatch"),
-    (os.unlink, "missing chunk file"),
-    (_edit_and_reseal("format_version", 99), "format version 99"),
-    (_edit_and_reseal("seed", 5), "case_hash"),
-    (_edit_and_reseal("runs", 3), "per-run errors do not match"),
-    (_edit_and_reseal("per_run", {"ey": [["x"] * 4] * 2, "ez": [[0.1] * 4] * 2}), "per-run errors"),
-    (_infinity, "non-finite number Infinity"),
-    (_edit_and_reseal("case", "LP0"), "case and per_run"),
-    (_other_seed, "seed 4 != 3"),
-    (_other_case, "paths 4 != 3"),
-    (_overlap, "overlap"),
-])
+@pytest.mark.parametrize(
+    "damage, words",
+    [
+        (_truncate, "corrupt chunk file"),
+        (_empty, "corrupt chunk file"),
+        (_garbage, "corrupt chunk file"),
+        (_flip_a_number, "checksum mismatch"),
+        (os.unlink, "missing chunk file"),
+        (_edit_and_reseal("format_version", 99), "format version 99"),
+        (_edit_and_reseal("seed", 5), "case_hash"),
+        (_edit_and_reseal("runs", 3), "per-run errors do not match"),
+        (_edit_and_reseal("per_run", {"ey": [["x"] * 4] * 2, "ez": [[0.1] * 4] * 2}), "per-run errors"),
+        (_infinity, "non-finite number Infinity"),
+        (_edit_and_reseal("case", "LP0"), "case and per_run"),
+        (_other_seed, "seed 4 != 3"),
+        (_other_case, "paths 4 != 3"),
+        (_overlap, "overlap"),
+    ],
+)
 def test_damaged_chunk_is_named_and_stops_the_aggregate(chunks, tmp_path, damage, words):
     victim = chunks[1]
     damage(victim)
@@ -317,8 +356,14 @@ def test_missing_chunk_names_the_missing_runs(chunks, tmp_path):
 def test_truncated_chunk_in_a_process(chunks, tmp_path):
     _truncate(chunks[2])
     out = tmp_path / "summary.json"
-    proc = subprocess.run([sys.executable, "-m", "srmdp", "aggregate", *map(str, chunks), "--expect-runs", "6",
-                           "--out", str(out)], capture_output=True, text=True, env=_env(), cwd=ROOT, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "srmdp", "aggregate", *map(str, chunks), "--expect-runs", "6", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        cwd=ROOT,
+        timeout=60,
+    )
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
     assert f"corrupt chunk file {chunks[2]}" in proc.stderr

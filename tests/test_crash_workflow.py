@@ -37,15 +37,20 @@ ROOT = Path(__file__).resolve().parent.parent
 CI_PRESET = ROOT / "config" / "ci.yaml"
 PRESET = "crashtest"  # the overlay's preset name: its outputs go under out/<preset>/ (common.smk's OUT)
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(
-    not (ROOT / "Snakefile").exists() or not CI_PRESET.exists() or shutil.which("snakemake") is None,
-    reason="needs the Snakemake workflow (Snakefile), its ci preset (config/ci.yaml) and snakemake on PATH")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not (ROOT / "Snakefile").exists() or not CI_PRESET.exists() or shutil.which("snakemake") is None,
+        reason="needs the Snakemake workflow (Snakefile), its ci preset (config/ci.yaml) and snakemake on PATH",
+    ),
+]
 
 
 def _copy_tree(dst):
     """The tracked files of the working tree (what a fresh clone has, with local edits)."""
-    files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True,
-                           check=True).stdout.decode().split("\0")
+    files = (
+        subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout.decode().split("\0")
+    )
     for name in filter(None, files):
         src = ROOT / name
         if src.is_file():
@@ -80,8 +85,16 @@ def _table_path(table):
 
 
 def _snakemake_args(table, *extra):
-    return ["snakemake", str(_table_path(table)), "--cores", "all", *extra, "--configfile", "config/ci.yaml",
-            "crashtest.yaml"]
+    return [
+        "snakemake",
+        str(_table_path(table)),
+        "--cores",
+        "all",
+        *extra,
+        "--configfile",
+        "config/ci.yaml",
+        "crashtest.yaml",
+    ]
 
 
 def _prepare(tmp_path, name):
@@ -94,8 +107,9 @@ def _prepare(tmp_path, name):
 
 
 def _run(tree, table, *extra, timeout=600):
-    return subprocess.run(_snakemake_args(table, *extra), cwd=tree, env=_env(tree), capture_output=True, text=True,
-                          timeout=timeout)
+    return subprocess.run(
+        _snakemake_args(table, *extra), cwd=tree, env=_env(tree), capture_output=True, text=True, timeout=timeout
+    )
 
 
 def _finished_outputs(tree):
@@ -106,7 +120,7 @@ def _finished_outputs(tree):
         for line in log.read_text(errors="replace").splitlines():
             line = line.strip()
             if line.startswith("output:"):
-                job_output = [o.strip() for o in line[len("output:"):].split(",")]
+                job_output = [o.strip() for o in line[len("output:") :].split(",")]
             elif line.startswith("jobid:") and job_output is not None:
                 outputs[line.split()[1]] = job_output
                 job_output = None
@@ -126,13 +140,22 @@ def test_killed_workflow_resumes_to_the_same_tables(tmp_path):
 
     # the victim: killed with all its jobs at a moment (drawn from a fixed seed) after the first job started
     tree, table = _prepare(tmp_path, "victim")
-    proc = subprocess.Popen(_snakemake_args(table), cwd=tree, env=_env(tree), stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+    proc = subprocess.Popen(
+        _snakemake_args(table),
+        cwd=tree,
+        env=_env(tree),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     # the moment: after the first job started (while jobs compile and compute), or after the first
     # chunk was written (others still running, the aggregate or the table next)
     phase = rng.choice(["first job started", "first chunk written"])
-    started = (lambda: list((tree / "logs").rglob("*.log"))) if phase == "first job started" else (
-        lambda: _results(tree, "chunk-*.json"))
+    started = (
+        (lambda: list((tree / "logs").rglob("*.log")))
+        if phase == "first job started"
+        else (lambda: _results(tree, "chunk-*.json"))
+    )
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and proc.poll() is None and not started():
         time.sleep(0.05)
@@ -145,8 +168,10 @@ def test_killed_workflow_resumes_to_the_same_tables(tmp_path):
     except ProcessLookupError:
         pass
     proc.wait(timeout=60)
-    print(f"workflow crash test: killed {delay:.2f} s after the {phase}"
-          f" ({'it had already finished' if finished else 'while running'})")
+    print(
+        f"workflow crash test: killed {delay:.2f} s after the {phase}"
+        f" ({'it had already finished' if finished else 'while running'})"
+    )
 
     # the jobs the killed Snakemake had recorded as finished (its log, as far as it got written)
     recorded = _finished_outputs(tree)
@@ -172,8 +197,10 @@ def test_killed_workflow_resumes_to_the_same_tables(tmp_path):
         if "--rerun-incomplete" in text and "--rerun-incomplete" not in extra:
             extra.append("--rerun-incomplete")
     assert res.returncode == 0, (extra, res.stderr[-3000:])
-    print(f"workflow crash test: resumed with {' '.join(extra) or 'no extra option'}"
-          f"{' after --unlock' if '--unlock' in said else ''}; {len(survivors)} result files had survived")
+    print(
+        f"workflow crash test: resumed with {' '.join(extra) or 'no extra option'}"
+        f"{' after --unlock' if '--unlock' in said else ''}; {len(survivors)} result files had survived"
+    )
 
     # chunks whose job Snakemake had recorded as finished were not redone (a chunk written just before
     # the kill, whose job was not recorded yet, is incomplete for Snakemake and rightly rerun: the
@@ -189,8 +216,13 @@ def test_killed_workflow_resumes_to_the_same_tables(tmp_path):
     # `srmdp run`), then gathered and rendered by the workflow in a fresh copy
     ref_tree, _ = _prepare(tmp_path, "reference")
     for rel, data in chunks.items():
-        res = run_case(case_of_record(data["case"]), runs=data["runs"], run_start=data["run_start"],
-                       test_points=data["test_points"], seed=data["seed"])
+        res = run_case(
+            case_of_record(data["case"]),
+            runs=data["runs"],
+            run_start=data["run_start"],
+            test_points=data["test_points"],
+            seed=data["seed"],
+        )
         write_json_atomic(ref_tree / rel, res)
     ref = _run(ref_tree, table, "--rerun-triggers", "mtime")
     assert ref.returncode == 0, ref.stderr[-3000:]

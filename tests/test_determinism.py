@@ -27,8 +27,20 @@ from srmdp.run import run_case, validate_run
 ROOT = Path(__file__).resolve().parent.parent
 CASE = Case(d=2, dt=0.25, basis="LP1", cells=4, paths=8)  # K = 16 strata, N = 4 steps
 SEED, RUNS, POINTS = 7, 4, 64
-SCIENCE = ("mse_y_max", "mse_y_av", "mse_z_av", "mse_y_max_se", "mse_y_av_se", "mse_z_av_se",
-           "literal_y_max", "literal_y_av", "literal_z_av", "per_step_y", "per_step_z", "case_hash")
+SCIENCE = (
+    "mse_y_max",
+    "mse_y_av",
+    "mse_z_av",
+    "mse_y_max_se",
+    "mse_y_av_se",
+    "mse_z_av_se",
+    "literal_y_max",
+    "literal_y_av",
+    "literal_z_av",
+    "per_step_y",
+    "per_step_z",
+    "case_hash",
+)
 
 
 @pytest.fixture(scope="module")
@@ -118,7 +130,7 @@ def test_counter_fields_hold_the_largest_paper_case():
         validate_run(case, runs=runs, run_start=0, test_points=test_points, seed=2**63 - 1, device="cpu")
     # headroom: the largest case is far from every limit
     assert math.log2(max_k) < STRATUM_BITS - 20 and math.log2(max_m) < PATH_BITS - 16
-    assert max_n < 2**(STEP_BITS - 8) and runs < 2**(RUN_BITS - 16)
+    assert max_n < 2 ** (STEP_BITS - 8) and runs < 2 ** (RUN_BITS - 16)
 
 
 @pytest.fixture(scope="module")
@@ -153,15 +165,26 @@ def test_streams_are_distinct_over_the_largest_case(states):
     keys = list(itertools.product(*edges.values()))
     rng = np.random.default_rng(5)
     n = 20000
-    keys += list(zip(rng.integers(0, 2**63 - 1, n), rng.integers(0, 2, n), rng.integers(0, 1000, n),
-                     rng.integers(0, 50, n), rng.integers(0, 4194304, n), rng.integers(0, 17500, n), strict=True))
+    keys += list(
+        zip(
+            rng.integers(0, 2**63 - 1, n),
+            rng.integers(0, 2, n),
+            rng.integers(0, 1000, n),
+            rng.integers(0, 50, n),
+            rng.integers(0, 4194304, n),
+            rng.integers(0, 17500, n),
+            strict=True,
+        )
+    )
     keys = np.array(sorted(set(map(tuple, np.array(keys, dtype=np.int64).tolist()))), dtype=np.int64)
     out = states(keys)
     assert len({(int(a), int(b)) for a, b in out}) == len(keys)
 
 
-@pytest.mark.parametrize("field, limit, index", [("path", 2**PATH_BITS, 5), ("stratum", 2**STRATUM_BITS, 4),
-                                                 ("step", 2**STEP_BITS, 3), ("run", 2**RUN_BITS, 2)])
+@pytest.mark.parametrize(
+    "field, limit, index",
+    [("path", 2**PATH_BITS, 5), ("stratum", 2**STRATUM_BITS, 4), ("step", 2**STEP_BITS, 3), ("run", 2**RUN_BITS, 2)],
+)
 def test_an_overflowing_index_would_reuse_a_stream(states, field, limit, index):
     """Why the limits matter: one past a field's range wraps onto stream 0 of that field."""
     base = [2016, 0, 3, 2, 5, 7]

@@ -18,15 +18,39 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.gpu
 
-ARGS = ["run", "--d", "2", "--dt", "0.5", "--basis", "LP1", "--cells", "2", "--paths", "6", "--runs", "2",
-        "--seed", "4", "--test-points", "8", "--no-progress"]
+ARGS = [
+    "run",
+    "--d",
+    "2",
+    "--dt",
+    "0.5",
+    "--basis",
+    "LP1",
+    "--cells",
+    "2",
+    "--paths",
+    "6",
+    "--runs",
+    "2",
+    "--seed",
+    "4",
+    "--test-points",
+    "8",
+    "--no-progress",
+]
 
 
 def _run(device, out):
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    proc = subprocess.run([sys.executable, "-m", "srmdp", *ARGS, "--device", device, "--out", str(out)],
-                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-m", "srmdp", *ARGS, "--device", device, "--out", str(out)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads(out.read_text())
 

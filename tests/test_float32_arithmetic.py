@@ -64,8 +64,7 @@ def test_problem_rewrite_makes_constants_float32():
 
     for fn in (mod.driver, mod.terminal):  # typed float32 end to end (Python sees the boxed float)
         assert fn.nopython_signatures[-1].return_type == types.float32, fn.nopython_signatures
-    assert math.isclose(f, 0.12 * (0.3 - 1.0), rel_tol=1e-6) and math.isclose(g, 1 / (1 + math.exp(-0.9)),
-                                                                                rel_tol=1e-6)
+    assert math.isclose(f, 0.12 * (0.3 - 1.0), rel_tol=1e-6) and math.isclose(g, 1 / (1 + math.exp(-0.9)), rel_tol=1e-6)
 
 
 def test_arithmetic_is_a_reading_and_a_case_field():
@@ -127,12 +126,15 @@ def test_float32_gpu_matches_cpu_within_the_rounding_bound():
     def keep(device):
         def on_run(r, backend):
             coefs[device, r] = np.array(backend.coefficients(), np.float64)
+
         return on_run
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # uint64 wrap-around in numpy scalars (simulator)
-        res = {dev: run_case(case, runs=1, test_points=8, seed=4, device=dev, progress=False, on_run=keep(dev))
-               for dev in ("cpu", "gpu")}
+        res = {
+            dev: run_case(case, runs=1, test_points=8, seed=4, device=dev, progress=False, on_run=keep(dev))
+            for dev in ("cpu", "gpu")
+        }
     for r in range(1):
         ref, got = coefs["cpu", r], coefs["gpu", r]
         assert np.abs(got - ref).max() <= 1e-5 * np.abs(ref).max(), np.abs(got - ref).max()

@@ -1,7 +1,6 @@
 """The shared-memory bank model (srmdp.shared_banks) and the layout decisions built on it (srmdp.cuda_launch.layout):
 padded row strides, and the default launch bounds of float32 arithmetic (none in float64).  No GPU needed."""
 
-
 import pytest
 
 from srmdp.exceptions import ConfigError

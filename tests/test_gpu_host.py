@@ -26,8 +26,14 @@ def test_gpu_env_registers_the_source_trees_entry_points(tmp_path):
     shutil.copy(ROOT / "bench" / "gpu" / "gpu_env.sh", tree / "bench" / "gpu")
     shutil.copy(ROOT / "pyproject.toml", tree)
     env = dict(os.environ, PY=f"{sys.executable} -S", SRMDP_SITE=str(site), PYTHONPATH="")
-    proc = subprocess.run(["bash", "-c", ". bench/gpu/gpu_env.sh; echo \"sourced rc=$?\""], cwd=tree, env=env,
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        ["bash", "-c", '. bench/gpu/gpu_env.sh; echo "sourced rc=$?"'],
+        cwd=tree,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert "sourced rc=1" in proc.stdout and "cannot resolve the paper's rows" in proc.stdout, proc.stdout + proc.stderr
     written = (site / "srmdp-0.dist-info" / "entry_points.txt").read_text()
     eps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["entry-points"]
@@ -36,16 +42,21 @@ def test_gpu_env_registers_the_source_trees_entry_points(tmp_path):
         for name, value in table.items():
             assert f"{name} = {value}\n" in written
     # and a Python with the dist-info on its path finds them without importing anything
-    probe = ("import sys; sys.path.insert(0, sys.argv[1]); from importlib.metadata import entry_points as e;"
-             "print(sorted(x.value for x in e(group='srmdp.tables')))")
-    out = subprocess.run([sys.executable, "-S", "-c", probe, str(site)], cwd=tree, capture_output=True, text=True,
-                         timeout=60)
+    probe = (
+        "import sys; sys.path.insert(0, sys.argv[1]); from importlib.metadata import entry_points as e;"
+        "print(sorted(x.value for x in e(group='srmdp.tables')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-S", "-c", probe, str(site)], cwd=tree, capture_output=True, text=True, timeout=60
+    )
     assert out.stdout.strip() == str(sorted(eps["srmdp.tables"].values())), out.stderr
     # ... and the tree's version, which the runs' provenance records (aggregate compares it)
-    probe = ("import sys; sys.path.insert(0, sys.argv[1]); from importlib.metadata import version;"
-             "print(version('srmdp'))")
-    out = subprocess.run([sys.executable, "-S", "-c", probe, str(site)], cwd=tree, capture_output=True, text=True,
-                         timeout=60)
+    probe = (
+        "import sys; sys.path.insert(0, sys.argv[1]); from importlib.metadata import version;print(version('srmdp'))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-S", "-c", probe, str(site)], cwd=tree, capture_output=True, text=True, timeout=60
+    )
     assert out.stdout.strip() == tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"], out.stderr
 
 
@@ -57,9 +68,13 @@ def test_local_bytes_reads_the_compiled_kernels_not_the_signature_api(monkeypatc
     def signature_api(sig):  # numba-cuda 0.30.4: self.overloads[signature.args]
         return sig.args
 
-    step = types.SimpleNamespace(overloads={("a",): types.SimpleNamespace(local_mem_per_thread=48),
-                                            ("b",): types.SimpleNamespace(local_mem_per_thread=112)},
-                                 get_local_mem_per_thread=signature_api)
+    step = types.SimpleNamespace(
+        overloads={
+            ("a",): types.SimpleNamespace(local_mem_per_thread=48),
+            ("b",): types.SimpleNamespace(local_mem_per_thread=112),
+        },
+        get_local_mem_per_thread=signature_api,
+    )
     backend = object.__new__(cuda_backend.CudaBackend)
     backend.step, backend.info = step, {"sms": 132}
     monkeypatch.setattr(cuda_backend, "SIMULATOR", False)

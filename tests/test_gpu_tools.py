@@ -31,9 +31,24 @@ def _gpu_bench():
 @pytest.mark.slow  # compile-dominated (25-70 s in the fast suite on 2 cores): the slow suite
 def test_gpu_bench_both_modes_against_the_cpu(tmp_path, capsys):
     summary = tmp_path / "bench.jsonl"
-    rc = _gpu_bench().main(["--cases", "LP0d4:0.05", "--set", "dt=0.5,cells=1,paths=5", "--precision", "float64",
-                            "--modes", "thread,block", "--test-points", "8", "--compare-cpu", "--no-write",
-                            "--summary", str(summary)])
+    rc = _gpu_bench().main(
+        [
+            "--cases",
+            "LP0d4:0.05",
+            "--set",
+            "dt=0.5,cells=1,paths=5",
+            "--precision",
+            "float64",
+            "--modes",
+            "thread,block",
+            "--test-points",
+            "8",
+            "--compare-cpu",
+            "--no-write",
+            "--summary",
+            str(summary),
+        ]
+    )
     assert rc == 0
     rows = [json.loads(line) for line in summary.read_text().splitlines()]
     assert [r["mode"] for r in rows] == ["thread", "block"]
@@ -69,8 +84,14 @@ def test_gpu_next_dry_run(tmp_path):
     import subprocess
 
     env = dict(os.environ, DRY="1", OUT=str(tmp_path), PY=sys.executable)
-    proc = subprocess.run(["bash", str(ROOT / "bench" / "gpu" / "gpu_next.sh"), "400"], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=900)
+    proc = subprocess.run(
+        ["bash", str(ROOT / "bench" / "gpu" / "gpu_next.sh"), "400"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     log = proc.stdout + proc.stderr
     assert proc.returncode == 0, log[-3000:]
     assert "rc=" not in log.replace("rc=0", ""), log[-3000:]  # a failing command prints its rc
@@ -84,8 +105,14 @@ def test_gpu_next_dry_run(tmp_path):
     # the A/B: the heavy shapes (paths reduced) in float32 arithmetic, thread and block; the d = 4 series in both
     rows = [json.loads(line) for line in (tmp_path / "ab_heavy.jsonl").read_text().splitlines()]
     assert [(r["label"], r["mode"]) for r in rows] == [
-        ("LP0d4_r4", "thread"), ("LP0d4_r4", "block"), ("LP1d6_1_r4", "block"), ("LP1d6_1_r4", "thread"),
-        ("LP0d11_r3", "thread"), ("LP0d4_r3", "thread"), ("LP0d4_r3", "block")]
+        ("LP0d4_r4", "thread"),
+        ("LP0d4_r4", "block"),
+        ("LP1d6_1_r4", "block"),
+        ("LP1d6_1_r4", "thread"),
+        ("LP0d11_r3", "thread"),
+        ("LP0d4_r3", "thread"),
+        ("LP0d4_r3", "block"),
+    ]
     assert {r["arithmetic"] for r in rows} == {"float32"}
     for tag, arith in (("ab_f64", "float64"), ("ab_f32", "float32")):
         rows = [json.loads(line) for line in (tmp_path / f"{tag}.jsonl").read_text().splitlines()]

@@ -33,8 +33,9 @@ PROBE = textwrap.dedent("""
 
 def _probe(cache_dir):
     env = dict(os.environ, SRMDP_KERNEL_CACHE=str(cache_dir))
-    out = subprocess.run([sys.executable, "-c", PROBE], env=env, capture_output=True, text=True, timeout=600,
-                         check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE], env=env, capture_output=True, text=True, timeout=600, check=True
+    )
     return json.loads(out.stdout.splitlines()[-1])
 
 
@@ -100,7 +101,12 @@ def fit():
 
     def make(k):
         basis_phi, accumulate_gram, accumulate, cholesky, solve_into = (
-            k.basis_phi, k.accumulate_gram, k.accumulate, k.cholesky, k.solve_into)
+            k.basis_phi,
+            k.accumulate_gram,
+            k.accumulate,
+            k.cholesky,
+            k.solve_into,
+        )
 
         @njit
         def run(u, s, nb):
@@ -167,10 +173,13 @@ def test_lp2d_converges_to_the_l2_projection(fit, cpu_kernels):
     dens = lambda t: stats.logistic.pdf(t) / (stats.logistic.cdf(b) - stats.logistic.cdf(a))  # noqa: E731
     loc = lambda t: (t + 6.5) / h - k - 0.5  # noqa: E731
     basis = lambda t: np.array([1.0, loc(t), loc(t) ** 2])  # noqa: E731
-    gram = np.array([[integrate.quad(lambda t, p=p, q=q: basis(t)[p] * basis(t)[q] * dens(t), a, b)[0]
-                      for q in range(3)] for p in range(3)])
-    rhs = np.array([integrate.quad(lambda t, p=p: basis(t)[p] / (1 + np.exp(-t)) * dens(t), a, b)[0]
-                    for p in range(3)])
+    gram = np.array(
+        [
+            [integrate.quad(lambda t, p=p, q=q: basis(t)[p] * basis(t)[q] * dens(t), a, b)[0] for q in range(3)]
+            for p in range(3)
+        ]
+    )
+    rhs = np.array([integrate.quad(lambda t, p=p: basis(t)[p] / (1 + np.exp(-t)) * dens(t), a, b)[0] for p in range(3)])
     proj = np.linalg.solve(gram, rhs)
     coef, _ = fit("LP2d", u[:, None], resp)
     design = np.column_stack([np.ones(m), u, u**2])

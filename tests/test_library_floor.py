@@ -21,15 +21,18 @@ LIBRARY = sorted(p for p in (ROOT / "srmdp").rglob("*.py") if "paper" not in p.r
 # What only the paper's layer names, in any text of a library module (code, strings, comments, docstrings): a table id
 # of the paper's rows (LP0d4, LP1d6_1, any LP<k>d<n>[_<m>] shape, its aliases) and references to the report (its
 # tables R1..., tables/*.tex, paper/main.tex, "report Table ...").
-REPORT_REFERENCE = re.compile(r"\bTables?\s+R\d+|\breport'?s?\s+[Tt]ables?\b|\btables/[\w*.-]+\.tex\b"
-                              r"|\bpaper/main\.tex\b")
+REPORT_REFERENCE = re.compile(
+    r"\bTables?\s+R\d+|\breport'?s?\s+[Tt]ables?\b|\btables/[\w*.-]+\.tex\b"
+    r"|\bpaper/main\.tex\b"
+)
 
 
 def paper_names_in(text):
     """[(line number, what)] of the paper's table names and report references in ``text``."""
     ids = set(table_ids()) | set(TABLE_ALIASES)
-    names = re.compile(r"\b(" + "|".join(sorted(map(re.escape, ids), key=len, reverse=True))
-                       + r"|LP\d+d\d+(?:_\d+)*)\b")
+    names = re.compile(
+        r"\b(" + "|".join(sorted(map(re.escape, ids), key=len, reverse=True)) + r"|LP\d+d\d+(?:_\d+)*)\b"
+    )
     found = []
     for n, line in enumerate(text.splitlines(), 1):
         found += [(n, m.group(0)) for rx in (names, REPORT_REFERENCE) for m in rx.finditer(line)]
@@ -40,8 +43,10 @@ def paper_names_in(text):
 # (srmdp/problems/bs_diff_rates.py), and numba imports it by itself where it is installed
 PAPER_EXTRA_MODULES = {"snakemake", "yaml", "jsonschema", "jinja2", "matplotlib"}
 # LaTeX markup in a string: a command (\le, \infty, \textbf, \begin, \midrule, ...) or $math$
-LATEX = re.compile(r"\\(le|ge|infty|mathrm|text\w*|frac|begin|end|hline|toprule|midrule|bottomrule|renewcommand)\b"
-                   r"|\$[^$\n]+\$")
+LATEX = re.compile(
+    r"\\(le|ge|infty|mathrm|text\w*|frac|begin|end|hline|toprule|midrule|bottomrule|renewcommand)\b"
+    r"|\$[^$\n]+\$"
+)
 
 
 def _tree(path):
@@ -53,7 +58,7 @@ def _imports(path, top_level=False):
     only those its import runs (module level)."""
     package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
     tree = _tree(path)
-    for node in (tree.body if top_level else ast.walk(tree)):
+    for node in tree.body if top_level else ast.walk(tree):
         if isinstance(node, ast.Import):
             yield from (a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -65,25 +70,34 @@ def _imports(path, top_level=False):
 
 def _strings(tree):
     """String constants that are not docstrings."""
-    docs = {id(n.body[0].value) for n in ast.walk(tree)
-            if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
-            and ast.get_docstring(n, clean=False) is not None}
-    return [n for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
-            and id(n) not in docs]
+    docs = {
+        id(n.body[0].value)
+        for n in ast.walk(tree)
+        if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and ast.get_docstring(n, clean=False) is not None
+    }
+    return [n for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs]
 
 
 def test_the_library_covers_its_modules():
     names = {p.relative_to(ROOT).as_posix() for p in LIBRARY}
-    assert {"srmdp/cases.py", "srmdp/readings.py", "srmdp/indicators.py", "srmdp/cli.py",
-            "srmdp/problems/gobet2016.py"} <= names
+    assert {
+        "srmdp/cases.py",
+        "srmdp/readings.py",
+        "srmdp/indicators.py",
+        "srmdp/cli.py",
+        "srmdp/problems/gobet2016.py",
+    } <= names
     every = {p.relative_to(ROOT).as_posix() for p in (ROOT / "srmdp").rglob("*.py")}
     assert every - names == {n for n in every if n.startswith("srmdp/paper/")} != set()
 
 
 def test_the_paper_check_finds_table_names_and_report_references():
     """The check below can fail: it finds each kind of name it forbids, and passes the library's own words."""
-    text = ("# as on LP0d4 dt=0.1\nrules of LP1d6_1 and LP1d6\nLP1d15_19, LP2d7 (a future table)\n"
-            "# (report Table R3)\nsee tables/beyond.tex, paper/main.tex\nthe report's tables\n")
+    text = (
+        "# as on LP0d4 dt=0.1\nrules of LP1d6_1 and LP1d6\nLP1d15_19, LP2d7 (a future table)\n"
+        "# (report Table R3)\nsee tables/beyond.tex, paper/main.tex\nthe report's tables\n"
+    )
     assert [n for n, _ in paper_names_in(text)] == [1, 2, 2, 3, 3, 4, 5, 5, 6]
     assert paper_names_in("basis LP0, d <= 4; LP2d, Table 1 of the paper; LP1 d=4; tables of results") == []
 
@@ -113,12 +127,14 @@ def test_importing_the_library_loads_neither_the_paper_nor_its_extra():
     mods = [".".join(p.relative_to(ROOT).with_suffix("").parts) for p in LIBRARY]
     mods = [m.removesuffix(".__init__") for m in mods if not m.endswith("__main__")]
     extra = sorted(PAPER_EXTRA_MODULES | {"scipy"})
-    code = ("import importlib, json, sys\n"
-            "import numpy, numba, numba.cuda, tqdm\n"
-            "before = set(sys.modules)\n"
-            f"for m in {mods!r}:\n    importlib.import_module(m)\n"
-            "print(json.dumps(sorted(m for m in set(sys.modules) - before if m.startswith('srmdp.paper')"
-            f" or m.split('.')[0] in {extra!r})))")
+    code = (
+        "import importlib, json, sys\n"
+        "import numpy, numba, numba.cuda, tqdm\n"
+        "before = set(sys.modules)\n"
+        f"for m in {mods!r}:\n    importlib.import_module(m)\n"
+        "print(json.dumps(sorted(m for m in set(sys.modules) - before if m.startswith('srmdp.paper')"
+        f" or m.split('.')[0] in {extra!r})))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert json.loads(out.stdout) == []
 

@@ -16,8 +16,19 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # The paper's \label{table:...} in the order of its \begin{table} environments (Tables 1 and 2 are
 # table:cost and table:memory, the comparisons of SRMDP and LSMDP as functions of N).
-PAPER_LABELS = ["LP0d4", "LP0d6_0", "LP0d6_1", "LP0d11", "LP1d4", "LP1d6_1", "LP1d11", "LP1d12", "LP1d13",
-                "LP1d14", "LP1d15_19"]
+PAPER_LABELS = [
+    "LP0d4",
+    "LP0d6_0",
+    "LP0d6_1",
+    "LP0d11",
+    "LP1d4",
+    "LP1d6_1",
+    "LP1d11",
+    "LP1d12",
+    "LP1d13",
+    "LP1d14",
+    "LP1d15_19",
+]
 
 
 def test_table_ids_are_the_paper_labels_in_order():

@@ -41,6 +41,7 @@ def fixed_uniform_strata():
     import srmdp.strata as strata
 
     with mock.patch.object(strata, "uniform_s", lambda s0, s1: (s0, s0, s1)):
+
         def draw(k, d, ncell, unbounded, v):
             h = 2 * HALF / ncell
             cell = np.empty(3 * d)
@@ -96,9 +97,20 @@ def test_inverse_cdf_has_full_precision_far_in_the_tails(fixed_uniform_strata):
         p = fa + mpmath.mpf(v) * (fb - fa)
         return float(mpmath.log(p) - mpmath.log(1 - p))
 
-    for a, b in [(-700.0, -699.0), (-40.0, -39.5), (-6.5, -6.175), (6.175, 6.5), (30.0, 31.0), (699.0, 700.0),
-                 (-math.inf, -6.175), (6.175, math.inf), (-math.inf, -30.0), (30.0, math.inf), (-0.5, 0.5),
-                 (-math.inf, math.inf)]:
+    for a, b in [
+        (-700.0, -699.0),
+        (-40.0, -39.5),
+        (-6.5, -6.175),
+        (6.175, 6.5),
+        (30.0, 31.0),
+        (699.0, 700.0),
+        (-math.inf, -6.175),
+        (6.175, math.inf),
+        (-math.inf, -30.0),
+        (30.0, math.inf),
+        (-0.5, 0.5),
+        (-math.inf, math.inf),
+    ]:
         for v in (U_MIN, 1e-6, 0.25, 0.5, 0.75, 1 - 2**-52, U_MAX):
             got = logistic_in(a, b, v)
             want = exact(a, b, v)
@@ -133,8 +145,17 @@ def estimate_at(cpu_kernels):
 
     def at(coef, x, ncell, mode, bound):
         h = 2 * HALF / ncell
-        rec = case_record(d=x.shape[0], nb=coef.shape[3], cells=ncell, outside=mode, half_width=HALF, h=h,
-                          inv_h=1.0 / h, trunc_y=bound, trunc_z=bound)
+        rec = case_record(
+            d=x.shape[0],
+            nb=coef.shape[3],
+            cells=ncell,
+            outside=mode,
+            half_width=HALF,
+            h=h,
+            inv_h=1.0 / h,
+            trunc_y=bound,
+            trunc_z=bound,
+        )
         return at_rec(coef, x, rec)
 
     return at
@@ -175,8 +196,7 @@ def solution(cpu_kernels):
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-@pytest.mark.parametrize("s", [-800.0, -710.0, -100.0, -89.0, -88.0, -20.0, 0.0, 20.0, 88.0, 89.0, 100.0, 710.0,
-                               800.0])
+@pytest.mark.parametrize("s", [-800.0, -710.0, -100.0, -89.0, -88.0, -20.0, 0.0, 20.0, 88.0, 89.0, 100.0, 710.0, 800.0])
 def test_exact_solution_in_the_tails(solution, dtype, s):
     """y = w/(1+w), z_l = w/(1+w)^2 with w = e^{t + sum x}: no overflow, no NaN, correct limits."""
     d = 4
@@ -201,10 +221,16 @@ def test_exact_solution_in_the_tails(solution, dtype, s):
 
 # --- a non-finite coefficient is reported with its time step and stratum --------------------------
 # the paper's problem (a user's file must hold its kernel functions itself), with a NaN in the driver
-NAN_DRIVER = (Path(__file__).resolve().parent.parent / "srmdp" / "problems" / "gobet2016.py").read_text().replace(
-    "def driver(t, x, y, z, d):", """def driver(t, x, y, z, d):
+NAN_DRIVER = (
+    (Path(__file__).resolve().parent.parent / "srmdp" / "problems" / "gobet2016.py")
+    .read_text()
+    .replace(
+        "def driver(t, x, y, z, d):",
+        """def driver(t, x, y, z, d):
     if t == 0.5 and x[0] > 3.0:  # NaN only at time 0.5, for points of the upper cell [13/6, inf)
-        return math.nan""")
+        return math.nan""",
+    )
+)
 
 
 @pytest.fixture(scope="module")
@@ -234,8 +260,29 @@ def test_nan_through_the_cli_exits_3_without_a_result(nan_problem, tmp_path):
     out = tmp_path / "nan.json"
     err = io.StringIO()
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-        status = main(["run", "--d", "1", "--dt", "0.5", "--basis", "LP1", "--cells", "3", "--paths", "20",
-                       "--runs", "2", "--test-points", "10", "--problem", nan_problem, "--out", str(out)])
+        status = main(
+            [
+                "run",
+                "--d",
+                "1",
+                "--dt",
+                "0.5",
+                "--basis",
+                "LP1",
+                "--cells",
+                "3",
+                "--paths",
+                "20",
+                "--runs",
+                "2",
+                "--test-points",
+                "10",
+                "--problem",
+                nan_problem,
+                "--out",
+                str(out),
+            ]
+        )
     assert status == 3
     lines = err.getvalue().splitlines()
     assert len(lines) == 1 and lines[0].startswith("srmdp: numerical error: ") and "Traceback" not in err.getvalue()
@@ -265,8 +312,10 @@ class FakeBackend:
         self.poison, self.dropped = poison, dropped
 
     def allocate(self, case):
-        self.coef = np.zeros((case.steps, case.strata, case.d + 1, case.n_basis),
-                             np.float32 if case.precision == "float32" else np.float64)
+        self.coef = np.zeros(
+            (case.steps, case.strata, case.d + 1, case.n_basis),
+            np.float32 if case.precision == "float32" else np.float64,
+        )
 
     def warm_up(self, rec):
         pass
@@ -303,8 +352,12 @@ def test_float32_overflow_in_a_stored_coefficient_is_reported():
 # --- numerically singular LP1 systems --------------------------------------------------------------
 @pytest.fixture(scope="module")
 def ols(cpu_kernels):
-    accumulate_gram, accumulate, cholesky, solve_into = (cpu_kernels.accumulate_gram, cpu_kernels.accumulate,
-                                                         cpu_kernels.cholesky, cpu_kernels.solve_into)
+    accumulate_gram, accumulate, cholesky, solve_into = (
+        cpu_kernels.accumulate_gram,
+        cpu_kernels.accumulate,
+        cpu_kernels.cholesky,
+        cpu_kernels.solve_into,
+    )
 
     @njit
     def fit(u, s):
@@ -341,8 +394,10 @@ def _degenerate(kind, rng, m=50, d=3):
     return u
 
 
-@pytest.mark.parametrize("kind, dropped", [("one point", 3), ("collinear", 1), ("nearly collinear", 1),
-                                           ("constant axis", 1), ("fewer paths than basis", 2)])
+@pytest.mark.parametrize(
+    "kind, dropped",
+    [("one point", 3), ("collinear", 1), ("nearly collinear", 1), ("constant axis", 1), ("fewer paths than basis", 2)],
+)
 def test_singular_lp1_drops_directions_and_still_fits(ols, kind, dropped):
     rng = np.random.default_rng(11)
     u = _degenerate(kind, rng)

@@ -15,8 +15,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _committed_records():
     """(path, result) of every committed result file with a case record and a case_hash (chunks and summaries)."""
-    files = subprocess.run(["git", "ls-files", "data", "tests/data"], cwd=ROOT, capture_output=True, text=True,
-                           check=True).stdout.split()
+    files = subprocess.run(
+        ["git", "ls-files", "data", "tests/data"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
     for f in files:
         if f.endswith(".json"):
             data = json.loads((ROOT / f).read_text())
@@ -43,7 +44,7 @@ def test_paper_case_names_the_record_and_the_label():
     case = paper_case("LP0d4", row=1, precision="float32")
     rec = case.as_dict()
     assert (rec["table"], rec["row"], case.label) == ("LP0d4", 1, "LP0d4_r1")
-    assert list(rec)[list(rec).index("half_width") + 1:][:2] == ["table", "row"]  # where older files have them
+    assert list(rec)[list(rec).index("half_width") + 1 :][:2] == ["table", "row"]  # where older files have them
     free = Case(**{k: getattr(case, k) for k in ("d", "dt", "basis", "cells", "paths", "precision")})
     assert {k: v for k, v in rec.items() if k not in ("table", "row")} == free.as_dict()
     # the name is part of the identity: the same numbers under another name never pool

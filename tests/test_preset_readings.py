@@ -23,8 +23,10 @@ def test_readings_with_equal_parameters_are_refused_in_one_line():
     assert "\n" not in msg and "'paper-fit'" in msg and "'fit-again'" in msg and "equal parameters" in msg
 
 
-@pytest.mark.parametrize("change", [{"outside": "clamp"}, {"trunc_y": 2.0}, {"trunc_z": None}, {"z_cv": True},
-                                    {"z_cv": True, "martingale_cv": True}])
+@pytest.mark.parametrize(
+    "change",
+    [{"outside": "clamp"}, {"trunc_y": 2.0}, {"trunc_z": None}, {"z_cv": True}, {"z_cv": True, "martingale_cv": True}],
+)
 def test_readings_that_differ_in_one_parameter_are_kept(change):
     other = dict(FIT, name="other", **change)
     assert [r.name for r in readings_from_config([FIT, other])] == ["paper-fit", "other"]
@@ -72,13 +74,27 @@ def test_the_readings_reader_reads_pyyaml_s_own_layout_and_refuses_what_it_does_
     from srmdp.exceptions import ConfigError
     from srmdp.paper.config_readings import readings_section
 
-    entries = [FIT, {"name": "t", "outside": "unbounded", "trunc_y": None, "trunc_z": None, "z_cv": True,
-                     "rows": ["LP0d4_r1", "LP1d4_r2"], "arithmetic": "float32"}, {"name": "q", "outside": "zero",
-                                                                                 "trunc_y": 2, "trunc_z": 1e-3}]
+    entries = [
+        FIT,
+        {
+            "name": "t",
+            "outside": "unbounded",
+            "trunc_y": None,
+            "trunc_z": None,
+            "z_cv": True,
+            "rows": ["LP0d4_r1", "LP1d4_r2"],
+            "arithmetic": "float32",
+        },
+        {"name": "q", "outside": "zero", "trunc_y": 2, "trunc_z": 1e-3},
+    ]
     text = yaml.safe_dump({"seed": 1, "readings": entries, "cases": {"LP0d4": [1]}}, default_flow_style=False)
     assert readings_section(text) == entries, text  # PyYAML's block layout (the presets': flow lists, above)
-    for bad in ("readings:\n  - name: a\n    rows: [x,\n", "readings:\n  - name: a\n    x: {a: 1}\n",
-                "readings:\n  - name: a\n      b: 1\n", "readings: [{name: a}]\n"):
+    for bad in (
+        "readings:\n  - name: a\n    rows: [x,\n",
+        "readings:\n  - name: a\n    x: {a: 1}\n",
+        "readings:\n  - name: a\n      b: 1\n",
+        "readings: [{name: a}]\n",
+    ):
         with pytest.raises(ConfigError, match="install PyYAML|unclosed|not 'key"):
             readings_section(bad)
 
@@ -92,12 +108,14 @@ def test_the_campaign_reads_and_checks_the_readings_without_pyyaml(tmp_path, mon
     with_yaml = [r.name for r in campaign.load_readings(ROOT / "config" / "config.yaml")]
     monkeypatch.setitem(sys.modules, "yaml", None)  # `import yaml` raises ImportError, as on a GPU host
     assert [r.name for r in campaign.load_readings(ROOT / "config" / "config.yaml")] == with_yaml
-    for body, words in (("  - name: gpu\n    outside: zero\n", "name='gpu'"),
-                        ("  - name: a\n    outside: inside\n", "outside='inside'"),
-                        ("  - name: a\n    outside: zero\n    trunc_y: -1\n", "trunc_y=-1"),
-                        ("  - name: a\n    outside: zero\n    arithmetic: float16\n", "arithmetic='float16'"),
-                        ("  - name: a\n    outside: zero\n    colour: red\n", "unknown key"),
-                        ("  - name: a\n    outside: zero\n  - name: b\n    outside: zero\n", "equal parameters")):
+    for body, words in (
+        ("  - name: gpu\n    outside: zero\n", "name='gpu'"),
+        ("  - name: a\n    outside: inside\n", "outside='inside'"),
+        ("  - name: a\n    outside: zero\n    trunc_y: -1\n", "trunc_y=-1"),
+        ("  - name: a\n    outside: zero\n    arithmetic: float16\n", "arithmetic='float16'"),
+        ("  - name: a\n    outside: zero\n    colour: red\n", "unknown key"),
+        ("  - name: a\n    outside: zero\n  - name: b\n    outside: zero\n", "equal parameters"),
+    ):
         (tmp_path / "c.yaml").write_text("readings:\n" + body)
         with pytest.raises(ConfigError, match=words):
             campaign.load_readings(tmp_path / "c.yaml")

@@ -9,8 +9,12 @@ from srmdp.problems.gobet2016 import solution as paper_solution
 
 @pytest.fixture(scope="module")
 def exact(cpu_kernels):
-    y_exact, z_exact, driver, terminal = (cpu_kernels.y_exact, cpu_kernels.z_exact, cpu_kernels.driver,
-                                          cpu_kernels.terminal)
+    y_exact, z_exact, driver, terminal = (
+        cpu_kernels.y_exact,
+        cpu_kernels.z_exact,
+        cpu_kernels.driver,
+        cpu_kernels.terminal,
+    )
 
     @njit
     def y(t, x):

@@ -27,17 +27,23 @@ def _write(tmp_path, text, name="prob.py"):
 
 
 BAD = {
-    "missing driver": ("import math\nMATURITY = 1.0\ndef terminal(T, x, d):\n    return 0.0\n",
-                       r"function driver\(t, x, y, z, d\) is missing"),
-    "wrong signature": (GOOD_HEAT.replace("def driver(t, x, y, z, d):", "def driver(t, x, y, z):"),
-                        r"function driver takes \(t, x, y, z\); the contract is driver\(t, x, y, z, d\)"),
+    "missing driver": (
+        "import math\nMATURITY = 1.0\ndef terminal(T, x, d):\n    return 0.0\n",
+        r"function driver\(t, x, y, z, d\) is missing",
+    ),
+    "wrong signature": (
+        GOOD_HEAT.replace("def driver(t, x, y, z, d):", "def driver(t, x, y, z):"),
+        r"function driver takes \(t, x, y, z\); the contract is driver\(t, x, y, z, d\)",
+    ),
     "no maturity": (GOOD_HEAT.replace("MATURITY = 0.5", ""), r"MATURITY = None: must be a number > 0"),
     "negative maturity": (GOOD_HEAT.replace("MATURITY = 0.5", "MATURITY = -1"), r"MATURITY = -1: must be a number"),
     "only y_exact": (GOOD_HEAT + "\ndef y_exact(t, x, d):\n    return 0.0\n", r"define both y_exact and z_exact"),
     "syntax error": (GOOD_HEAT + "\ndef oops(:\n", r"importing it raised SyntaxError at line"),
     "raises on import": (GOOD_HEAT + "\nraise RuntimeError('boom')\n", r"importing it raised RuntimeError"),
-    "not compilable": (GOOD_HEAT.replace("return 0.0", "return [0.0]"),
-                       r"function driver does not compile as kernel code"),
+    "not compilable": (
+        GOOD_HEAT.replace("return 0.0", "return [0.0]"),
+        r"function driver does not compile as kernel code",
+    ),
 }
 
 
@@ -54,9 +60,31 @@ def test_bad_problem_file_is_one_line_before_anything_runs(tmp_path, kind):
 def test_bad_problem_through_the_cli_exits_2(tmp_path):
     path = _write(tmp_path, BAD["wrong signature"][0])
     out = tmp_path / "r.json"
-    proc = subprocess.run([sys.executable, "-m", "srmdp", "run", "--problem", path, "--d", "2", "--dt", "0.25",
-                           "--basis", "LP0", "--cells", "2", "--paths", "2", "--out", str(out)],
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "srmdp",
+            "run",
+            "--problem",
+            path,
+            "--d",
+            "2",
+            "--dt",
+            "0.25",
+            "--basis",
+            "LP0",
+            "--cells",
+            "2",
+            "--paths",
+            "2",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 2 and not out.exists()
     assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("srmdp: error: invalid problem file")
     assert "driver" in proc.stderr and "Traceback" not in proc.stderr
@@ -81,8 +109,7 @@ def test_without_exact_solution_u0_is_reported(tmp_path):
     u0 over 6 runs lies within 4 standard errors of it + 0.02 (the LP1 bias on cells of width 13/8: the
     curvature 1/16 of g times the cell's h^2/12 ~ 0.013 for d = 2)."""
     path = _write(tmp_path, GOOD_HEAT)
-    res = run_case(Case(d=2, dt=0.25, basis="LP1", cells=8, paths=200, problem=path), runs=6, test_points=10,
-                   seed=5)
+    res = run_case(Case(d=2, dt=0.25, basis="LP1", cells=8, paths=200, problem=path), runs=6, test_points=10, seed=5)
     assert "mse_y_max" not in res and "ey" not in res["per_run"]
     assert res["problem"] == "prob" and len(res["per_run"]["u0"]) == 6
     exact = 2 * np.exp(-0.5 / 32)

@@ -88,6 +88,7 @@ def problem(request):
 
 # ------------------------------------------------------------------------------------------- contract
 
+
 @pytest.mark.parametrize("name", NAMES)
 def test_contract(name):
     mod = load(name)
@@ -105,13 +106,18 @@ def test_contract(name):
     for fname in kernel_closure(mod):
         for ref in getattr(mod, fname).__code__.co_names:
             obj = getattr(mod, ref, None)
-            ok = (ref in allowed_builtins or obj is math or isinstance(obj, (float, int))
-                  or (isinstance(obj, types.FunctionType) and obj.__module__ == mod.__name__)
-                  or (ref in dir(math) and getattr(mod, "math", None) is math))  # attribute names of math.*
+            ok = (
+                ref in allowed_builtins
+                or obj is math
+                or isinstance(obj, (float, int))
+                or (isinstance(obj, types.FunctionType) and obj.__module__ == mod.__name__)
+                or (ref in dir(math) and getattr(mod, "math", None) is math)
+            )  # attribute names of math.*
             assert ok, f"{name}.{fname} references {ref!r}: kernel code uses math, scalars and module helpers only"
 
 
 # ------------------------------------------------------------------------------- the PDE, by FD
+
 
 def _pde_parts(name, mod, d):
     """(generator L u from derivatives, sigma^T grad u from grad u) for each module's forward SDE."""
@@ -246,6 +252,7 @@ def test_bs_diff_rates_operator_is_bergmans_in_log_coordinates(d):
 
 # --------------------------------------------------------------- compiled == Python == vectorised
 
+
 def test_compiled_agrees_with_python_and_vectorised(problem):
     mod, k = problem
     rng = np.random.default_rng(7)
@@ -293,6 +300,7 @@ def test_known_values():
 
 
 # ------------------------------------------------------------------------------- forward steps
+
 
 @njit(cache=False)
 def _run_paths(forward, x, t0, dt, n_steps, seed):
@@ -349,6 +357,7 @@ def test_forward_other_problems(name, mean_rate, var_rate):
 
 # ----------------------------------------------------------------------------- CUDA (sm_90 PTX)
 
+
 def _have_toolchain():
     try:
         import numba_cuda  # noqa: F401
@@ -400,13 +409,15 @@ def test_kernels_compile_for_sm90(root, tmp_path):
     script = tmp_path / "ptx.py"
     script.write_text(CUDA_SCRIPT)
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
-    proc = subprocess.run([sys.executable, str(script), str(root)], cwd=root, env=env, capture_output=True,
-                          text=True, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, str(script), str(root)], cwd=root, env=env, capture_output=True, text=True, timeout=600
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert proc.stdout.count(" ok ") == len(NAMES)
 
 
 # ------------------------------------------------------------------------------------ references
+
 
 def test_hjb_references():
     """Quadrature == scipy's adaptive quadrature of the non-central chi-square law (1e-10); the Monte-Carlo
@@ -418,8 +429,9 @@ def test_hjb_references():
         for x0 in (0.0, 0.7):
             nc = d * x0**2 / 2.0
             law = stats.ncx2(d, nc) if nc > 0 else stats.chi2(d)
-            m, _ = integrate.quad(lambda q, law=law: 2.0 / (1.0 + 2.0 * q) * law.pdf(q), 0, np.inf, limit=500,
-                                  epsabs=0, epsrel=1e-13)
+            m, _ = integrate.quad(
+                lambda q, law=law: 2.0 / (1.0 + 2.0 * q) * law.pdf(q), 0, np.inf, limit=500, epsabs=0, epsrel=1e-13
+            )
             assert mod.u_quadrature(x0, d) == pytest.approx(-math.log(m), abs=1e-10)
     for d in (1, 4, 8, 12):
         v, se = mod.u_reference(0.0, d, n_paths=200_000)
@@ -435,8 +447,11 @@ def test_bs_diff_rates_linear_prices():
     rng = np.random.default_rng(3)
     for d in (1, 5):
         for r in (mod.R_L, mod.R_B):
-            ls = (math.log(mod.S0) + (r - 0.5 * mod.SIGMA**2) * mod.MATURITY
-                  + mod.SIGMA * math.sqrt(mod.MATURITY) * rng.standard_normal((400_000, d)))
+            ls = (
+                math.log(mod.S0)
+                + (r - 0.5 * mod.SIGMA**2) * mod.MATURITY
+                + mod.SIGMA * math.sqrt(mod.MATURITY) * rng.standard_normal((400_000, d))
+            )
             m = np.exp(ls.max(axis=1))
             v = math.exp(-r * mod.MATURITY) * (np.maximum(m - 120, 0) - 2 * np.maximum(m - 150, 0))
             assert abs(v.mean() - mod.linear_price(0.0, d, r)) < 4 * v.std() / math.sqrt(v.size)

@@ -8,8 +8,12 @@ from scipy import integrate, stats
 
 @pytest.fixture(scope="module")
 def ols(cpu_kernels):
-    accumulate_gram, accumulate, cholesky, solve_into = (cpu_kernels.accumulate_gram, cpu_kernels.accumulate,
-                                                         cpu_kernels.cholesky, cpu_kernels.solve_into)
+    accumulate_gram, accumulate, cholesky, solve_into = (
+        cpu_kernels.accumulate_gram,
+        cpu_kernels.accumulate,
+        cpu_kernels.cholesky,
+        cpu_kernels.solve_into,
+    )
 
     @njit
     def fit(u, s):

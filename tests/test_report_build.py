@@ -14,8 +14,10 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 TOLERANCE_PT = 1.0
 
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(shutil.which("latexmk") is None, reason="no TeX installation (latexmk)")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which("latexmk") is None, reason="no TeX installation (latexmk)"),
+]
 
 
 def problems(log: str) -> list:
@@ -33,27 +35,38 @@ def problems(log: str) -> list:
 
 
 def test_the_log_check_catches_what_it_should():
-    log = ("Overfull \\hbox (11.15692pt too wide) in paragraph at lines 36--36\n"
-           "Overfull \\hbox (0.5pt too wide) in paragraph at lines 3--3\n"
-           "LaTeX Warning: Float too large for page by 122.47136pt on input line 34.\n"
-           "LaTeX Warning: Float too large for page by 0.2pt on input line 9.\n"
-           "LaTeX Warning: Reference `tab:x' on page 3 undefined on input line 7.\n")
+    log = (
+        "Overfull \\hbox (11.15692pt too wide) in paragraph at lines 36--36\n"
+        "Overfull \\hbox (0.5pt too wide) in paragraph at lines 3--3\n"
+        "LaTeX Warning: Float too large for page by 122.47136pt on input line 34.\n"
+        "LaTeX Warning: Float too large for page by 0.2pt on input line 9.\n"
+        "LaTeX Warning: Reference `tab:x' on page 3 undefined on input line 7.\n"
+    )
     assert len(problems(log)) == 3
 
 
 def test_the_report_builds_without_overfull_boxes_floats_too_large_or_question_marks(tmp_path):
     for folder in ("paper", "tables", "figures"):
-        shutil.copytree(ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("*.pdf", "*.aux", "*.log",
-                                                                                        "*.fls", "*.fdb_latexmk")
-                        if folder == "paper" else None)
-    proc = subprocess.run(["latexmk", "-pdf", "-interaction=nonstopmode", "-halt-on-error", "-cd",
-                           str(tmp_path / "paper" / "main.tex")], capture_output=True, text=True, timeout=600)
+        shutil.copytree(
+            ROOT / folder,
+            tmp_path / folder,
+            ignore=shutil.ignore_patterns("*.pdf", "*.aux", "*.log", "*.fls", "*.fdb_latexmk")
+            if folder == "paper"
+            else None,
+        )
+    proc = subprocess.run(
+        ["latexmk", "-pdf", "-interaction=nonstopmode", "-halt-on-error", "-cd", str(tmp_path / "paper" / "main.tex")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     log = (tmp_path / "paper" / "main.log").read_text(errors="replace")
     assert proc.returncode == 0, log[-3000:]
     assert problems(log) == []
     if shutil.which("pdftotext"):
-        text = subprocess.run(["pdftotext", str(tmp_path / "paper" / "main.pdf"), "-"], capture_output=True,
-                              text=True).stdout
+        text = subprocess.run(
+            ["pdftotext", str(tmp_path / "paper" / "main.pdf"), "-"], capture_output=True, text=True
+        ).stdout
         assert "??" not in text
         first = text.split("\f")[0]
         assert "Verdict" in first and "Scorecard" in first  # page 1: the verdict and its scorecard
@@ -64,5 +77,4 @@ def test_the_printed_summary_agrees_with_a_recount():
 
     tex = (ROOT / "tables" / "summary.tex").read_text()
     line = next(x for x in tex.splitlines() if x.startswith("paper numbers (row $\\times$ indicator), each once"))
-    assert [int(x) for x in re.findall(r"& (\d+)", line)] == [len(recount_numbers(r)) for r in ("paper-fit",
-                                                                                                 "theory")]
+    assert [int(x) for x in re.findall(r"& (\d+)", line)] == [len(recount_numbers(r)) for r in ("paper-fit", "theory")]

@@ -25,12 +25,24 @@ def _res(device, value, runs=(0, 1), precision="float32", arithmetic=None, secon
     reading = {"outside": "zero", "trunc_y": 1.0, "trunc_z": 1.0}
     if arithmetic:
         reading["arithmetic"] = arithmetic
-    return {"device": device, "case": {"table": "LP0d4", "row": 2, "precision": precision}, "reading": reading,
-            "seed": 0, "test_points": 1000, "runs": runs_n or len(runs), "seconds_per_run": seconds,
-            "chunks": [f"x.runs{runs[0]:04d}-{runs[-1]:04d}.json"], "_path": f"{device}-{value}-{runs}.json",
-            "mse_y_max": value, "mse_y_av": value, "mse_z_av": value,
-            "provenance": {"cpus": 2, "hardware": {"model": "AMD EPYC" if device == "cpu" else "NVIDIA H100 80GB",
-                                                   "threads": 1}}}
+    return {
+        "device": device,
+        "case": {"table": "LP0d4", "row": 2, "precision": precision},
+        "reading": reading,
+        "seed": 0,
+        "test_points": 1000,
+        "runs": runs_n or len(runs),
+        "seconds_per_run": seconds,
+        "chunks": [f"x.runs{runs[0]:04d}-{runs[-1]:04d}.json"],
+        "_path": f"{device}-{value}-{runs}.json",
+        "mse_y_max": value,
+        "mse_y_av": value,
+        "mse_z_av": value,
+        "provenance": {
+            "cpus": 2,
+            "hardware": {"model": "AMD EPYC" if device == "cpu" else "NVIDIA H100 80GB", "threads": 1},
+        },
+    }
 
 
 def test_precisions_come_from_the_record():
@@ -83,21 +95,29 @@ def test_the_verdict_page_states_findings_not_cells():
     from srmdp.paper.summary import summary_model
 
     plan = Plan(load_configs([ROOT / "config" / "config.yaml"]))
-    claim_inputs = {"timing_files": plan.timings(), "gpu_files": plan.gpu_files(),
-                    "multicore_files": plan.multicore_files(), "likeforlike_files": plan.likeforlike_files(),
-                    "campaign_files": plan.gpu_summaries()}
+    claim_inputs = {
+        "timing_files": plan.timings(),
+        "gpu_files": plan.gpu_files(),
+        "multicore_files": plan.multicore_files(),
+        "likeforlike_files": plan.likeforlike_files(),
+        "campaign_files": plan.gpu_summaries(),
+    }
     m = summary_model(plan, plan.summaries(), plan.gpu_summaries(), plan.residual_files(), claim_inputs)
     main = (ROOT / "paper" / "main.tex").read_text()
-    verdict = main[main.index("\\section{Verdict}"):main.index("\\srmdpNotRun")]
+    verdict = main[main.index("\\section{Verdict}") : main.index("\\srmdpNotRun")]
     keys = re.findall(r"\\srmdpSay\{([^}]+)\}", verdict)
     assert 5 <= len(keys) <= 8
     prose = " ".join(m["sentences"][k] for k in keys)
     assert "z=" not in prose and "$z$" not in prose
     assert len(m["not_run"]) == 4 and all(r["total"] > 0 for r in m["not_run"])
     # T.13 d = 19 has a run (float32 path arithmetic, theory): not "not run"
-    assert {(r["table"], r["row"]) for r in m["not_run"]} == {("LP0d4", 4), ("LP0d6_0", 4), ("LP0d11", 3),
-                                                             ("LP1d6_1", 4)}
+    assert {(r["table"], r["row"]) for r in m["not_run"]} == {
+        ("LP0d4", 4),
+        ("LP0d6_0", 4),
+        ("LP0d11", 3),
+        ("LP1d6_1", 4),
+    }
     # every row of Tables 9-13 with a value of ours (13 after the H200 import of T.13 rows 4 and 5)
     assert re.search(r"in 13 of 13 rows \(sign test \$p=0\.00024\$", m["sentences"]["signs"])
     assert "float32 throughout" not in main.replace("(the paper computed in float32 throughout)", "")
-    assert "\\srmdpSay{agreement}" not in main[main.index("\\section{Agreement"):]  # §6 does not repeat §1
+    assert "\\srmdpSay{agreement}" not in main[main.index("\\section{Agreement") :]  # §6 does not repeat §1

@@ -24,38 +24,57 @@ def _plan(**residuals):
 
 
 def test_variant_arguments_change_one_thing():
-    plan = _plan(reading="paper-fit", rows=["LP0d4_r1", "LP0d4_r2"], variants=[
-        {"name": "f32", "hypothesis": "h", "precision": "float32"},
-        {"name": "notz", "hypothesis": "h", "trunc_z": None},
-        {"name": "s", "hypothesis": "h", "seed": 7}])
+    plan = _plan(
+        reading="paper-fit",
+        rows=["LP0d4_r1", "LP0d4_r2"],
+        variants=[
+            {"name": "f32", "hypothesis": "h", "precision": "float32"},
+            {"name": "notz", "hypothesis": "h", "trunc_z": None},
+            {"name": "s", "hypothesis": "h", "seed": 7},
+        ],
+    )
     assert plan.residual_rows == ["LP0d4_r1"]  # LP0d4_r2 is not among ci's cases: skipped, as a reading's rows
     base = "--table LP0d4 --row 1 --outside zero --trunc-y 1"
-    assert plan.residual_args("f32", "LP0d4_r1") == f"{base} --trunc-z 1 --runs 8 --test-points 1000 --seed 2016" \
+    assert (
+        plan.residual_args("f32", "LP0d4_r1") == f"{base} --trunc-z 1 --runs 8 --test-points 1000 --seed 2016"
         " --precision float32"
-    assert plan.residual_args("notz", "LP0d4_r1") == f"{base} --runs 8 --test-points 1000 --seed 2016" \
-        " --precision float64"
+    )
+    assert (
+        plan.residual_args("notz", "LP0d4_r1") == f"{base} --runs 8 --test-points 1000 --seed 2016 --precision float64"
+    )
     assert "--seed 7 " in plan.residual_args("s", "LP0d4_r1")
     assert [j[1] for j in plan.jobs() if j[0] == "resid"] == [
-        f"results/ci/residuals/{v}/LP0d4_r1/cpu.json" for v in ("f32", "notz", "s")]
+        f"results/ci/residuals/{v}/LP0d4_r1/cpu.json" for v in ("f32", "notz", "s")
+    ]
 
 
-@pytest.mark.parametrize("residuals,match", [
-    ({"reading": "nope", "rows": [], "variants": []}, "residuals.reading: unknown reading 'nope'"),
-    ({"reading": "paper-fit", "rows": ["LP0d4_r9"], "variants": []}, "residuals.rows: not the paper's rows: LP0d4_r9"),
-    ({"reading": "paper-fit", "rows": [], "variants": [{"name": "a", "hypothesis": "h"}] * 2}, "duplicate name"),
-])
+@pytest.mark.parametrize(
+    "residuals,match",
+    [
+        ({"reading": "nope", "rows": [], "variants": []}, "residuals.reading: unknown reading 'nope'"),
+        (
+            {"reading": "paper-fit", "rows": ["LP0d4_r9"], "variants": []},
+            "residuals.rows: not the paper's rows: LP0d4_r9",
+        ),
+        ({"reading": "paper-fit", "rows": [], "variants": [{"name": "a", "hypothesis": "h"}] * 2}, "duplicate name"),
+    ],
+)
 def test_bad_residuals_config_is_refused(residuals, match):
     with pytest.raises(ValueError, match=match):
         _plan(**residuals)
 
 
 def _summary(path, values, se, literal=None, splits=None, reading=("zero", 1.0, 1.0)):
-    res = {"case": {"table": "LP0d4", "row": 1, "precision": "float64"}, "device": "cpu", "runs": 8,
-           "reading": dict(zip(("outside", "trunc_y", "trunc_z"), reading, strict=True))}
+    res = {
+        "case": {"table": "LP0d4", "row": 1, "precision": "float64"},
+        "device": "cpu",
+        "runs": 8,
+        "reading": dict(zip(("outside", "trunc_y", "trunc_z"), reading, strict=True)),
+    }
     for j, (k, v) in enumerate(zip(INDICATORS, values, strict=True)):
         res[k], res[k + "_se"] = v, se
         if literal is not None:
-            res["literal_" + k[len("mse_"):]], res["literal_" + k[len("mse_"):] + "_se"] = literal[j], se
+            res["literal_" + k[len("mse_") :]], res["literal_" + k[len("mse_") :] + "_se"] = literal[j], se
     if splits is not None:
         res["splits"] = splits
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -65,19 +84,37 @@ def _summary(path, values, se, literal=None, splits=None, reading=("zero", 1.0, 
 
 def test_table_counts_what_each_hypothesis_explains_and_breaks(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    plan = _plan(reading="paper-fit", threshold=3, rows=["LP0d4_r1"],
-                 variants=[{"name": "seed-2", "hypothesis": "another seed", "seed": 2}])
+    plan = _plan(
+        reading="paper-fit",
+        threshold=3,
+        rows=["LP0d4_r1"],
+        variants=[{"name": "seed-2", "hypothesis": "another seed", "seed": 2}],
+    )
     p = [PAPER[k] for k in INDICATORS]
     se = 0.01
     # ours: Y,max 5 s.e. above the paper (beyond), Y,av and Z,av 1 s.e. (within)
-    split = {"y_max_shift": -0.04, "y_max_sd": 0.02, "y_av_shift": 0.0, "y_av_sd": 0.05, "z_av_shift": 0.0,
-             "z_av_sd": 0.001}
+    split = {
+        "y_max_shift": -0.04,
+        "y_max_sd": 0.02,
+        "y_av_shift": 0.0,
+        "y_av_sd": 0.05,
+        "z_av_shift": 0.0,
+        "z_av_sd": 0.001,
+    }
     ours = [p[0] + 0.05, p[1] + 0.01, p[2] + 0.01]
-    base = _summary(Path(plan.summary_path("paper-fit", "LP0d4_r1", "cpu")), ours, se,
-                    literal=[p[0] + 0.045, p[1], p[2]],
-                    splits={"1000x1": split, "1000x1000": dict(split, y_max_shift=0.0, y_max_sd=0.001)})
-    other = _summary(Path(plan.summary_path("theory", "LP0d4_r1", "cpu")), [p[0] + 1, p[1] + 1, p[2] + 1], se,
-                     reading=("unbounded", None, None))  # another reading: not analysed
+    base = _summary(
+        Path(plan.summary_path("paper-fit", "LP0d4_r1", "cpu")),
+        ours,
+        se,
+        literal=[p[0] + 0.045, p[1], p[2]],
+        splits={"1000x1": split, "1000x1000": dict(split, y_max_shift=0.0, y_max_sd=0.001)},
+    )
+    other = _summary(
+        Path(plan.summary_path("theory", "LP0d4_r1", "cpu")),
+        [p[0] + 1, p[1] + 1, p[2] + 1],
+        se,
+        reading=("unbounded", None, None),
+    )  # another reading: not analysed
     var = _summary(Path(plan.residual_path("seed-2", "LP0d4_r1")), [p[0] + 0.06, p[1] + 0.05, p[2]], se)
     m = residuals_model(plan, [base, other], [var])
     assert [c["indicator"] for c in m["cells"]] == [r"$\mathrm{MSE}_{Y,\max}$"] and m["n_within"] == 2

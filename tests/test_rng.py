@@ -22,7 +22,11 @@ def _words(st):
 def test_philox_known_answers(cpu_kernels):
     assert _words(_state(cpu_kernels, 0, 0, 0, 0, 0, 0)) == [0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8]
     assert _words(_state(cpu_kernels, 2**63 - 1, 1, 0xFFFFFFFF, 0xFFFF, 2**48 - 1, 0xFFFFFFFF)) == [
-        0x408F276D, 0x41C83B0E, 0xA20BC7C6, 0x6D5451FD]
+        0x408F276D,
+        0x41C83B0E,
+        0xA20BC7C6,
+        0x6D5451FD,
+    ]
     st = _state(cpu_kernels, 0x299F31D0A4093822, 0, 0x03707344, 0x1319, 0x8A2E85A308D3, 0x243F6A88)
     assert _words(st) == [0xD16CFE09, 0x94FDCCEB, 0x5001E420, 0x24126EA1]
 

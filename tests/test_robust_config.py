@@ -53,27 +53,45 @@ def _set(path, value):
         for key in path[:-1]:
             node = node[key]
         node[path[-1]] = value
+
     return mutate
 
 
 # (mutation, the words one of which the error must contain)
 BROKEN = {
-    "seed": (st.one_of(st.integers(max_value=-1), st.integers(min_value=2**32), st.just("x"), st.just(1.5)),
-             ["seed"]),
+    "seed": (st.one_of(st.integers(max_value=-1), st.integers(min_value=2**32), st.just("x"), st.just(1.5)), ["seed"]),
     "test_points": (st.one_of(st.integers(max_value=0), st.just("many")), ["test_points"]),
     "runs": (st.one_of(st.integers(max_value=0), st.just(None)), ["runs"]),
     "chunk_runs": (st.integers(max_value=0), ["chunk_runs"]),
     "threads": (st.integers(max_value=0), ["threads"]),
     "precision": (st.sampled_from(["float16", "double", 32]), ["precision"]),
     "devices": (st.sampled_from([[], ["tpu"], ["cpu", "cpu"], "cpu"]), ["devices"]),
-    "readings": (st.sampled_from([[], [{"name": "x"}], [{"name": "x", "outside": "inside"}],
-                                  [{"name": "x", "outside": "zero", "trunc_y": 0}],
-                                  [{"name": "bad name", "outside": "zero"}]]), ["readings"]),
+    "readings": (
+        st.sampled_from(
+            [
+                [],
+                [{"name": "x"}],
+                [{"name": "x", "outside": "inside"}],
+                [{"name": "x", "outside": "zero", "trunc_y": 0}],
+                [{"name": "bad name", "outside": "zero"}],
+            ]
+        ),
+        ["readings"],
+    ),
     "preset": (st.sampled_from(["", "bad name", "a/b"]), ["preset"]),
-    "cases": (st.sampled_from([[{"table": "LP9d9"}], [{"table": "LP0d4", "rows": [0]}],
-                               [{"table": "LP0d4", "rows": [5]}], [{"rows": [1]}],
-                               [{"table": "LP0d4", "runs": 0}], [{"table": "LP0d4", "colour": "red"}]]),
-              ["cases", "table", "row"]),
+    "cases": (
+        st.sampled_from(
+            [
+                [{"table": "LP9d9"}],
+                [{"table": "LP0d4", "rows": [0]}],
+                [{"table": "LP0d4", "rows": [5]}],
+                [{"rows": [1]}],
+                [{"table": "LP0d4", "runs": 0}],
+                [{"table": "LP0d4", "colour": "red"}],
+            ]
+        ),
+        ["cases", "table", "row"],
+    ),
     "unknown": (st.just(1), ["unknown", "Additional properties"]),
 }
 
@@ -93,12 +111,19 @@ def test_a_broken_preset_is_refused_naming_the_field(field, data):
     assert any(w in text for w in words), (field, text[:500])
 
 
-@pytest.mark.parametrize("mutate, words", [
-    pytest.param(_set(["timing", "reading"], "no-such-reading"), ["timing", "reading"],
-                 id="timing-reading-unknown"),
-    pytest.param(lambda c: c["readings"].append(dict(c["readings"][0])), ["reading", "duplicate"],
-                 id="duplicate-reading-names"),
-])
+@pytest.mark.parametrize(
+    "mutate, words",
+    [
+        pytest.param(
+            _set(["timing", "reading"], "no-such-reading"), ["timing", "reading"], id="timing-reading-unknown"
+        ),
+        pytest.param(
+            lambda c: c["readings"].append(dict(c["readings"][0])),
+            ["reading", "duplicate"],
+            id="duplicate-reading-names",
+        ),
+    ],
+)
 def test_names_that_do_not_resolve(mutate, words):
     cfg = copy.deepcopy(_base())
     mutate(cfg)
@@ -122,8 +147,14 @@ def test_snakemake_refuses_a_broken_preset_before_any_job(tmp_path):
             (tree / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / name, tree / name)
     env["PYTHONPATH"] = str(tree) + os.pathsep + env["PYTHONPATH"]
-    proc = subprocess.run(["snakemake", "-n", "--cores", "1", "--configfile", str(bad)], cwd=tree, env=env,
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        ["snakemake", "-n", "--cores", "1", "--configfile", str(bad)],
+        cwd=tree,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0
     assert "LP9d9" in out and "table" in out

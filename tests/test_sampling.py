@@ -10,8 +10,12 @@ HALF = 6.5
 
 @pytest.fixture(scope="module")
 def sampler(cpu_kernels):
-    cell_setup, sample_cell, seed_stream, locate = (cpu_kernels.cell_setup, cpu_kernels.sample_cell,
-                                                    cpu_kernels.seed_stream, cpu_kernels.locate)
+    cell_setup, sample_cell, seed_stream, locate = (
+        cpu_kernels.cell_setup,
+        cpu_kernels.sample_cell,
+        cpu_kernels.seed_stream,
+        cpu_kernels.locate,
+    )
 
     @njit
     def sample(k, d, ncell, unbounded, n, mode):
@@ -40,8 +44,9 @@ def _axis_cdf(a, b):
     return lambda x: (lg.cdf(x) - lg.cdf(a)) / (lg.cdf(b) - lg.cdf(a))
 
 
-@pytest.mark.parametrize("ncell,unbounded,mode", [(4, True, 0), (5, True, 0), (4, False, 1), (28, True, 0),
-                                                  (1, True, 0)])
+@pytest.mark.parametrize(
+    "ncell,unbounded,mode", [(4, True, 0), (5, True, 0), (4, False, 1), (28, True, 0), (1, True, 0)]
+)
 def test_samples_in_stratum_and_distributed_as_nu_k(sampler, ncell, unbounded, mode):
     d = 3
     h = 2 * HALF / ncell

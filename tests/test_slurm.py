@@ -180,10 +180,25 @@ def test_ci_preset_through_the_slurm_executor(slurm_cluster, tmp_path):
     preset runs once in CI, in .ci/run's end-to-end step: running it a third time here bought no other check)."""
     repo = copy_repo(tmp_path / "repo")
     t0 = time.time()
-    common = ("--profile", "profiles/slurm", "--configfile", "config/ci.yaml", "--jobs", "4",
-              "--slurm-status-command", "squeue", "--slurm-no-account", "--slurm-init-seconds-before-status-checks",
-              "2", "--default-resources", "slurm_partition=debug", "mem_mb=1000", "runtime=30",
-              "--config", "paper_pdf=false")
+    common = (
+        "--profile",
+        "profiles/slurm",
+        "--configfile",
+        "config/ci.yaml",
+        "--jobs",
+        "4",
+        "--slurm-status-command",
+        "squeue",
+        "--slurm-no-account",
+        "--slurm-init-seconds-before-status-checks",
+        "2",
+        "--default-resources",
+        "slurm_partition=debug",
+        "mem_mb=1000",
+        "runtime=30",
+        "--config",
+        "paper_pdf=false",
+    )
     plan = snakemake(repo, "-n", *common, timeout=600).stdout
     blocks = re.findall(r"^rule (\w+):\n(.*?)(?=^\S|\Z)", plan, flags=re.M | re.S)
     rules = {name for name, _ in blocks}

@@ -37,14 +37,29 @@ def _have_toolchain():
 def test_all_kernels_compile_for_sm90_without_spills(root, tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
     out = tmp_path / "ptxas.json"
-    proc = subprocess.run([sys.executable, str(root / "bench" / "gpu" / "gpu_ptxas.py"), "--d", DIMS,
-                           "--float32-d", FLOAT32, "--json", str(out)],
-                          cwd=root, env=env, capture_output=True, text=True, timeout=3600)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(root / "bench" / "gpu" / "gpu_ptxas.py"),
+            "--d",
+            DIMS,
+            "--float32-d",
+            FLOAT32,
+            "--json",
+            str(out),
+        ],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=3600,
+    )
     assert out.exists(), proc.stdout[-3000:] + proc.stderr[-3000:]
     rows = json.loads(out.read_text())
     bad = [r for r in rows if not r["ok"]]
-    assert not bad, "\n".join(f"d={r['d']} {r['basis']} {r['mode']} {r['precision']} {r['kernel']}: {r['why']}"
-                              for r in bad)
+    assert not bad, "\n".join(
+        f"d={r['d']} {r['basis']} {r['mode']} {r['precision']} {r['kernel']}: {r['why']}" for r in bad
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     seen = {(r["d"], r["basis"], r["mode"]) for r in rows if r["kernel"] == "step"}
     for d in map(int, DIMS.split(",")):
@@ -59,26 +74,54 @@ def test_all_kernels_compile_for_sm90_without_spills(root, tmp_path):
 # arithmetic against its committed sweep (no launch bounds by default), float32 arithmetic against its default's
 # sweep (launch bounds where srmdp.cuda_launch.default_min_blocks sets them: the same bounds,
 # and spill stores at most 16 B above the committed ones; without bounds, LP1 d = 8, registers as above).
-PINNED = {"float64": "data/gpu/ptxas_sm90_occupancy_gpu-occupancy-2.json",
-          "float32": "data/gpu/ptxas_sm90_float32_default.json"}
+PINNED = {
+    "float64": "data/gpu/ptxas_sm90_occupancy_gpu-occupancy-2.json",
+    "float32": "data/gpu/ptxas_sm90_float32_default.json",
+}
 
 
 @pytest.mark.slow
 @pytest.mark.skipif(not _have_toolchain(), reason="needs numba-cuda[cu12] (pip install -e .[cuda])")
 def test_step_kernel_registers_stay_pinned(root, tmp_path):
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("NUMBA_ENABLE_CUDASIM", "SRMDP_CUDA_MIN_BLOCKS", "SRMDP_CUDA_PAD_ROWS")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("NUMBA_ENABLE_CUDASIM", "SRMDP_CUDA_MIN_BLOCKS", "SRMDP_CUDA_PAD_ROWS")
+    }
     out = tmp_path / "ptxas.json"
-    proc = subprocess.run([sys.executable, str(root / "bench" / "gpu" / "gpu_ptxas.py"), "--d", "4,8", "--precision",
-                           "float32", "--arithmetic", "float64,float32", "--kernels", "step", "--json", str(out)],
-                          cwd=root, env=env, capture_output=True, text=True, timeout=3600)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(root / "bench" / "gpu" / "gpu_ptxas.py"),
+            "--d",
+            "4,8",
+            "--precision",
+            "float32",
+            "--arithmetic",
+            "float64,float32",
+            "--kernels",
+            "step",
+            "--json",
+            str(out),
+        ],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=3600,
+    )
     assert out.exists(), proc.stdout[-3000:] + proc.stderr[-3000:]
     got = {(r["arithmetic"], r["d"], r["basis"], r["mode"]): r for r in json.loads(out.read_text())}
     assert len(got) == 2 * 2 * 3
     for arith, path in PINNED.items():
-        pinned = {(r["d"], r["basis"], r["mode"]): r for r in json.loads((root / path).read_text())
-                  if r["kernel"] == "step" and r["precision"] == "float32" and r["d"] in (4, 8)
-                  and r.get("arithmetic", "float64") == arith}
+        pinned = {
+            (r["d"], r["basis"], r["mode"]): r
+            for r in json.loads((root / path).read_text())
+            if r["kernel"] == "step"
+            and r["precision"] == "float32"
+            and r["d"] in (4, 8)
+            and r.get("arithmetic", "float64") == arith
+        }
         assert len(pinned) == 6, (path, sorted(pinned))
         for key, pin in pinned.items():
             now = got[(arith, *key)]
@@ -97,7 +140,13 @@ def test_launch_bounds_change_no_contraction(root):
     multiply and MUFU of the SASS as without them (bench/gpu/gpu_bounds_fp.py: the only value-changing freedom without
     fast-math is contraction, which moves those counts), LP0 d=4 block."""
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
-    proc = subprocess.run([sys.executable, str(root / "bench/gpu/gpu_bounds_fp.py"), "--d", "4", "--basis", "LP0",
-                           "--mode", "block"], cwd=root, env=env, capture_output=True, text=True, timeout=3600)
+    proc = subprocess.run(
+        [sys.executable, str(root / "bench/gpu/gpu_bounds_fp.py"), "--d", "4", "--basis", "LP0", "--mode", "block"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=3600,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert "identical: the same contractions" in proc.stdout and "bounds (128, 8)" in proc.stdout

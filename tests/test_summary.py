@@ -95,8 +95,9 @@ def recount_numbers(reading):
 
 
 def _within(numbers, paper):
-    return sum(se is not None and se > 0 and abs(v - paper[k[0]][k[1]]) / se <= 3
-               for k, (_, _, v, se) in numbers.items())
+    return sum(
+        se is not None and se > 0 and abs(v - paper[k[0]][k[1]]) / se <= 3 for k, (_, _, v, se) in numbers.items()
+    )
 
 
 def test_the_summary_counts_equal_those_recomputed_over_paper_numbers():
@@ -106,8 +107,9 @@ def test_the_summary_counts_equal_those_recomputed_over_paper_numbers():
         rows, _ = recount(reading)
         numbers = recount_numbers(reading)
         got = next(r for r in model["readings"] if r["name"] == reading)
-        assert (got["rows_any"], got["numbers"], got["within"]) == (len(rows), len(numbers),
-                                                                    _within(numbers, paper)), reading
+        assert (got["rows_any"], got["numbers"], got["within"]) == (len(rows), len(numbers), _within(numbers, paper)), (
+            reading
+        )
         assert got["numbers"] == 3 * got["rows_any"]
     fit = next(r for r in model["readings"] if r["name"] == "paper-fit")
     assert fit["rows_se"] >= 29  # paper-fit rows with values (>= 2 runs) after the H100 import
@@ -123,8 +125,10 @@ def test_the_rendered_summary_and_scorecard_print_the_recount():
     line = next(x for x in tex.splitlines() if x.startswith("paper numbers (row $\\times$ indicator), each once"))
     printed = [int(x) for x in re.findall(r"& (\d+)", line)]
     assert printed == [len(recount_numbers(r)) for r in ("paper-fit", "theory")]
-    card = [re.match(r"T\.\d+ & (\d+)/(\d+) & (\d+) & (\d+)/(\d+) & (\d+) & (\d+)/(\d+) & (\d+) & (\d+) &", x)
-            for x in tex.splitlines()]
+    card = [
+        re.match(r"T\.\d+ & (\d+)/(\d+) & (\d+) & (\d+)/(\d+) & (\d+) & (\d+)/(\d+) & (\d+) & (\d+) &", x)
+        for x in tex.splitlines()
+    ]
     card = [m for m in card if m]
     assert len(card) == 11
     fit = recount_numbers("paper-fit")
@@ -156,8 +160,10 @@ def test_a_table_sentence_agrees_with_its_rendered_table():
         runs = int(m.group(3))
         vals = re.findall(r"\$(-?\d+\.\d+)(?:\\pm(\d+\.\d+))?\$", line)[:3]
         if best[row] is None or runs > best[row][0]:
-            best[row] = (runs, [(float(v), float(se) if se else None, p) for (v, se), p in zip(vals, paper,
-                                                                                               strict=True)])
+            best[row] = (
+                runs,
+                [(float(v), float(se) if se else None, p) for (v, se), p in zip(vals, paper, strict=True)],
+            )
     numbers = [x for b in best.values() if b for x in b[1]]
     clearly_in = sum(se is not None and (abs(v - p) + 1e-3) / max(se - 5e-4, 1e-12) <= 3 for v, se, p in numbers)
     clearly_out = sum(se is not None and max(abs(v - p) - 1e-3, 0) / (se + 5e-4) > 3 for v, se, p in numbers)
@@ -198,7 +204,7 @@ def test_the_t_limit_on_a_committed_row_with_many_runs():
     assert len(ey) >= 100
     naive = limited = total = 0
     for j in range(0, 100, 2):
-        sub = indicators(ey[j:j + 2], ez[j:j + 2])
+        sub = indicators(ey[j : j + 2], ez[j : j + 2])
         for k in IND:
             if sub[k + "_se"]:
                 z = (sub[k] - res[k]) / sub[k + "_se"]

@@ -26,13 +26,26 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PRESETS = ["config/config.yaml", "config/paper.yaml", "config/ci.yaml"]
 CI_OUT = Path("out") / "ci"  # the ci preset's tables, figures and PDF: its own folder, never the committed ones
-TABLE_IDS = ["LP0d4", "LP0d6_0", "LP0d6_1", "LP0d11", "LP1d4", "LP1d6_1", "LP1d11", "LP1d12", "LP1d13", "LP1d14",
-             "LP1d15_19"]
+TABLE_IDS = [
+    "LP0d4",
+    "LP0d6_0",
+    "LP0d6_1",
+    "LP0d11",
+    "LP1d4",
+    "LP1d6_1",
+    "LP1d11",
+    "LP1d12",
+    "LP1d13",
+    "LP1d14",
+    "LP1d15_19",
+]
 READINGS = ["paper-fit", "theory"]
 CI_CASES = {("LP0d4", 1), ("LP1d4", 1)}
 
-pytestmark = pytest.mark.skipif(shutil.which("snakemake") is None and not shutil.which(
-    os.path.join(os.path.dirname(sys.executable), "snakemake")), reason="snakemake is not installed")
+pytestmark = pytest.mark.skipif(
+    shutil.which("snakemake") is None and not shutil.which(os.path.join(os.path.dirname(sys.executable), "snakemake")),
+    reason="snakemake is not installed",
+)
 
 
 def _env():
@@ -47,15 +60,17 @@ def snakemake(cwd, *args, check=True, timeout=900):
     cmd = [sys.executable, "-m", "snakemake", *args]
     proc = subprocess.run(cmd, cwd=cwd, env=_env(), capture_output=True, text=True, timeout=timeout)
     if check and proc.returncode != 0:
-        raise AssertionError(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stdout[-4000:]}\n"
-                             f"{proc.stderr[-6000:]}")
+        raise AssertionError(
+            f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stdout[-4000:]}\n{proc.stderr[-6000:]}"
+        )
     return proc
 
 
 def copy_repo(dest: Path) -> Path:
     """The repository's tracked and non-ignored files (no results, logs or .snakemake state)."""
-    out = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, capture_output=True,
-                         check=True).stdout.decode()
+    out = subprocess.run(
+        ["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, capture_output=True, check=True
+    ).stdout.decode()
     for rel in filter(None, out.split("\0")):
         src = ROOT / rel
         if not src.is_file() or rel.startswith(("tables/", "figures/", "results/", "logs/", "data/summaries/")):
@@ -74,8 +89,9 @@ def ran_jobs(log: str) -> dict:
 
 
 def _head(repo) -> str:
-    return subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True,
-                          check=True).stdout.strip()
+    return subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True, check=True
+    ).stdout.strip()
 
 
 def reused_ci_run(folder: Path):
@@ -84,11 +100,13 @@ def reused_ci_run(folder: Path):
     The same jobs as a copy_repo run: reading it saves CI a second run.  Refused (a failure, not a fallback) when it
     is not a run of this checkout: another commit, local changes, or committed outputs still there."""
     repo = folder / "repo"
-    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT, capture_output=True,
-                           text=True, check=True).stdout.strip()
+    dirty = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.strip()
     assert _head(repo) == _head(ROOT) and not dirty, (
         f"SRMDP_CI_RUN={folder} is a run of commit {_head(repo)}; this checkout is {_head(ROOT)}"
-        f"{' with local changes' if dirty else ''}: unset SRMDP_CI_RUN to run the ci preset here")
+        f"{' with local changes' if dirty else ''}: unset SRMDP_CI_RUN to run the ci preset here"
+    )
     # the ci preset never writes the default preset's summaries: their presence means a clone run as committed
     assert not (repo / "data" / "summaries" / "default").exists(), "SRMDP_CI_RUN: committed outputs left in place"
     return repo, (folder / "snakemake.log").read_text()
@@ -202,11 +220,11 @@ def test_table_is_booktabs_latex_with_every_row(ci_run, table):
         for reading, rlines in readings.items():
             cpu = [(row, comment) for row, comment in rlines if not gpu_line((row, comment))]
             if (table, k + 1) in CI_CASES:
-                (row, comment), = cpu  # the CPU line of the preset's own runs
+                ((row, comment),) = cpu  # the CPU line of the preset's own runs
                 assert "not run" not in row
                 assert f"data/summaries/ci/{reading}/{table}_r{k + 1}/cpu.json" in comment
             elif cpu:
-                (row, comment), = cpu
+                ((row, comment),) = cpu
                 # blank MSE and time columns; "not run" only where no reading has a run of the row
                 assert (r"\emph{not run}" in row or r"\emph{none under this reading}" in row) and "$" not in row
 
@@ -388,10 +406,19 @@ def test_cost_estimates_cover_every_job():
 
 def _fake_result(path, table, row, device, seconds, reading=("zero", 1.0, 1.0), model="Test CPU"):
     res = {
-        "format_version": 1, "case": {"table": table, "row": row}, "device": device, "runs": 4, "test_points": 100,
-        "seconds_per_run": seconds, "reading": {"outside": reading[0], "trunc_y": reading[1], "trunc_z": reading[2]},
+        "format_version": 1,
+        "case": {"table": table, "row": row},
+        "device": device,
+        "runs": 4,
+        "test_points": 100,
+        "seconds_per_run": seconds,
+        "reading": {"outside": reading[0], "trunc_y": reading[1], "trunc_z": reading[2]},
         "provenance": {"hardware": {"device": device, "model": model, "threads": 2}},
-        "mse_y_max": -3.7, "mse_y_av": -3.8, "mse_z_av": -0.9, "mse_y_max_se": 0.02, "mse_y_av_se": 0.01,
+        "mse_y_max": -3.7,
+        "mse_y_av": -3.8,
+        "mse_z_av": -0.9,
+        "mse_y_max_se": 0.02,
+        "mse_y_av_se": 0.01,
         "mse_z_av_se": 0.01,
     }
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -115,7 +115,8 @@ def test_martingale_cv_keeps_the_limit_and_cuts_the_variance(solved, i):
     se = diff.std(axis=0, ddof=1) / np.sqrt(diff.shape[0])
     assert np.all(np.abs(diff.mean(axis=0)) < 4 * se), diff.mean(axis=0) / se
     ratio = a.var(axis=0, ddof=1).reshape(-1, case.n_basis).sum(0) / m.var(axis=0, ddof=1).reshape(
-        -1, case.n_basis).sum(0)
+        -1, case.n_basis
+    ).sum(0)
     assert np.all(ratio > 1.3), ratio
 
 

@@ -62,9 +62,14 @@ def test_a_reading_rows_filter_names_paper_rows():
 
 def _summary(path, key, reading, z_cv, values, ses, seconds=1.0):
     table, _, row = key.rpartition("_r")
-    res = {"case": {"table": table, "row": int(row)}, "device": "cpu", "runs": 8, "test_points": 1000,
-           "seconds_per_run": seconds,
-           "reading": {"outside": reading[0], "trunc_y": reading[1], "trunc_z": reading[2]}}
+    res = {
+        "case": {"table": table, "row": int(row)},
+        "device": "cpu",
+        "runs": 8,
+        "test_points": 1000,
+        "seconds_per_run": seconds,
+        "reading": {"outside": reading[0], "trunc_y": reading[1], "trunc_z": reading[2]},
+    }
     if z_cv is not None:
         res["reading"]["z_cv"] = z_cv
     res.update(dict(zip(indicators.INDICATORS, values, strict=True)))

@@ -31,16 +31,27 @@ def main(argv=None):
     worst = {k: (0.0, 0.0, "") for k in (*KEYS, "u0")}
     for spec in args.rows.split(","):
         table, dt = spec.split(":")
-        res = {a: run_case(replace(paper_case(table, dt=float(dt)), arithmetic=a), runs=args.runs,
-                           test_points=args.points, seed=3, threads=1, progress=False)
-               for a in ("float64", "float32")}
+        res = {
+            a: run_case(
+                replace(paper_case(table, dt=float(dt)), arithmetic=a),
+                runs=args.runs,
+                test_points=args.points,
+                seed=3,
+                threads=1,
+                progress=False,
+            )
+            for a in ("float64", "float32")
+        }
         a, b = res["float64"], res["float32"]
         se = {k: a[f"{k}_se"] for k in KEYS}
         se["u0"] = float(np.std(a["per_run"]["u0"], ddof=1) / math.sqrt(args.runs))
         for k in (*KEYS, "u0"):
             diff = b[k] - a[k]
-            print(f"{table} dt={dt} {k:9s} f64 {a[k]: .7f} f32 {b[k]: .7f} diff {diff: .2e} s.e. {se[k]:.2e}"
-                  f" ({abs(diff) / se[k]:.2e} s.e.)", flush=True)
+            print(
+                f"{table} dt={dt} {k:9s} f64 {a[k]: .7f} f32 {b[k]: .7f} diff {diff: .2e} s.e. {se[k]:.2e}"
+                f" ({abs(diff) / se[k]:.2e} s.e.)",
+                flush=True,
+            )
             if abs(diff) / se[k] >= worst[k][1]:
                 worst[k] = (diff, abs(diff) / se[k], f"{table} dt={dt}")
     for k, (diff, ratio, where) in worst.items():

@@ -51,8 +51,12 @@ CASES = {
     "LP1d11": dict(d=11, dt=0.2, basis="LP1", cells=2, paths=200),
 }
 
-PAPER_SIZES = {"LP0d4": dict(cells=12, paths=100), "LP1d4": dict(cells=5, paths=500),
-               "LP1d6": dict(cells=3, paths=700), "LP1d11": dict(cells=2, paths=2000)}
+PAPER_SIZES = {
+    "LP0d4": dict(cells=12, paths=100),
+    "LP1d4": dict(cells=5, paths=500),
+    "LP1d6": dict(cells=3, paths=700),
+    "LP1d11": dict(cells=2, paths=2000),
+}
 
 _rng = kernels(load_problem("gobet2016"), "LP0", 0, "cpu")  # the same compiled RNG as the solver's
 _seed_state = _rng.seed_state
@@ -96,8 +100,7 @@ def solver(case, threads, runs):
     c0 = time.process_time()
     res = srmdp.run_case(case, runs=runs, test_points=10, seed=1, threads=threads, progress=False)
     cpu = time.process_time() - c0  # all threads; includes 10 test points per step (~ms)
-    return (res["path_steps_per_second"] / threads, first["compile_seconds"],
-            cpu / (runs * case.path_steps) * 1e9)
+    return (res["path_steps_per_second"] / threads, first["compile_seconds"], cpu / (runs * case.path_steps) * 1e9)
 
 
 def paired(case, threads, arithmetics, pairs):
@@ -121,8 +124,11 @@ def main(argv=None):
     ap.add_argument("--cases", default=",".join(CASES), help="comma-separated among " + ", ".join(CASES))
     ap.add_argument("--threads", default="1,2", help="comma-separated thread counts")
     ap.add_argument("--runs", type=int, default=2, help="runs per measurement (the fastest is kept)")
-    ap.add_argument("--paper", action="store_true",
-                    help="use the paper's #C and M for each case (LP0d4: 20736 strata; takes minutes)")
+    ap.add_argument(
+        "--paper",
+        action="store_true",
+        help="use the paper's #C and M for each case (LP0d4: 20736 strata; takes minutes)",
+    )
     ap.add_argument("--arithmetic", help="comma-separated arithmetics measured as a paired A/B (float64,float32)")
     ap.add_argument("--pairs", type=int, default=3, help="with --arithmetic: alternations (the fastest is kept)")
     args = ap.parse_args(argv)
@@ -135,16 +141,21 @@ def main(argv=None):
             case = Case(**params)
             for t in threads:
                 ns = paired(case, t, ariths, args.pairs)
-                cells = "  ".join(f"{a} {1e9 / ns[a]:.3e} path-steps/cpu-s (x{ns[ariths[0]] / ns[a]:.2f})"
-                                  for a in ariths)
+                cells = "  ".join(
+                    f"{a} {1e9 / ns[a]:.3e} path-steps/cpu-s (x{ns[ariths[0]] / ns[a]:.2f})" for a in ariths
+                )
                 print(f"{name:7s} K={case.strata} M={case.paths} N={case.steps} threads={t}  {cells}", flush=True)
         return
     print(f"numba {numba.__version__}, {os.cpu_count()} CPUs, threading layer after first run below")
-    print("per core = path-steps/s (wall, fastest run) / threads;  per cpu-s = path-steps per second of "
-          "process CPU time (all threads)")
-    print(f"{'case':8s} {'K':>6s} {'M':>5s} {'N':>3s} {'path-steps':>10s} {'thr':>3s} "
-          f"{'srmdp /s/core':>14s} {'/cpu-s':>9s} {'baseline /s/core':>16s} {'/cpu-s':>9s} "
-          f"{'ratio':>6s} {'compile s':>9s}")
+    print(
+        "per core = path-steps/s (wall, fastest run) / threads;  per cpu-s = path-steps per second of "
+        "process CPU time (all threads)"
+    )
+    print(
+        f"{'case':8s} {'K':>6s} {'M':>5s} {'N':>3s} {'path-steps':>10s} {'thr':>3s} "
+        f"{'srmdp /s/core':>14s} {'/cpu-s':>9s} {'baseline /s/core':>16s} {'/cpu-s':>9s} "
+        f"{'ratio':>6s} {'compile s':>9s}"
+    )
     for name in args.cases.split(","):
         params = dict(CASES[name])
         if args.paper:
@@ -153,9 +164,12 @@ def main(argv=None):
         for t in threads:
             rate, compile_s, ns_cpu = solver(case, t, args.runs)
             brate, bns_cpu = baseline(case, t, args.runs)
-            print(f"{name:8s} {case.strata:6d} {case.paths:5d} {case.steps:3d} {case.path_steps:10.3g} {t:3d} "
-                  f"{rate:14.3e} {1e9 / ns_cpu:9.3e} {brate:16.3e} {1e9 / bns_cpu:9.3e} {rate / brate:6.2f} "
-                  f"{compile_s:9.1f}", flush=True)
+            print(
+                f"{name:8s} {case.strata:6d} {case.paths:5d} {case.steps:3d} {case.path_steps:10.3g} {t:3d} "
+                f"{rate:14.3e} {1e9 / ns_cpu:9.3e} {brate:16.3e} {1e9 / bns_cpu:9.3e} {rate / brate:6.2f} "
+                f"{compile_s:9.1f}",
+                flush=True,
+            )
     print(f"threading layer: {numba.threading_layer()}")
 
 

@@ -54,32 +54,84 @@ _DRAW = "    r, s0, s1 = next_s(s0, s1)\n    if FLOAT32_ARITHMETIC:"
 VARIANTS = {
     "full": {},
     "no_first_step_log": {"strata": [("        v = math.log(p / (1.0 - p))\n", "        v = p\n")]},
-    "no_philox": {"scheme": [(
-        "    s0, s1 = seed_state(c.seed, DOMAIN_PATHS, c.run, i, k, m)\n    s0, s1 = first_step(",
-        "    s0, s1 = np.uint64(m + 1), np.uint64(k + 7)\n    s0, s1 = first_step(")]},
-    "no_ziggurat": {"rng": [(_DRAW, "    r, s0, s1 = next_s(s0, s1)\n"
-                                    "    return REAL(float(np.int64(r >> _S11)) * _TWO_M52 - 1.0), s0, s1\n"
-                                    "    if FLOAT32_ARITHMETIC:")]},
-    "no_ziggurat_slow": {"rng": [(_SLOW64, "    return u * ZIG_X[idx], s0, s1\n"),
-                                 (_SLOW32, "        return REAL(n) * ZIG_X_F32_SCALED[idx], s0, s1\n")]},
-    "no_estimate": {"scheme": [("            ynext = estimate(coef, j + 1, x, u, ph, z, d, nb, c)\n        s += dt",
-                                "            ynext = x[0]\n        s += dt")]},
-    "no_gather": {"scheme": [("    basis_phi(ph, u, d)\n    ly = c.trunc_y\n",
-                              "    for l in range(d):\n        z[l] = REAL(s)\n    return REAL(s)\n"
-                              "    basis_phi(ph, u, d)\n    ly = c.trunc_y\n")]},
-    "no_driver": {"scheme": [("        s += dt * driver(REAL(j) * dt, xp, ynext, zp, d)\n",
-                              "        s += dt * ynext\n")]},
-    "no_terminal": {"scheme": [("            ynext = terminal(REAL(c.maturity), x, d)\n            s += ynext\n",
-                                "            ynext = x[0]\n            s += ynext\n")]},
-    "no_accumulate": {"scheme": [(
-        "        accumulate_gram(G, phi, nb)\n        accumulate(acc, 0, phi, s, nb)\n        for l in range(d):\n"
-        "            accumulate(acc, 1 + l, phi, w * dw[l], nb)\n", "        acc[0] += s + w\n")]},
-    "no_pass2": {"scheme": [(
-        "        f = path_driver_term(coef, i, k, m, c, cell, x, xp, dw, u, ph, z, zp, phi, cache, d, nb)\n",
-        "        f = REAL(0.0)\n")]},
-    "no_solves": {"scheme": [("    dropped = cholesky(G, nb)\n", "    dropped = 0\n"),
-                             ("        ok = solve_into(G, acc, 1 + l, nb, coef, i, k, tmp) and ok\n", ""),
-                             ("    ok = solve_into(G, acc, 0, nb, coef, i, k, tmp) and ok\n", "")]},
+    "no_philox": {
+        "scheme": [
+            (
+                "    s0, s1 = seed_state(c.seed, DOMAIN_PATHS, c.run, i, k, m)\n    s0, s1 = first_step(",
+                "    s0, s1 = np.uint64(m + 1), np.uint64(k + 7)\n    s0, s1 = first_step(",
+            )
+        ]
+    },
+    "no_ziggurat": {
+        "rng": [
+            (
+                _DRAW,
+                "    r, s0, s1 = next_s(s0, s1)\n"
+                "    return REAL(float(np.int64(r >> _S11)) * _TWO_M52 - 1.0), s0, s1\n"
+                "    if FLOAT32_ARITHMETIC:",
+            )
+        ]
+    },
+    "no_ziggurat_slow": {
+        "rng": [
+            (_SLOW64, "    return u * ZIG_X[idx], s0, s1\n"),
+            (_SLOW32, "        return REAL(n) * ZIG_X_F32_SCALED[idx], s0, s1\n"),
+        ]
+    },
+    "no_estimate": {
+        "scheme": [
+            (
+                "            ynext = estimate(coef, j + 1, x, u, ph, z, d, nb, c)\n        s += dt",
+                "            ynext = x[0]\n        s += dt",
+            )
+        ]
+    },
+    "no_gather": {
+        "scheme": [
+            (
+                "    basis_phi(ph, u, d)\n    ly = c.trunc_y\n",
+                "    for l in range(d):\n        z[l] = REAL(s)\n    return REAL(s)\n"
+                "    basis_phi(ph, u, d)\n    ly = c.trunc_y\n",
+            )
+        ]
+    },
+    "no_driver": {
+        "scheme": [("        s += dt * driver(REAL(j) * dt, xp, ynext, zp, d)\n", "        s += dt * ynext\n")]
+    },
+    "no_terminal": {
+        "scheme": [
+            (
+                "            ynext = terminal(REAL(c.maturity), x, d)\n            s += ynext\n",
+                "            ynext = x[0]\n            s += ynext\n",
+            )
+        ]
+    },
+    "no_accumulate": {
+        "scheme": [
+            (
+                "        accumulate_gram(G, phi, nb)\n"
+                "        accumulate(acc, 0, phi, s, nb)\n"
+                "        for l in range(d):\n"
+                "            accumulate(acc, 1 + l, phi, w * dw[l], nb)\n",
+                "        acc[0] += s + w\n",
+            )
+        ]
+    },
+    "no_pass2": {
+        "scheme": [
+            (
+                "        f = path_driver_term(coef, i, k, m, c, cell, x, xp, dw, u, ph, z, zp, phi, cache, d, nb)\n",
+                "        f = REAL(0.0)\n",
+            )
+        ]
+    },
+    "no_solves": {
+        "scheme": [
+            ("    dropped = cholesky(G, nb)\n", "    dropped = 0\n"),
+            ("        ok = solve_into(G, acc, 1 + l, nb, coef, i, k, tmp) and ok\n", ""),
+            ("    ok = solve_into(G, acc, 0, nb, coef, i, k, tmp) and ok\n", ""),
+        ]
+    },
     "no_continue_path": {"scheme": [(_CV, "    s, y1, mart = x[0], x[1], REAL(0.0)\n")]},
 }
 
@@ -93,8 +145,10 @@ def patched_source(name, module, text):
         if old in (_SLOW64, _SLOW32) and text.count(old) == 0:
             continue
         if text.count(old) != 1:
-            raise SystemExit(f"variant {name}: the text to replace occurs {text.count(old)} times in "
-                             f"srmdp/{module}.py (the kernel changed: update bench/cpu/cpu_profile.py):\n{old}")
+            raise SystemExit(
+                f"variant {name}: the text to replace occurs {text.count(old)} times in "
+                f"srmdp/{module}.py (the kernel changed: update bench/cpu/cpu_profile.py):\n{old}"
+            )
         text = text.replace(old, new)
     slow = [old for old, _ in subs if old in (_SLOW64, _SLOW32)]
     if slow and not any(new in text for _, new in subs):
@@ -144,8 +198,10 @@ def main(argv=None):
     unknown = [n for n in names if n not in VARIANTS]
     if unknown:
         ap.error(f"unknown variants {unknown}: allowed {', '.join(VARIANTS)}")
-    os.environ.setdefault("SRMDP_KERNEL_CACHE", os.environ.get(
-        "SRMDP_PROFILE_CACHE", os.path.join(tempfile.gettempdir(), "srmdp-cpu-profile")))
+    os.environ.setdefault(
+        "SRMDP_KERNEL_CACHE",
+        os.environ.get("SRMDP_PROFILE_CACHE", os.path.join(tempfile.gettempdir(), "srmdp-cpu-profile")),
+    )
     numba.set_num_threads(1)
     case = Case(**CASES[args.case], arithmetic=args.arithmetic)
     problem = load_problem(case.problem)
@@ -166,8 +222,10 @@ def main(argv=None):
     best = {name: float(t.sum()) for name, t in best.items()}
     ps = case.path_steps
     full = best["full"] / ps * 1e9
-    print(f"{args.case} {args.arithmetic} K={case.strata} M={case.paths} N={case.steps}: 1 thread, fastest of "
-          f"{args.reps} interleaved reps per step, process CPU time, numba {numba.__version__}")
+    print(
+        f"{args.case} {args.arithmetic} K={case.strata} M={case.paths} N={case.steps}: 1 thread, fastest of "
+        f"{args.reps} interleaved reps per step, process CPU time, numba {numba.__version__}"
+    )
     print(f"{'variant':20s} {'ns/path-step':>12s} {'path-steps/cpu-s':>16s} {'phase cost ns':>13s} {'share':>6s}")
     for name in names:
         ns = best[name] / ps * 1e9

@@ -43,13 +43,22 @@ def main(argv=None):
         secs = {v: [] for v in VARIANTS}
         for r in range(args.rounds):
             for name, opts in VARIANTS.items():
-                res = run_case(dataclasses.replace(case, **opts), runs=1, run_start=r, test_points=10, seed=args.seed,
-                               backend=backend)
+                res = run_case(
+                    dataclasses.replace(case, **opts),
+                    runs=1,
+                    run_start=r,
+                    test_points=10,
+                    seed=args.seed,
+                    backend=backend,
+                )
                 secs[name].append(res["seconds_per_run"])
         ref = min(secs["paper"])
         for name, s in secs.items():
-            print(f"{spec:<22} {name:<14} min {min(s):.4f}  median {float(np.median(s)):.4f} s/run"
-                  f"  min / paper's min: {min(s) / ref:.3f}", flush=True)
+            print(
+                f"{spec:<22} {name:<14} min {min(s):.4f}  median {float(np.median(s)):.4f} s/run"
+                f"  min / paper's min: {min(s) / ref:.3f}",
+                flush=True,
+            )
     return 0
 
 

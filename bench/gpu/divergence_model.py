@@ -66,8 +66,11 @@ def model(flags, steps, block_mode):
     for i in range(n - 1):
         for j in range(i + 1, n):
             f = flags[i, :, :, j]  # (strata, paths)
-            groups = [f[kk, w:w + 32] for kk in range(strata) for w in range(0, paths, 32)] if block_mode else \
-                [f[w:w + 32, m] for m in range(paths) for w in range(0, strata, 32)]
+            groups = (
+                [f[kk, w : w + 32] for kk in range(strata) for w in range(0, paths, 32)]
+                if block_mode
+                else [f[w : w + 32, m] for m in range(paths) for w in range(0, strata, 32)]
+            )
             for g in groups:
                 warp_steps += 1
                 lanes += g.size
@@ -96,13 +99,17 @@ def main(argv=None):
         flags, slow_normals = slow_flags(0, 0, case.steps, case.d, paths, strata)
         lane_steps = sum(case.steps - 1 - i for i in range(case.steps)) * strata * paths  # the loop's steps j > i
         normals = case.d * (lane_steps + (case.steps - 1) * strata * paths)  # and dW_i of the first steps
-        print(f"{case.label} (d={case.d}, N={case.steps}, M={case.paths}, K={case.strata}; replayed {strata} strata"
-              f" x {paths} paths): P(normal slow) = {slow_normals / normals:.4f} ({normals} normals),"
-              f" P(lane-step slow) = {flags.sum() / lane_steps:.4f}")
+        print(
+            f"{case.label} (d={case.d}, N={case.steps}, M={case.paths}, K={case.strata}; replayed {strata} strata"
+            f" x {paths} paths): P(normal slow) = {slow_normals / normals:.4f} ({normals} normals),"
+            f" P(lane-step slow) = {flags.sum() / lane_steps:.4f}"
+        )
         for mode in ("block", "thread"):
             frac, given, lanes = model(flags, case.steps, mode == "block")
-            print(f"  {mode:6s}: warp-steps with a slow lane {100 * frac:5.1f} %, slow lanes in those {given:.2f},"
-                  f" valid lanes per warp-step {lanes:.1f}")
+            print(
+                f"  {mode:6s}: warp-steps with a slow lane {100 * frac:5.1f} %, slow lanes in those {given:.2f},"
+                f" valid lanes per warp-step {lanes:.1f}"
+            )
     return 0
 
 

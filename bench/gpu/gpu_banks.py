@@ -47,12 +47,19 @@ def block_arrays(d, nb, real):
             worst = max(worst, wavefronts([(3 * w + int(cols[e])) * real for e in lanes], real))
         return worst
 
-    return {"B": b, "W": w, "tile write": strided_wavefronts(w, real), "stride": stride,
-            "tile write padded": strided_wavefronts(stride, real),
-            "tile read a": owners(pa), "tile read b": owners(pb),
-            "pass-2 read": owners(pa, ng, ng + nb),
-            "own": wavefronts([8 * e for e in range(min(WARP, n))], 8),
-            "cell": wavefronts([0] * WARP, 8), "min 4/8 B": (conflict_free(4), conflict_free(8))}
+    return {
+        "B": b,
+        "W": w,
+        "tile write": strided_wavefronts(w, real),
+        "stride": stride,
+        "tile write padded": strided_wavefronts(stride, real),
+        "tile read a": owners(pa),
+        "tile read b": owners(pb),
+        "pass-2 read": owners(pa, ng, ng + nb),
+        "own": wavefronts([8 * e for e in range(min(WARP, n))], 8),
+        "cell": wavefronts([0] * WARP, 8),
+        "min 4/8 B": (conflict_free(4), conflict_free(8)),
+    }
 
 
 def main(argv=None):
@@ -78,8 +85,7 @@ def main(argv=None):
             nb = 1 if basis == "LP0" else d + 1
             for real in (4, 8):
                 r = block_arrays(d, nb, real)
-                print(f"| {basis} | {d} | {real} | {r['B']} | {r['W']} | " + " | ".join(str(r[k]) for k in keys)
-                      + " |")
+                print(f"| {basis} | {d} | {real} | {r['B']} | {r['W']} | " + " | ".join(str(r[k]) for k in keys) + " |")
     return 0
 
 

@@ -83,21 +83,31 @@ def main(argv=None):
     for table, dt, row in parse_cases(args.cases):
         for mode in args.modes.split(","):
             changes = parse_set(args.set)
-            case = replace(paper_case(table, dt=dt, row=row, precision=args.precision, arithmetic=args.arithmetic),
-                           **changes)
+            case = replace(
+                paper_case(table, dt=dt, row=row, precision=args.precision, arithmetic=args.arithmetic), **changes
+            )
             paper = find_row(table, dt=dt, row=row)
             left = args.budget - (time.perf_counter() - t_start)
             # rate in path-steps x d per second: measured on the same basis, nearest d class first
             rate = rates.get((case.basis, case.d >= 9)) or rates.get(case.basis)
             predicted = case.path_steps * case.d * args.runs / rate if rate else None
             if predicted is not None and predicted * 1.15 + 10 > left:
-                print(f"skip {case.label} {args.precision} {mode}: predicted {predicted:.0f} s > {left:.0f} s left",
-                      flush=True)
+                print(
+                    f"skip {case.label} {args.precision} {mode}: predicted {predicted:.0f} s > {left:.0f} s left",
+                    flush=True,
+                )
                 continue
             backend = CudaBackend(load_problem("gobet2016"), mode=mode)
             try:
-                res = run_case(case, runs=args.runs, test_points=args.test_points, seed=args.seed, device="gpu",
-                               progress=False, backend=backend)
+                res = run_case(
+                    case,
+                    runs=args.runs,
+                    test_points=args.test_points,
+                    seed=args.seed,
+                    device="gpu",
+                    progress=False,
+                    backend=backend,
+                )
             except ConfigError as exc:
                 print(f"skip {case.label}: {exc}", flush=True)
                 continue
@@ -105,14 +115,28 @@ def main(argv=None):
             ps = res["path_steps_per_run"] / secs
             rates[(case.basis, case.d >= 9)] = rates[case.basis] = ps * case.d
             entry = {
-                "label": case.label, "table": table, "row": paper["row"], "d": case.d, "dt": case.dt,
-                "basis": case.basis, "K": case.strata, "M": case.paths, "precision": args.precision,
+                "label": case.label,
+                "table": table,
+                "row": paper["row"],
+                "d": case.d,
+                "dt": case.dt,
+                "basis": case.basis,
+                "K": case.strata,
+                "M": case.paths,
+                "precision": args.precision,
                 "arithmetic": args.arithmetic,
-                "mode": backend.mode, "block": backend.lay["BLOCK_THREADS"] if backend.mode == "block" else None,
-                "path_steps": res["path_steps_per_run"], "seconds": secs, "path_steps_per_s": ps,
-                "compile_s": res["compile_seconds"], "paper_gpu_s": paper["gpu_s"],
-                "speedup_vs_paper_gpu": paper["gpu_s"] / secs, "mse_y_max": res["mse_y_max"],
-                "mse_y_av": res["mse_y_av"], "mse_z_av": res["mse_z_av"], "gpu": res["provenance"]["hardware"]["model"],
+                "mode": backend.mode,
+                "block": backend.lay["BLOCK_THREADS"] if backend.mode == "block" else None,
+                "path_steps": res["path_steps_per_run"],
+                "seconds": secs,
+                "path_steps_per_s": ps,
+                "compile_s": res["compile_seconds"],
+                "paper_gpu_s": paper["gpu_s"],
+                "speedup_vs_paper_gpu": paper["gpu_s"] / secs,
+                "mse_y_max": res["mse_y_max"],
+                "mse_y_av": res["mse_y_av"],
+                "mse_z_av": res["mse_z_av"],
+                "gpu": res["provenance"]["hardware"]["model"],
                 # what the step kernel was compiled with (the A/B of gpu_next.sh): launch bounds, row strides
                 "launch_bounds": res["provenance"]["hardware"].get("launch_bounds"),
                 "thread_row_doubles": res["provenance"]["hardware"].get("thread_row_doubles"),
@@ -128,11 +152,19 @@ def main(argv=None):
                     gb, rg = backend, res
                 else:
                     gb = CudaBackend(load_problem("gobet2016"), mode=mode)
-                    rg = run_case(c64, runs=1, test_points=args.test_points, seed=args.seed, device="gpu",
-                                  progress=False, backend=gb)
+                    rg = run_case(
+                        c64,
+                        runs=1,
+                        test_points=args.test_points,
+                        seed=args.seed,
+                        device="gpu",
+                        progress=False,
+                        backend=gb,
+                    )
                 cb = CpuBackend(load_problem("gobet2016"))
-                rc = run_case(c64, runs=1, test_points=args.test_points, seed=args.seed, device="cpu",
-                              progress=False, backend=cb)
+                rc = run_case(
+                    c64, runs=1, test_points=args.test_points, seed=args.seed, device="cpu", progress=False, backend=cb
+                )
                 cg = gb.coefficients()
                 entry["cpu_vs_gpu"] = {
                     "max_abs_coef_diff": float(np.abs(cg - cb.coef).max()),
@@ -140,7 +172,8 @@ def main(argv=None):
                     "frac_coef_bitwise_equal": float(np.mean(cg == cb.coef)),
                     "cpu": [rc["mse_y_max"], rc["mse_y_av"], rc["mse_z_av"]],
                     "gpu": [rg["mse_y_max"], rg["mse_y_av"], rg["mse_z_av"]],
-                    "cpu_seconds": rc["seconds_per_run_min"], "gpu_seconds": rg["seconds_per_run_min"],
+                    "cpu_seconds": rc["seconds_per_run_min"],
+                    "gpu_seconds": rg["seconds_per_run_min"],
                 }
             rows.append(entry)
             if not args.no_write:
@@ -162,18 +195,25 @@ def main(argv=None):
             extra = ""
             if "cpu_vs_gpu" in entry:
                 cv = entry["cpu_vs_gpu"]
-                extra = (f"  cpu-vs-gpu: max|dcoef| {cv['max_abs_coef_diff']:.2e}"
-                         f" (bitwise {cv['frac_coef_bitwise_equal']:.3f})"
-                         f" cpu {cv['cpu'][0]:.4f} gpu {cv['gpu'][0]:.4f}")
-            print(f"{case.label:14s} {args.precision} a={args.arithmetic} {backend.mode:6s} K={case.strata:<8d}"
-                  f" M={case.paths:<6d}"
-                  f" {secs:9.3f} s  {ps:.3e} path-steps/s  paper GPU {paper['gpu_s']:8.2f} s"
-                  f" (x{paper['gpu_s'] / secs:.1f})  compile {res['compile_seconds']:.1f} s"
-                  f"  MSE_Y,max {res['mse_y_max']:.3f}{extra}", flush=True)
+                extra = (
+                    f"  cpu-vs-gpu: max|dcoef| {cv['max_abs_coef_diff']:.2e}"
+                    f" (bitwise {cv['frac_coef_bitwise_equal']:.3f})"
+                    f" cpu {cv['cpu'][0]:.4f} gpu {cv['gpu'][0]:.4f}"
+                )
+            print(
+                f"{case.label:14s} {args.precision} a={args.arithmetic} {backend.mode:6s} K={case.strata:<8d}"
+                f" M={case.paths:<6d}"
+                f" {secs:9.3f} s  {ps:.3e} path-steps/s  paper GPU {paper['gpu_s']:8.2f} s"
+                f" (x{paper['gpu_s'] / secs:.1f})  compile {res['compile_seconds']:.1f} s"
+                f"  MSE_Y,max {res['mse_y_max']:.3f}{extra}",
+                flush=True,
+            )
     print(f"{'case':14s} {'mode':6s} {'seconds':>9s} {'path-steps/s':>12s} {'paper GPU s':>11s} {'speed-up':>8s}")
     for e in rows:
-        print(f"{e['label']:14s} {e['mode']:6s} {e['seconds']:9.3f} {e['path_steps_per_s']:12.3e}"
-              f" {e['paper_gpu_s']:11.2f} {e['speedup_vs_paper_gpu']:8.1f}")
+        print(
+            f"{e['label']:14s} {e['mode']:6s} {e['seconds']:9.3f} {e['path_steps_per_s']:12.3e}"
+            f" {e['paper_gpu_s']:11.2f} {e['speedup_vs_paper_gpu']:8.1f}"
+        )
     return 0
 
 

@@ -45,8 +45,14 @@ def main(argv=None):
     nb = BASES[args.basis].size(args.d)
     out = {}
     for n in (0, 8):
-        k = kernels(problem, args.basis, args.d, "cuda", layout(args.d, nb, arithmetic=args.arithmetic, min_blocks=n),
-                    arithmetic=args.arithmetic)
+        k = kernels(
+            problem,
+            args.basis,
+            args.d,
+            "cuda",
+            layout(args.d, nb, arithmetic=args.arithmetic, min_blocks=n),
+            arithmetic=args.arithmetic,
+        )
         fn = k.step_thread if args.mode == "thread" else k.step_block
         bounds = fn.targetoptions.get("launch_bounds")
         ptx = kernel_ptx(k, fn, signatures("float32")["step"], bounds)
@@ -54,9 +60,11 @@ def main(argv=None):
     (free, free_calls, _), (capped, calls, bounds) = out[0], out[8]
     kname, kernel = kernel_function(free, free_calls), kernel_function(capped, calls)
     total = expanded(capped, calls, kernel)
-    print(f"{args.basis} d={args.d} {args.mode} {args.arithmetic}: without bounds {len(free)} function(s),"
-          f" {sum(free_calls[kname].values())} calls in the kernel; with bounds {bounds}: {len(capped)} functions,"
-          f" {sum(calls[kernel].values())} in the kernel")
+    print(
+        f"{args.basis} d={args.d} {args.mode} {args.arithmetic}: without bounds {len(free)} function(s),"
+        f" {sum(free_calls[kname].values())} calls in the kernel; with bounds {bounds}: {len(capped)} functions,"
+        f" {sum(calls[kernel].values())} in the kernel"
+    )
     free = {kname: expanded(free, free_calls, kname)}
     ops = sorted(set(free[kname]) | set(total))
     print(f"{'opcode':24s} {'no bounds':>10s} {'bounds: kernel + calls x callee':>32s}")
@@ -67,10 +75,15 @@ def main(argv=None):
         return {op: n for op, n in c.items() if CONTRACTION.match(op)}
 
     same = contraction(free[kname]) == contraction(total)
-    rest = "identical" if free[kname] == total else "differ (placement: " + ", ".join(
-        op for op in ops if free[kname][op] != total[op]) + ")"
-    print(f"FMA, multiply and MUFU instructions {'identical: the same contractions' if same else 'DIFFER'};"
-          f" all FP instructions {rest}")
+    rest = (
+        "identical"
+        if free[kname] == total
+        else "differ (placement: " + ", ".join(op for op in ops if free[kname][op] != total[op]) + ")"
+    )
+    print(
+        f"FMA, multiply and MUFU instructions {'identical: the same contractions' if same else 'DIFFER'};"
+        f" all FP instructions {rest}"
+    )
     return 0 if same else 1
 
 

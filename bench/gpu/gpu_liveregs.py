@@ -66,11 +66,17 @@ def main(argv=None):
     ptx, _ = cuda.compile_ptx(fn.py_func, signatures("float32")["step"], cc=(9, 0), launch_bounds=bounds)
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "k.ptx").write_text(ptx)
-        out = subprocess.run([ptxas, "-arch=sm_90", "-v", f"{tmp}/k.ptx", "-o", f"{tmp}/k.cubin"],
-                             capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            [ptxas, "-arch=sm_90", "-v", f"{tmp}/k.ptx", "-o", f"{tmp}/k.cubin"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         rows, labels = life_ranges(Path(tmp) / "k.cubin", nvdisasm)
-    print(f"d={args.d} {args.basis} {args.mode} {args.arithmetic} bounds={bounds}:",
-          "; ".join(re.findall(r"Used \d+ registers|\d+ bytes spill stores|\d+ bytes spill loads", out.stderr)))
+    print(
+        f"d={args.d} {args.basis} {args.mode} {args.arithmetic} bounds={bounds}:",
+        "; ".join(re.findall(r"Used \d+ registers|\d+ bytes spill stores|\d+ bytes spill loads", out.stderr)),
+    )
     loops = []
     for addr, ins, _, _ in rows:
         m = re.search(r"BRA.*`\((\.L_x_\d+)\)", ins)
@@ -86,8 +92,10 @@ def main(argv=None):
         body = [r for r in rows if lo <= r[0] <= hi]
         hot = [r for r in body if not any(b[0] <= r[0] <= b[1] for b in inner)]
         hpeak = max(hot, key=lambda r: r[2])
-        print(f"path loop {lo:x}-{hi:x}: {len(body)} instructions, peak {max(r[2] for r in body)} live; without its "
-              f"inner loops {len(hot)} instructions, peak {hpeak[2]} at {hpeak[0]:x}")
+        print(
+            f"path loop {lo:x}-{hi:x}: {len(body)} instructions, peak {max(r[2] for r in body)} live; without its "
+            f"inner loops {len(hot)} instructions, peak {hpeak[2]} at {hpeak[0]:x}"
+        )
         at = [lo, hpeak[0]] + at
     for a in dict.fromkeys(at + [peak[0]]):
         show_live(rows, a)

@@ -56,8 +56,19 @@ def variants(ds, bases, precisions=("float64", "float32"), arithmetics=("float64
                         yield d, basis, nb, mode, prec, arith
 
 
-def check(ds, bases, precisions=("float64", "float32"), kernels=("step", "test"), verbose=True, only=None,
-          arithmetics=("float64",), sass=False, min_blocks=None, pad_rows=None, contraction=False):
+def check(
+    ds,
+    bases,
+    precisions=("float64", "float32"),
+    kernels=("step", "test"),
+    verbose=True,
+    only=None,
+    arithmetics=("float64",),
+    sass=False,
+    min_blocks=None,
+    pad_rows=None,
+    contraction=False,
+):
     """Compile and assemble; returns the list of report rows (with 'ok' and 'why').  ``min_blocks``, ``pad_rows``:
     the launch bounds and row stride of :func:`srmdp.cuda_launch.layout` (None: its defaults, i.e. the environment's
     SRMDP_CUDA_MIN_BLOCKS / SRMDP_CUDA_PAD_ROWS or the default rule).  ``contraction``: also each kernel's
@@ -99,21 +110,45 @@ def check(ds, bases, precisions=("float64", "float32"), kernels=("step", "test")
             if rep["smem"] > SHARED_LIMIT:
                 why.append(f"shared {rep['smem']} B > 48 KB")
             occ, blocks, limiter = occupancy(rep["registers"], block, rep["smem"])
-            row = dict(d=d, basis=basis, mode=mode, precision=prec, arithmetic=arith, kernel=name, block=block,
-                       thread_row=dict(lay)["THREAD_ROW_DOUBLES"] if mode == "thread" else None,
-                       specialised=specialised, launch_bounds=bounds, compile_s=round(t1 - t0, 2), ok=not why,
-                       why="; ".join(why), occupancy=occ, blocks_per_sm=blocks, limiter=limiter, **rep)
+            row = dict(
+                d=d,
+                basis=basis,
+                mode=mode,
+                precision=prec,
+                arithmetic=arith,
+                kernel=name,
+                block=block,
+                thread_row=dict(lay)["THREAD_ROW_DOUBLES"] if mode == "thread" else None,
+                specialised=specialised,
+                launch_bounds=bounds,
+                compile_s=round(t1 - t0, 2),
+                ok=not why,
+                why="; ".join(why),
+                occupancy=occ,
+                blocks_per_sm=blocks,
+                limiter=limiter,
+                **rep,
+            )
             rows.append(row)
             if verbose:
-                extra = (f" sass={rep['sass']} fp64={rep['sass_fp64']} path-loop={rep['loop_sass']}/fp64"
-                         f" {rep['loop_fp64']} hot={rep['hot_sass']}/fp64 {rep['hot_fp64']}"
-                         f"{rep['hot_fp64_ops'] or ''}") if sass else ""
-                print(f"d={d:2d} {basis} {mode:6s} {prec:7s} a={arith[-2:]} {name:5s} B={block:3d}"
-                      f" spec={int(specialised)}"
-                      f" regs={rep['registers']:3d} stack={rep['stack']:5d} spill={rep['spill_stores']}/"
-                      f"{rep['spill_loads']} smem={rep['smem']:5d} bounds={bounds or '-'}"
-                      f" occ={100 * occ:5.2f}% ({blocks} blocks,"
-                      f" {limiter}) ({t1 - t0:.1f}s){extra} {'OK' if not why else why}", flush=True)
+                extra = (
+                    (
+                        f" sass={rep['sass']} fp64={rep['sass_fp64']} path-loop={rep['loop_sass']}/fp64"
+                        f" {rep['loop_fp64']} hot={rep['hot_sass']}/fp64 {rep['hot_fp64']}"
+                        f"{rep['hot_fp64_ops'] or ''}"
+                    )
+                    if sass
+                    else ""
+                )
+                print(
+                    f"d={d:2d} {basis} {mode:6s} {prec:7s} a={arith[-2:]} {name:5s} B={block:3d}"
+                    f" spec={int(specialised)}"
+                    f" regs={rep['registers']:3d} stack={rep['stack']:5d} spill={rep['spill_stores']}/"
+                    f"{rep['spill_loads']} smem={rep['smem']:5d} bounds={bounds or '-'}"
+                    f" occ={100 * occ:5.2f}% ({blocks} blocks,"
+                    f" {limiter}) ({t1 - t0:.1f}s){extra} {'OK' if not why else why}",
+                    flush=True,
+                )
     return rows
 
 
@@ -125,17 +160,27 @@ def main(argv=None):
     ap.add_argument("--kernels", default="step,test")
     ap.add_argument("--arithmetic", default="float64", help="float64, float32 or both (comma-separated)")
     ap.add_argument("--sass", action="store_true", help="count SASS instructions, FP64 apart (nvdisasm)")
-    ap.add_argument("--compare-arithmetic", help="with --compare: compare the earlier rows of this arithmetic"
-                    " (e.g. float64) against this run's rows")
+    ap.add_argument(
+        "--compare-arithmetic",
+        help="with --compare: compare the earlier rows of this arithmetic (e.g. float64) against this run's rows",
+    )
     ap.add_argument("--float32-d", help="compile float32 only for these d (default: every d)")
     ap.add_argument("--modes", default="thread,block", help="launch modes of the step kernels to compile")
-    ap.add_argument("--min-blocks", type=int, help="launch bounds: blocks per SM of every specialised step kernel"
-                    " (0: none; default: SRMDP_CUDA_MIN_BLOCKS, else srmdp.cuda_launch's default rule)")
-    ap.add_argument("--packed-rows", action="store_true",
-                    help="shared-memory rows at their packed length (SRMDP_CUDA_PAD_ROWS=0)")
-    ap.add_argument("--contraction", action="store_true",
-                    help="also count each kernel's FMA, multiply and MUFU instructions, calls expanded (nvdisasm):"
-                    " --compare then says whether a change of the source kept the contractions")
+    ap.add_argument(
+        "--min-blocks",
+        type=int,
+        help="launch bounds: blocks per SM of every specialised step kernel"
+        " (0: none; default: SRMDP_CUDA_MIN_BLOCKS, else srmdp.cuda_launch's default rule)",
+    )
+    ap.add_argument(
+        "--packed-rows", action="store_true", help="shared-memory rows at their packed length (SRMDP_CUDA_PAD_ROWS=0)"
+    )
+    ap.add_argument(
+        "--contraction",
+        action="store_true",
+        help="also count each kernel's FMA, multiply and MUFU instructions, calls expanded (nvdisasm):"
+        " --compare then says whether a change of the source kept the contractions",
+    )
     ap.add_argument("--json")
     ap.add_argument("--compare", help="an earlier --json of this script: print the kernels' changes")
     ap.add_argument("--table", action="store_true", help="--compare as a Markdown table")
@@ -149,18 +194,31 @@ def main(argv=None):
 
     def only(d, basis, mode, prec, arith):
         return mode in modes and (f32 is None or prec != "float32" or d in f32)
-    rows = check([int(v) for v in args.d.split(",")], args.basis.split(","), tuple(args.precision.split(",")),
-                 tuple(args.kernels.split(",")), only=only, arithmetics=tuple(args.arithmetic.split(",")),
-                 sass=args.sass, min_blocks=args.min_blocks, pad_rows=False if args.packed_rows else None,
-                 contraction=args.contraction)
+
+    rows = check(
+        [int(v) for v in args.d.split(",")],
+        args.basis.split(","),
+        tuple(args.precision.split(",")),
+        tuple(args.kernels.split(",")),
+        only=only,
+        arithmetics=tuple(args.arithmetic.split(",")),
+        sass=args.sass,
+        min_blocks=args.min_blocks,
+        pad_rows=False if args.packed_rows else None,
+        contraction=args.contraction,
+    )
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))
     if args.compare:
         before = json.loads(Path(args.compare).read_text())
         if args.compare_arithmetic:  # e.g. the committed float64 sweep ("before") against this run's float32 rows
             now = {x["arithmetic"] for x in rows}
-            before = [dict(r, arithmetic=a) for r in before
-                      if r.get("arithmetic", "float64") == args.compare_arithmetic for a in now]
+            before = [
+                dict(r, arithmetic=a)
+                for r in before
+                if r.get("arithmetic", "float64") == args.compare_arithmetic
+                for a in now
+            ]
         print("\n".join(compare(before, rows, args.table)))
     bad = [r for r in rows if not r["ok"]]
     print(f"{len(rows)} kernels compiled for sm_90, {len(bad)} failing")

@@ -56,10 +56,35 @@ def main(argv=None):
         while todo and len(running) < max(1, args.jobs):
             basis, d, mode, arith = todo.pop(0)
             out = tmp / f"{basis}-d{d}-{mode}-{arith}.json"
-            cmd = [sys.executable, "-m", "srmdp", "run", "--d", str(d), "--basis", basis, "--dt", "0.5", "--cells", "1",
-                   "--paths", "32", "--device", "gpu", "--precision", args.precision, "--runs", "1",
-                   "--arithmetic", arith,
-                   "--test-points", "8", "--no-progress", "--out", str(out)]
+            cmd = [
+                sys.executable,
+                "-m",
+                "srmdp",
+                "run",
+                "--d",
+                str(d),
+                "--basis",
+                basis,
+                "--dt",
+                "0.5",
+                "--cells",
+                "1",
+                "--paths",
+                "32",
+                "--device",
+                "gpu",
+                "--precision",
+                args.precision,
+                "--runs",
+                "1",
+                "--arithmetic",
+                arith,
+                "--test-points",
+                "8",
+                "--no-progress",
+                "--out",
+                str(out),
+            ]
             env = dict(os.environ, SRMDP_CUDA_MODE=mode)
             log = out.with_suffix(".log")  # a file, not a pipe: a chatty process never blocks on a full pipe
             with open(log, "w") as fh:
@@ -79,8 +104,10 @@ def main(argv=None):
             compile_s = json.loads(out.read_text())["compile_seconds"] if out.exists() else None
             done.append(key)
             note = f"compile {compile_s:.2f} s" if compile_s is not None else "no result: " + err.strip()[-300:]
-            print(f"warm {key[0]} d={key[1]:2d} {key[2]:6s} {key[3]} rc={proc.returncode} wall {wall:5.1f} s {note}",
-                  flush=True)
+            print(
+                f"warm {key[0]} d={key[1]:2d} {key[2]:6s} {key[3]} rc={proc.returncode} wall {wall:5.1f} s {note}",
+                flush=True,
+            )
     print(f"warm: {len(done)} kernels in {time.perf_counter() - t0:.1f} s ({args.jobs} at once)", flush=True)
     return 0
 

@@ -37,9 +37,12 @@ def main(argv):
         u, se, e = s.result["u0"], s.result["u0_se"], s.u0_error
         honest = "-" if e is None else abs(u - ref) <= 2 * e
         err = "-" if e is None else f"{e:.4f}"
-        print(f"{problem} d={d} {text} N={s.case.steps} #C={s.case.cells} M={s.case.paths}: u0={u:.5f}±{se:.5f}"
-              f" ref={ref:.5f} rel={100 * (u - ref) / ref:+.2f}% u0_error={err} honest={honest}"
-              f" s/run={s.result['seconds_per_run']:.2f} wall={time.perf_counter() - t:.0f}", flush=True)
+        print(
+            f"{problem} d={d} {text} N={s.case.steps} #C={s.case.cells} M={s.case.paths}: u0={u:.5f}±{se:.5f}"
+            f" ref={ref:.5f} rel={100 * (u - ref) / ref:+.2f}% u0_error={err} honest={honest}"
+            f" s/run={s.result['seconds_per_run']:.2f} wall={time.perf_counter() - t:.0f}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -34,16 +34,19 @@ def main(argv=None):
     args = ap.parse_args(argv)
     import srmdp
 
-    print("| problem | d | #C, M | estimates | |err| <= u0_error | <= 2 u0_error | median u0_error/|err| | None |"
-          " CPU s |")
+    print(
+        "| problem | d | #C, M | estimates | |err| <= u0_error | <= 2 u0_error | median u0_error/|err| | None | CPU s |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     cov = {"rows": []}
     if args.coverage:
-        cov = measure_coverage(args.seeds, args.dims, args.problems, args.runs, root=ROOT,
-                               say=lambda line: print(line, flush=True))
+        cov = measure_coverage(
+            args.seeds, args.dims, args.problems, args.runs, root=ROOT, say=lambda line: print(line, flush=True)
+        )
     for key, (n, h1, h2) in coverage_totals(cov["rows"]).items():
-        print(f"all, {key}: {n} estimates, {100 * h1 / max(n, 1):.1f} % within 1x, {100 * h2 / max(n, 1):.1f} %"
-              " within 2x")
+        print(
+            f"all, {key}: {n} estimates, {100 * h1 / max(n, 1):.1f} % within 1x, {100 * h2 / max(n, 1):.1f} % within 2x"
+        )
     if args.tol:
         within = met = 0
         for name in args.problems:
@@ -53,15 +56,25 @@ def main(argv=None):
             for seed in range(args.tol_seeds):
                 s = srmdp.solve(spec, d=2, tol=args.tol_value, budget_s=120, seed=seed, threads=1, progress=False)
                 ok = abs(s.result["u0"] - exact) <= args.tol_value
-                print(f"  {name} seed {seed}: tol met {s.tol_met}, N {s.case.steps} #C {s.case.cells} M"
-                      f" {s.case.paths}, error {abs(s.result['u0'] - exact):.3g}, u0_error {s.u0_error}", flush=True)
+                print(
+                    f"  {name} seed {seed}: tol met {s.tol_met}, N {s.case.steps} #C {s.case.cells} M"
+                    f" {s.case.paths}, error {abs(s.result['u0'] - exact):.3g}, u0_error {s.u0_error}",
+                    flush=True,
+                )
                 if s.tol_met:
                     met += 1
                     within += ok
-        cov["tol"] = {"tol": args.tol_value, "d": 2, "solves": args.tol_seeds * len(args.problems), "met": met,
-                      "within": within}
-        print(f"tol {args.tol_value:g}, d = 2: {met} of {args.tol_seeds * len(args.problems)} tol met, {within} of"
-              f" them ({100 * within / max(met, 1):.0f} %) within tol")
+        cov["tol"] = {
+            "tol": args.tol_value,
+            "d": 2,
+            "solves": args.tol_seeds * len(args.problems),
+            "met": met,
+            "within": within,
+        }
+        print(
+            f"tol {args.tol_value:g}, d = 2: {met} of {args.tol_seeds * len(args.problems)} tol met, {within} of"
+            f" them ({100 * within / max(met, 1):.0f} %) within tol"
+        )
     if args.json:
         write_json(args.json, cov)
     return 0

@@ -51,9 +51,11 @@ def main(argv=None):
     print(f"wall {time.time() - t0:.0f} s, CPU {time.process_time() - c0:.0f} s, load at end {os.getloadavg()}")
     if sol is not None:
         r = sol.result
-        print(f"u0 {r['u0']:.6f} ± {r['u0_se']:.2g}, error {r['u0'] - ref:+.5f}, u0_error {sol.u0_error}"
-              f" ({sol.u0_error_reason}), tol met {sol.tol_met}, remedies {r.get('remedies')},"
-              f" stop {r.get('refinement_stop')}")
+        print(
+            f"u0 {r['u0']:.6f} ± {r['u0_se']:.2g}, error {r['u0'] - ref:+.5f}, u0_error {sol.u0_error}"
+            f" ({sol.u0_error_reason}), tol met {sol.tol_met}, remedies {r.get('remedies')},"
+            f" stop {r.get('refinement_stop')}"
+        )
         print(json.dumps({k: r.get(k) for k in ("chosen_level", "budget_s", "tol")}))
     return 0
 

@@ -26,8 +26,13 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
-PROBLEMS = {"gobet2016": "gobet2016", "quadratic_z": "quadratic_z", "reaction_diffusion": "reaction_diffusion",
-            "bs_barenblatt": "bs_barenblatt", "running_cost": "tests/data/running_cost.py"}
+PROBLEMS = {
+    "gobet2016": "gobet2016",
+    "quadratic_z": "quadratic_z",
+    "reaction_diffusion": "reaction_diffusion",
+    "bs_barenblatt": "bs_barenblatt",
+    "running_cost": "tests/data/running_cost.py",
+}
 CONFIGS = {"defaults": {}, "adapted": {"strata": "adapted"}, "LP2d": {"basis": "LP2d"}, "dt/2": {"dt_factor": 0.5}}
 
 
@@ -65,14 +70,23 @@ def one(spec, d, kw, seed, runs):
     zf, zfs = z_runs(sol, x0)
     req = SolveRequest.make(spec, SolveOptions(**common, **kw), False)
     low, _, why = req.below(sol.case)
-    row = {"case": sol.case.label, "N": sol.case.steps, "cells": sol.case.cells, "paths": sol.case.paths,
-           "z": zf.tolist(), "z_fs": zfs.tolist(), "cpu": cpu, "exact": z_exact(sol.base_problem, d).tolist()}
+    row = {
+        "case": sol.case.label,
+        "N": sol.case.steps,
+        "cells": sol.case.cells,
+        "paths": sol.case.paths,
+        "z": zf.tolist(),
+        "z_fs": zfs.tolist(),
+        "cpu": cpu,
+        "exact": z_exact(sol.base_problem, d).tolist(),
+    }
     if low is not None:
         lkw = dict(kw, dt=low.time_step, cells=low.cells, paths=low.paths)
         cl = srmdp.solve(spec, progress=False, **common, **lkw)
         zc, zcs = z_runs(cl, x0)
-        row.update(coarse_case=cl.case.label, z_coarse=zc.tolist(), z_fs_coarse=zcs.tolist(),
-                   rho=z0_rho(sol.case, cl.case))
+        row.update(
+            coarse_case=cl.case.label, z_coarse=zc.tolist(), z_fs_coarse=zcs.tolist(), rho=z0_rho(sol.case, cl.case)
+        )
     else:
         row["coarse_reason"] = why
     return row
@@ -95,13 +109,21 @@ def summarise(rows, key="z"):
             if r["rho"] >= RHO_MIN:  # the estimate of srmdp.solve (Solution.z0_error)
                 est.append((z0_error(zm, zs, zc.mean(0), sc, r["rho"]), e))
     err, se = np.array(err), np.array(se)
-    out = {"mean_err": float(err.mean()), "max_err": float(err.max()), "median_se": float(np.median(se)),
-           "cpu": float(np.mean([r["cpu"] for r in rows]))}
+    out = {
+        "mean_err": float(err.mean()),
+        "max_err": float(err.max()),
+        "median_se": float(np.median(se)),
+        "cpu": float(np.mean([r["cpu"] for r in rows])),
+    }
     if est:
         u = np.concatenate([a for a, _ in est])
         e = np.concatenate([b for _, b in est])
-        out.update(cov1=float(np.mean(e <= u)), cov2=float(np.mean(e <= 2 * u)),
-                   ratio=float(np.median(u / np.maximum(e, 1e-300))), n_est=int(u.size))
+        out.update(
+            cov1=float(np.mean(e <= u)),
+            cov2=float(np.mean(e <= 2 * u)),
+            ratio=float(np.median(u / np.maximum(e, 1e-300))),
+            n_est=int(u.size),
+        )
     return out
 
 
@@ -117,8 +139,10 @@ def main(argv=None):
     ap.add_argument("--json", help="write every solve's z values here")
     args = ap.parse_args(argv)
     raw = {}
-    print("| problem | configuration | case (N, #C, M) | mean |z - z_exact| | max | median s.e. | |z_l| exact |"
-          " z0 estimate: ≤ 1× | ≤ 2× | median est/err | CPU s/solve |")
+    print(
+        "| problem | configuration | case (N, #C, M) | mean |z - z_exact| | max | median s.e. | |z_l| exact |"
+        " z0 estimate: ≤ 1× | ≤ 2× | median est/err | CPU s/solve |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for name in args.problems:
         spec = PROBLEMS.get(name, name)
@@ -140,12 +164,18 @@ def main(argv=None):
             exact = f"{ex.min():.3g}" if np.ptp(ex) < 1e-12 else f"{ex.min():.3g}–{ex.max():.3g}"
             for key, how in (("z", "regression"), ("z_fs", "first step")):
                 s = summarise(rows, key)
-                cov = (f"{100 * s['cov1']:.0f} % | {100 * s['cov2']:.0f} % | {s['ratio']:.2g}" if "cov1" in s
-                       else f"— | — | ({r0.get('coarse_reason', '')})")
+                cov = (
+                    f"{100 * s['cov1']:.0f} % | {100 * s['cov2']:.0f} % | {s['ratio']:.2g}"
+                    if "cov1" in s
+                    else f"— | — | ({r0.get('coarse_reason', '')})"
+                )
                 div = f" ({diverged} of {args.seeds} seeds diverged)" if diverged else ""
-                print(f"| {name} | {cname}, {how}{div} | {r0['N']}, {r0['cells']}, {r0['paths']} |"
-                      f" {s['mean_err']:.4f} | {s['max_err']:.4f} | {s['median_se']:.4f} | {exact} | {cov} |"
-                      f" {s['cpu']:.2g} |", flush=True)
+                print(
+                    f"| {name} | {cname}, {how}{div} | {r0['N']}, {r0['cells']}, {r0['paths']} |"
+                    f" {s['mean_err']:.4f} | {s['max_err']:.4f} | {s['median_se']:.4f} | {exact} | {cov} |"
+                    f" {s['cpu']:.2g} |",
+                    flush=True,
+                )
     if args.json:
         Path(args.json).write_text(json.dumps(raw))
     return 0

@@ -96,8 +96,12 @@ class Group:
     def overlaps(self) -> list:
         """Pairs of chunk paths whose run ranges overlap."""
         cs = sorted(self.chunks, key=lambda c: (c.run_start, c.path))
-        return [(a.path, b.path) for i, a in enumerate(cs) for b in cs[i + 1:]
-                if b.run_start < a.stop and a.run_start < b.stop]
+        return [
+            (a.path, b.path)
+            for i, a in enumerate(cs)
+            for b in cs[i + 1 :]
+            if b.run_start < a.stop and a.run_start < b.stop
+        ]
 
 
 def _light_load(path):
@@ -107,8 +111,15 @@ def _light_load(path):
             data = json.load(fh)
     except (OSError, ValueError, UnicodeDecodeError):
         return None
-    if not (isinstance(data, dict) and isinstance(data.get("case"), dict) and "case_hash" in data
-            and "run_start" in data and "runs" in data and "per_run" in data and "chunks" not in data):
+    if not (
+        isinstance(data, dict)
+        and isinstance(data.get("case"), dict)
+        and "case_hash" in data
+        and "run_start" in data
+        and "runs" in data
+        and "per_run" in data
+        and "chunks" not in data
+    ):
         return None
     return data
 
@@ -152,14 +163,28 @@ def index(paths, verify=False) -> dict:
         case = data["case"]
         g = groups.get(key)
         if g is None:
-            g = groups[key] = Group(key=key, table=case["table"], row=int(case.get("row", 0)),
-                                    reading=reading_of(data), precision=case.get("precision", "float64"),
-                                    seed=data.get("seed"), test_points=data.get("test_points"),
-                                    streams=streams_of(data))
+            g = groups[key] = Group(
+                key=key,
+                table=case["table"],
+                row=int(case.get("row", 0)),
+                reading=reading_of(data),
+                precision=case.get("precision", "float64"),
+                seed=data.get("seed"),
+                test_points=data.get("test_points"),
+                streams=streams_of(data),
+            )
         hw = (data.get("provenance") or {}).get("hardware") or {}
-        g.chunks.append(Chunk(path=str(p), run_start=int(data["run_start"]), runs=int(data["runs"]),
-                              device=str(data.get("device")), model=str(hw.get("model") or "?"), checksum=ck,
-                              data=data))
+        g.chunks.append(
+            Chunk(
+                path=str(p),
+                run_start=int(data["run_start"]),
+                runs=int(data["runs"]),
+                device=str(data.get("device")),
+                model=str(hw.get("model") or "?"),
+                checksum=ck,
+                data=data,
+            )
+        )
     return groups
 
 

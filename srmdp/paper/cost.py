@@ -83,12 +83,24 @@ def load_throughput(path=THROUGHPUT_FILE) -> list:
     rows = []
     for i, raw in enumerate(csv.DictReader(io.StringIO(text))):
         try:
-            rows.append((raw["model"].strip(), raw["basis"].strip(), int(raw["d"]),
-                         Rate(float(raw["path_steps_per_s"]), float(raw["step_overhead_s"]), float(raw["compile_s"]),
-                              raw.get("source", "").strip())))
+            rows.append(
+                (
+                    raw["model"].strip(),
+                    raw["basis"].strip(),
+                    int(raw["d"]),
+                    Rate(
+                        float(raw["path_steps_per_s"]),
+                        float(raw["step_overhead_s"]),
+                        float(raw["compile_s"]),
+                        raw.get("source", "").strip(),
+                    ),
+                )
+            )
         except (KeyError, TypeError, ValueError, AttributeError):
-            raise ConfigError(f"invalid throughput={str(path)!r}: line {i + 2} is not"
-                              " model,basis,d,path_steps_per_s,step_overhead_s,compile_s,source") from None
+            raise ConfigError(
+                f"invalid throughput={str(path)!r}: line {i + 2} is not"
+                " model,basis,d,path_steps_per_s,step_overhead_s,compile_s,source"
+            ) from None
         if not (rows[-1][3].path_steps_per_s > 0 and rows[-1][3].step_overhead_s >= 0 and rows[-1][3].compile_s >= 0):
             raise ConfigError(f"invalid throughput={str(path)!r}: line {i + 2} needs a rate > 0 and times >= 0")
     return rows
@@ -139,8 +151,9 @@ class CostModel:
             return rate
         # a larger d costs at least d / d_table times more (safe side: never scale a rate up)
         factor = max(1.0, d / near)
-        return Rate(rate.path_steps_per_s / factor, rate.step_overhead_s, rate.compile_s,
-                    f"{rate.source}, scaled to d={d}")
+        return Rate(
+            rate.path_steps_per_s / factor, rate.step_overhead_s, rate.compile_s, f"{rate.source}, scaled to d={d}"
+        )
 
     def rate(self, basis, d) -> Rate:
         return self.rates.get((basis, d)) or self._table_rate(basis, d)
@@ -225,8 +238,7 @@ class CostModel:
             # the repository's runs enter the shape model (above), not a rate per (basis, d): the slowest rate of a
             # (basis, d) came from its smallest row, where per-step overheads dominate
             if session:
-                self.rates[(case["basis"], case["d"])] = Rate(measured, base.step_overhead_s, base.compile_s,
-                                                              "session")
+                self.rates[(case["basis"], case["d"])] = Rate(measured, base.step_overhead_s, base.compile_s, "session")
         if session:
             self.compiled.add(compiled_key(case))
 

@@ -33,8 +33,11 @@ def _save(fig, stem):
 
 def _gpu_entry(plan, camp, key, reading, precision="float32"):
     """The GPU campaign line of a row under ``reading`` (most runs first), or None."""
-    cands = [e for e in campaign_entries(plan, camp.get(key, []), plan.readings)
-             if e["name"] == reading and e["device"] == "gpu" and e["precision"] == precision and e.get("seconds")]
+    cands = [
+        e
+        for e in campaign_entries(plan, camp.get(key, []), plan.readings)
+        if e["name"] == reading and e["device"] == "gpu" and e["precision"] == precision and e.get("seconds")
+    ]
     return max(cands, key=lambda e: e["runs"]) if cands else None
 
 
@@ -58,20 +61,34 @@ def figure_speedup(plan, likeforlike, campaign, stem):
                 fast = cpu["seconds_per_run"] / timing_of(gpu)[1]
                 cpus.add(f"{device_words(cpu)[4:]}, {threads_of(cpu)} threads, {name}")
                 gpus.add(device_words(gpu)[4:])
-                precs.add(precision_words(cpu) if precision_words(cpu) == precision_words(gpu)
-                          else f"CPU {precision_words(cpu)}, GPU {precision_words(gpu)}")
+                precs.add(
+                    precision_words(cpu)
+                    if precision_words(cpu) == precision_words(gpu)
+                    else f"CPU {precision_words(cpu)}, GPU {precision_words(gpu)}"
+                )
         ours_su.append(ratio)
         fast_su.append(fast)
     fig, ax = plt.subplots(figsize=(7.5, 4.0))
     x = list(range(len(labels)))
-    ax.bar([i - 0.2 for i in x], paper_su, width=0.4, color="#8da0cb",
-           label="paper: 24 threads (2x Xeon E5-2620 v2) vs GTX TITAN Black, float32")
+    ax.bar(
+        [i - 0.2 for i in x],
+        paper_su,
+        width=0.4,
+        color="#8da0cb",
+        label="paper: 24 threads (2x Xeon E5-2620 v2) vs GTX TITAN Black, float32",
+    )
     have = [i for i, v in enumerate(ours_su) if math.isfinite(v)]
     if have:
-        ax.bar([i + 0.2 for i in have], [ours_su[i] for i in have], width=0.4, color="#fc8d62",
-               yerr=[[0.0] * len(have), [fast_su[i] - ours_su[i] for i in have]], error_kw={"lw": 0.8},
-               label=f"ours like for like: CPU {'; '.join(sorted(cpus))} vs {', '.join(sorted(gpus))},"
-                     f"\n{'; '.join(sorted(precs))} (bar: mean GPU run; whisker: fastest)")
+        ax.bar(
+            [i + 0.2 for i in have],
+            [ours_su[i] for i in have],
+            width=0.4,
+            color="#fc8d62",
+            yerr=[[0.0] * len(have), [fast_su[i] - ours_su[i] for i in have]],
+            error_kw={"lw": 0.8},
+            label=f"ours like for like: CPU {'; '.join(sorted(cpus))} vs {', '.join(sorted(gpus))},"
+            f"\n{'; '.join(sorted(precs))} (bar: mean GPU run; whisker: fastest)",
+        )
     ax.axhline(1.0, color="k", lw=0.6)
     ax.set_yscale("log")
     ax.set_ylabel("CPU s / GPU s per run")
@@ -101,18 +118,26 @@ def figure_time_vs_steps(plan, timings, campaign, stem):
         if cpu is not None:
             thr = ((cpu.get("provenance") or {}).get("hardware") or {}).get("threads", "?")
             series.setdefault((f"ours CPU {device_short(cpu)}, {thr} thread, f64", "C2", True), []).append(
-                (cpu.get("path_steps_per_run") or steps, cpu["seconds_per_run"], r["basis"]))
+                (cpu.get("path_steps_per_run") or steps, cpu["seconds_per_run"], r["basis"])
+            )
         gpu = _gpu_entry(plan, camp, key, plan.timing_reading)
         if gpu is not None:
             src = next(x for x in camp[key] if x["_path"] == gpu["sources"][0])
             series.setdefault((f"ours GPU {gpu['model']}, {precision_short(src)}", "C3", True), []).append(
-                (steps, gpu["seconds"], r["basis"]))
+                (steps, gpu["seconds"], r["basis"])
+            )
     for (label, color, filled), pts in series.items():
         for basis in ("LP0", "LP1"):
             sel = [(x, y) for x, y, b in pts if b == basis]
             if sel:
-                ax.scatter(*zip(*sel, strict=True), marker=marker[basis], s=22, edgecolors=color,
-                           facecolors=color if filled else "none", label=f"{label}, {basis}")
+                ax.scatter(
+                    *zip(*sel, strict=True),
+                    marker=marker[basis],
+                    s=22,
+                    edgecolors=color,
+                    facecolors=color if filled else "none",
+                    label=f"{label}, {basis}",
+                )
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("path-steps per run ($K M N(N+1)/2$)")
@@ -149,8 +174,11 @@ def figure_convergence(plan, summaries, stem, campaign=(), indicators=INDICATORS
                 res = next((x for x in sums.get((table, r["row"]), []) if matches(x, reading)), None)
                 if res is not None and res.get(ind) is not None:
                     cpu_pts.append((r["dt"], res[ind], res.get(ind + "_se") or 0.0))
-                cands = [e for e in campaign_entries(plan, camp.get((table, r["row"]), []), plan.readings)
-                         if e["name"] == reading.name and e["device"] == "gpu" and e.get(ind) is not None]
+                cands = [
+                    e
+                    for e in campaign_entries(plan, camp.get((table, r["row"]), []), plan.readings)
+                    if e["name"] == reading.name and e["device"] == "gpu" and e.get(ind) is not None
+                ]
                 if cands:
                     best = max(cands, key=lambda e: e["runs"])
                     gpu_pts.append((r["dt"], best[ind], best.get(ind + "_se") or 0.0))
@@ -159,11 +187,26 @@ def figure_convergence(plan, summaries, stem, campaign=(), indicators=INDICATORS
             for pts, dev, mk, ls in ((cpu_pts, "CPU f64", "s", "--"), (gpu_pts, gpu_label, "x", ":")):
                 if pts:
                     x, y, e = zip(*pts, strict=True)
-                    ax.errorbar(x, y, yerr=e, marker=mk, ls=ls, ms=4, lw=1, capsize=2, color=f"C{n}",
-                                label=f"ours, {reading.name}, {dev}")
+                    ax.errorbar(
+                        x,
+                        y,
+                        yerr=e,
+                        marker=mk,
+                        ls=ls,
+                        ms=4,
+                        lw=1,
+                        capsize=2,
+                        color=f"C{n}",
+                        label=f"ours, {reading.name}, {dev}",
+                    )
         anchor = max(rows, key=lambda r: r["dt"])
-        ax.plot(dts, [anchor[ind] + math.log(dt / anchor["dt"]) for dt in dts], color="0.6", lw=0.8,
-                label="slope 1: $O(N^{-1})$")
+        ax.plot(
+            dts,
+            [anchor[ind] + math.log(dt / anchor["dt"]) for dt in dts],
+            color="0.6",
+            lw=0.8,
+            label="slope 1: $O(N^{-1})$",
+        )
         ax.set_xscale("log")
         ax.set_xticks(dts, [f"{dt:g}" for dt in dts])
         ax.minorticks_off()
@@ -171,14 +214,21 @@ def figure_convergence(plan, summaries, stem, campaign=(), indicators=INDICATORS
         ax.set_xlabel(r"$\Delta t$", fontsize=8)
         ax.set_ylabel(INDICATOR_LN_TEX[ind], fontsize=8)
         ax.tick_params(labelsize=7)
-    for ax in list(axes.flat)[len(panels):]:
+    for ax in list(axes.flat)[len(panels) :]:
         ax.set_visible(False)
     handles = {}
     for ax in axes.flat:
         for h, label in zip(*ax.get_legend_handles_labels(), strict=True):
             handles.setdefault(label, h)
     fig.tight_layout()
-    fig.legend(list(handles.values()), list(handles), loc="upper center", bbox_to_anchor=(0.5, 0.0),
-               ncol=3, fontsize=7, frameon=False)
+    fig.legend(
+        list(handles.values()),
+        list(handles),
+        loc="upper center",
+        bbox_to_anchor=(0.5, 0.0),
+        ncol=3,
+        fontsize=7,
+        frameon=False,
+    )
     _save(fig, stem)
     plt.close(fig)

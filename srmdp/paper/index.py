@@ -120,18 +120,29 @@ def campaign_entries(plan, results, readings=None):
             name = readings[0].name  # the fit reading (the config's first, paper-fit) in another arithmetic
         if name is None:
             continue
-        e = {"name": name, "label": campaign_label(res, name), "runs": res["runs"], "test_points": res["test_points"],
-             "sources": [res["_path"]], "kind": campaign_kind(res), "device": str(res.get("device") or "gpu"),
-             "precision": (res.get("case") or {}).get("precision"), "model": device_short(res),
-             "seconds": res.get("seconds_per_run"), "arithmetic": arith}
+        e = {
+            "name": name,
+            "label": campaign_label(res, name),
+            "runs": res["runs"],
+            "test_points": res["test_points"],
+            "sources": [res["_path"]],
+            "kind": campaign_kind(res),
+            "device": str(res.get("device") or "gpu"),
+            "precision": (res.get("case") or {}).get("precision"),
+            "model": device_short(res),
+            "seconds": res.get("seconds_per_run"),
+            "arithmetic": arith,
+        }
         e.update({k: res.get(k) for k in INDICATORS})
         e.update({k + "_se": res.get(k + "_se") for k in INDICATORS})
         out.append(e)
     best: dict = {}
     for e in out:  # one run set per reading and kind: the most runs, float64 arithmetic on a tie
         key = (e["name"], str(e["kind"]))
-        if key not in best or (e["runs"], e["arithmetic"] == "float64") > (best[key]["runs"],
-                                                                          best[key]["arithmetic"] == "float64"):
+        if key not in best or (e["runs"], e["arithmetic"] == "float64") > (
+            best[key]["runs"],
+            best[key]["arithmetic"] == "float64",
+        ):
             best[key] = e
     out = list(best.values())
     out.sort(key=lambda e: (names.index(e["name"]), str(e["kind"])))
@@ -143,7 +154,7 @@ def case_label(r) -> str:
     same = [x for x in paper_rows() if x["table"] == r["table"] and x["dt"] == r["dt"]]
     if len(same) == 1:
         return f"{r['table']} {r['dt']:g}"
-    if len({x['d'] for x in same}) > 1:
+    if len({x["d"] for x in same}) > 1:
         return f"LP1 d{r['d']}"
     if len({x["cells"] for x in same}) > 1:
         return f"{r['table']} #C{r['cells']}"

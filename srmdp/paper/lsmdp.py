@@ -135,14 +135,14 @@ def evaluate(coef, k, u, nb, trunc_y, trunc_z):
     n = k.shape[0]
     v = np.empty((n, coef.shape[1]))
     for lo in range(0, n, CHUNK):
-        kk = k[lo:lo + CHUNK]
+        kk = k[lo : lo + CHUNK]
         inside = kk >= 0
         c = coef[np.where(inside, kk, 0)]  # (chunk, d+1, nb)
         w = c[:, :, 0].copy()
         if nb > 1:
-            w += np.einsum("pcl,pl->pc", c[:, :, 1:], u[lo:lo + CHUNK])
+            w += np.einsum("pcl,pl->pc", c[:, :, 1:], u[lo : lo + CHUNK])
         w[~inside] = 0.0
-        v[lo:lo + CHUNK] = w
+        v[lo : lo + CHUNK] = w
     y = np.clip(v[:, 0], -trunc_y, trunc_y)
     z = np.clip(v[:, 1:], -trunc_z, trunc_z)
     return y, z
@@ -232,8 +232,14 @@ def run(case, runs, seed=0, test_points=1000):
     tracemalloc.stop()
     out = indicators(np.array(ey), np.array(ez))
     out.update(
-        method="LSMDP", case=case.as_dict(), runs=runs, test_points=test_points, seed=seed,
-        seconds_per_run=seconds, peak_traced_bytes=int(peak), model_bytes=model_bytes(case),
+        method="LSMDP",
+        case=case.as_dict(),
+        runs=runs,
+        test_points=test_points,
+        seed=seed,
+        seconds_per_run=seconds,
+        peak_traced_bytes=int(peak),
+        model_bytes=model_bytes(case),
         peak_rss_bytes=peak_rss_bytes(),
         paths_total=case.strata * case.paths,
     )
@@ -270,16 +276,21 @@ def _run(a) -> int:
     check_writable(a.out)
     case = paper_case(a.table, row=a.row, outside=a.outside, trunc_y=a.trunc_y, trunc_z=a.trunc_z)
     res = run(case, a.runs, seed=a.seed, test_points=a.test_points)
-    res["reading"] = {"outside": a.outside, "trunc_y": truncation_for_json(a.trunc_y),
-                      "trunc_z": truncation_for_json(a.trunc_z)}
+    res["reading"] = {
+        "outside": a.outside,
+        "trunc_y": truncation_for_json(a.trunc_y),
+        "trunc_z": truncation_for_json(a.trunc_z),
+    }
     res["device"] = "cpu"
     res["srmdp_peak_traced_bytes"] = srmdp_traced_peak(case, a.test_points, a.seed)
     res["srmdp_model_bytes"] = required_bytes(case, a.test_points, workers=1)
     res["threads"] = 1
     res = {k: (float(v) if isinstance(v, np.floating) else v) for k, v in res.items()}
     write_json_atomic(a.out, res)
-    print(f"{case.label}: LSMDP {res['seconds_per_run']:.3f} s/run, peak {res['peak_traced_bytes'] / 2**20:.1f} MiB"
-          f" (SRMDP {res['srmdp_peak_traced_bytes'] / 2**20:.1f} MiB)")
+    print(
+        f"{case.label}: LSMDP {res['seconds_per_run']:.3f} s/run, peak {res['peak_traced_bytes'] / 2**20:.1f} MiB"
+        f" (SRMDP {res['srmdp_peak_traced_bytes'] / 2**20:.1f} MiB)"
+    )
     return 0
 
 

@@ -117,8 +117,9 @@ def twins(a, b) -> bool:
         return False
     if run_key(a) != run_key(b):
         return False
-    return all(a.get(k) is not None and b.get(k) is not None and abs(a[k] - b[k]) <= CPU_EQ_GPU_TOL
-               for k in INDICATOR_KEYS)
+    return all(
+        a.get(k) is not None and b.get(k) is not None and abs(a[k] - b[k]) <= CPU_EQ_GPU_TOL for k in INDICATOR_KEYS
+    )
 
 
 def merge_twins(results) -> list:
@@ -132,8 +133,13 @@ def merge_twins(results) -> list:
         for j in range(i + 1, len(results)):
             if j not in dropped and twins(a, results[j]):
                 gpu, cpu = (a, results[j]) if a.get("device") == "gpu" else (results[j], a)
-                a = dict(gpu, _twin=cpu.get("_path"), _device="CPU = GPU", _twin_precision=precision_short(cpu),
-                         _twin_words=precision_words(cpu))
+                a = dict(
+                    gpu,
+                    _twin=cpu.get("_path"),
+                    _device="CPU = GPU",
+                    _twin_precision=precision_short(cpu),
+                    _twin_words=precision_words(cpu),
+                )
                 dropped.add(j)
                 break
         out.append(a)
@@ -144,9 +150,14 @@ def gpu_timing(results, like=None, storage=None):
     """The one GPU timing of a paper row: among ``results`` (campaign summaries of that row) on the GPU, under the
     reading and arithmetic of ``like`` (a result) and in storage precision ``storage``, the one with the most runs;
     None if none.  Table R6 and Figure 1 both read it."""
-    cands = [r for r in results if r.get("device") == "gpu" and timing_of(r)
-             and (like is None or (same_reading_as(r, like) and arithmetic_of(r) == arithmetic_of(like)))
-             and (storage is None or storage_of(r) == storage)]
+    cands = [
+        r
+        for r in results
+        if r.get("device") == "gpu"
+        and timing_of(r)
+        and (like is None or (same_reading_as(r, like) and arithmetic_of(r) == arithmetic_of(like)))
+        and (storage is None or storage_of(r) == storage)
+    ]
     return max(cands, key=lambda r: (int(r.get("runs") or 0), -timing_of(r)[0])) if cands else None
 
 

@@ -47,13 +47,16 @@ def _rms(values):
 
 def hypotheses_z(res, paper, key, variants):
     """{column: z} for indicator ``key`` (``mse_y_max`` ...) of summary ``res`` against the paper's value."""
-    short = key[len("mse_"):]
+    short = key[len("mse_") :]
     ours, se = res.get(key), res.get(key + "_se")
     out = {"literal": _z(res.get("literal_" + short), paper, res.get("literal_" + short + "_se"))}
     for name, _ in SPLITS:
         sp = paper_splits(res).get(name)
-        out[name] = None if sp is None or ours is None or not se else _z(
-            ours + sp[short + "_shift"], paper, math.hypot(se, sp[short + "_sd"]))
+        out[name] = (
+            None
+            if sp is None or ours is None or not se
+            else _z(ours + sp[short + "_shift"], paper, math.hypot(se, sp[short + "_sd"]))
+        )
     for name, vres in variants.items():
         out[name] = None if vres is None else _z(vres.get(key), paper, vres.get(key + "_se"))
     return out
@@ -90,28 +93,49 @@ def residuals_model(plan, summaries, variant_files, campaign=()):
             if z0 is None:
                 continue
             zs = hypotheses_z(res, paper[key], key, variants)
-            cell = {"table": tex_escape(label), "d": paper["d"], "dt": f"{paper['dt']:g}",
-                    "in_sample": math.isclose(paper["dt"], IN_SAMPLE_DT),
-                    "indicator": INDICATOR_TEX[key], "diff": res[key] - paper[key], "z0": z0,
-                    "z": [zs[c] for c in columns],
-                    "sources": [res["_path"]] + [v["_path"] for v in variants.values() if v is not None]}
-            cell["explained"] = [h for c, h in zip(columns, headers, strict=True)
-                                 if zs[c] is not None and abs(zs[c]) <= thr]
+            cell = {
+                "table": tex_escape(label),
+                "d": paper["d"],
+                "dt": f"{paper['dt']:g}",
+                "in_sample": math.isclose(paper["dt"], IN_SAMPLE_DT),
+                "indicator": INDICATOR_TEX[key],
+                "diff": res[key] - paper[key],
+                "z0": z0,
+                "z": [zs[c] for c in columns],
+                "sources": [res["_path"]] + [v["_path"] for v in variants.values() if v is not None],
+            }
+            cell["explained"] = [
+                h for c, h in zip(columns, headers, strict=True) if zs[c] is not None and abs(zs[c]) <= thr
+            ]
             cell["tested"] = any(zs[c] is not None for c in columns[1:])  # beyond the literal form
             (cells if abs(z0) > thr else within).append(cell)
     tally = []
     for j in range(len(columns)):
         beyond = [c["z"][j] for c in cells if c["z"][j] is not None]
         inside = [c["z"][j] for c in within if c["z"][j] is not None]
-        tally.append({"explains": sum(abs(z) <= thr for z in beyond), "of": len(beyond),
-                      "breaks": sum(abs(z) > thr for z in inside), "within": len(inside),
-                      "rms": _rms(beyond + inside)})
-    return {"preset": tex_escape(plan.preset), "reading": tex_escape(reading.name), "describe": reading.describe(),
-            "threshold": f"{thr:g}", "headers": headers, "cells": cells, "tally": tally,
-            "variants": [{"name": tex_escape(v.name), "hypothesis": tex_escape(v.hypothesis)} for v in plan.variants],
-            "rows": [tex_escape(k) for k in plan.residual_rows], "n_within": len(within),
-            "rms0": _rms([c["z0"] for c in cells + within]),
-            "sources": sorted({s for c in cells + within for s in c["sources"]})}
+        tally.append(
+            {
+                "explains": sum(abs(z) <= thr for z in beyond),
+                "of": len(beyond),
+                "breaks": sum(abs(z) > thr for z in inside),
+                "within": len(inside),
+                "rms": _rms(beyond + inside),
+            }
+        )
+    return {
+        "preset": tex_escape(plan.preset),
+        "reading": tex_escape(reading.name),
+        "describe": reading.describe(),
+        "threshold": f"{thr:g}",
+        "headers": headers,
+        "cells": cells,
+        "tally": tally,
+        "variants": [{"name": tex_escape(v.name), "hypothesis": tex_escape(v.hypothesis)} for v in plan.variants],
+        "rows": [tex_escape(k) for k in plan.residual_rows],
+        "n_within": len(within),
+        "rms0": _rms([c["z0"] for c in cells + within]),
+        "sources": sorted({s for c in cells + within for s in c["sources"]}),
+    }
 
 
 def fmt_explains(z, threshold) -> str:

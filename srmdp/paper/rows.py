@@ -129,12 +129,17 @@ def find_row(table: str, dt=None, row=None, d=None):
         raise ConfigError(f"invalid dt={dt!r} for table {table}: allowed values are {allowed}")
     if not sel and row is not None:
         raise ConfigError(f"invalid row={row!r} for table {table}: allowed values are 1..{len(rows)}")
-    if len(sel) == 1 and row is not None and (dt is not None and not math.isclose(sel[0]["dt"], dt)
-                                              or d is not None and sel[0]["d"] != d):
+    if (
+        len(sel) == 1
+        and row is not None
+        and (dt is not None and not math.isclose(sel[0]["dt"], dt) or d is not None and sel[0]["d"] != d)
+    ):
         r = sel[0]
         given = " ".join(f"{k}={v!r}" for k, v in (("d", d), ("dt", dt)) if v is not None)
-        raise ConfigError(f"invalid row={row!r} for table {table}: it has d={r['d']} dt={r['dt']:g}, not {given};"
-                          " give --dt or --row alone")
+        raise ConfigError(
+            f"invalid row={row!r} for table {table}: it has d={r['d']} dt={r['dt']:g}, not {given};"
+            " give --dt or --row alone"
+        )
     if len(sel) != 1:
         choices = "; ".join(f"row {r['row']}: d={r['d']} dt={r['dt']:g} #C={r['cells']} M={r['M']}" for r in rows)
         what = "matches no row" if not sel else "is ambiguous"
@@ -185,9 +190,9 @@ def paper_case(table: str, dt=None, row=None, d=None, problem=PAPER_PROBLEM, **o
     """The case of a paper row (selected as :func:`find_row` does), with the reading's ``options``; ``problem``
     must be the paper's (``srmdp run --table`` passes its ``--problem``)."""
     if problem != PAPER_PROBLEM:
-        raise ConfigError(f"invalid arguments: --table selects a row of the paper, whose problem is {PAPER_PROBLEM},"
-                          f" not {problem}")
+        raise ConfigError(
+            f"invalid arguments: --table selects a row of the paper, whose problem is {PAPER_PROBLEM}, not {problem}"
+        )
     r = find_row(table, dt=dt, row=row, d=d)
     row_values = {"d": r["d"], "dt": r["dt"], "basis": r["basis"], "cells": r["cells"], "paths": r["M"]}
     return make_case(row_values | options, PaperCase, table=r["table"], row=r["row"])
-

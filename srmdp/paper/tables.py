@@ -76,9 +76,15 @@ def table_model(plan, table, summaries, timings, gpu_files, campaign=()):
             in_sample = o["name"] == FIT_READING and math.isclose(r["dt"], FIT_DT)
             mine = []
             if o["run"]:
-                mine.append(dict(o, device=f"{o['model']}, {o['precision_short']}",
-                                 cpu_s=cpu["seconds_per_run"] if cpu and fit else None, gpu_s=None,
-                                 sources=o["sources"] + ([cpu["_path"]] if cpu and fit else [])))
+                mine.append(
+                    dict(
+                        o,
+                        device=f"{o['model']}, {o['precision_short']}",
+                        cpu_s=cpu["seconds_per_run"] if cpu and fit else None,
+                        gpu_s=None,
+                        sources=o["sources"] + ([cpu["_path"]] if cpu and fit else []),
+                    )
+                )
             for e in camp_entries:
                 if e["name"] != o["name"]:
                     continue
@@ -89,8 +95,15 @@ def table_model(plan, table, summaries, timings, gpu_files, campaign=()):
                     e = dict(e, sources=e["sources"] + [res["_twin"]])
                 else:
                     dev = f"{device_words(res)}, {precision_short(res)}"
-                mine.append(dict(e, run=True, device=dev, cpu_s=None if gpu_dev else e["seconds"],
-                                 gpu_s=e["seconds"] if gpu_dev else None))
+                mine.append(
+                    dict(
+                        e,
+                        run=True,
+                        device=dev,
+                        cpu_s=None if gpu_dev else e["seconds"],
+                        gpu_s=e["seconds"] if gpu_dev else None,
+                    )
+                )
             if not mine:
                 mine.append({"name": o["name"], "run": False, "device": "", "model": "", "sources": []})
 
@@ -110,12 +123,19 @@ def table_model(plan, table, summaries, timings, gpu_files, campaign=()):
         any_run = any(line["run"] for line in lines)
         for line in lines:  # "not run" only where no reading has a run of the row
             line["other_run"] = any_run and not line["run"]
-        rows.append({
-            "row": r["row"], "d": r["d"], "dt": f"{r['dt']:g}", "cells": r["cells"], "K": r["K"], "M": r["M"],
-            "paper": {k: r[k] for k in (*INDICATORS, "cpu_s", "gpu_s")},
-            "lines": lines,
-            "sources": sources,
-        })
+        rows.append(
+            {
+                "row": r["row"],
+                "d": r["d"],
+                "dt": f"{r['dt']:g}",
+                "cells": r["cells"],
+                "K": r["K"],
+                "M": r["M"],
+                "paper": {k: r[k] for k in (*INDICATORS, "cpu_s", "gpu_s")},
+                "lines": lines,
+                "sources": sources,
+            }
+        )
     return {
         "table": table,
         "number": paper_table_number(table),
@@ -156,8 +176,15 @@ def _other_reading_lines(plan, merged, by_path) -> list:
             continue
         res = by_path[e["sources"][0]]
         gpu_dev = e["device"] != "cpu"
-        line = dict(e, run=True, first=True, in_sample=False, device=f"{device_words(res)}, {precision_short(res)}",
-                    cpu_s=None if gpu_dev else e["seconds"], gpu_s=e["seconds"] if gpu_dev else None)
+        line = dict(
+            e,
+            run=True,
+            first=True,
+            in_sample=False,
+            device=f"{device_words(res)}, {precision_short(res)}",
+            cpu_s=None if gpu_dev else e["seconds"],
+            gpu_s=e["seconds"] if gpu_dev else None,
+        )
         out.append(line)
     return out
 
@@ -190,8 +217,18 @@ def agreement_model(plan, summaries, campaign=()):
             dmax.append(max(diffs) if diffs else None)
             if res is not None:
                 sources.append(res["_path"])
-        rows.append({"table": tex_escape(s.table), "row": s.row, "d": paper["d"], "dt": f"{paper['dt']:g}",
-                     "z": cells, "dmax": dmax, "sources": sources, "in_sample": math.isclose(paper["dt"], FIT_DT)})
+        rows.append(
+            {
+                "table": tex_escape(s.table),
+                "row": s.row,
+                "d": paper["d"],
+                "dt": f"{paper['dt']:g}",
+                "z": cells,
+                "dmax": dmax,
+                "sources": sources,
+                "in_sample": math.isclose(paper["dt"], FIT_DT),
+            }
+        )
     camp = index_results(campaign)
     for paper in paper_rows():  # the pooled data/gpu/ chunks: one line per row and kind (device set, precision)
         merged = merge_twins(camp.get((paper["table"], paper["row"]), []))
@@ -216,12 +253,24 @@ def agreement_model(plan, summaries, campaign=()):
                 dev = f"CPU = GPU {_short_precision(kind[1])}"
                 sources += [twin[src]["_twin"] for src in sources if src in twin]
             runs = "/".join(str(x["runs"]) for x in mine)
-            rows.append({"table": tex_escape(f"{paper['table']} {dev} R={runs}"), "row": paper["row"],
-                         "d": paper["d"], "dt": f"{paper['dt']:g}", "z": cells, "dmax": dmax,
-                         "sources": sources, "in_sample": math.isclose(paper["dt"], FIT_DT)})
-    return {"rows": rows, "preset": tex_escape(plan.preset),
-            "readings": [{"name": tex_escape(x.name), "describe": x.describe()} for x in plan.paper_readings],
-            "indicators": [INDICATOR_TEX[k] for k in INDICATORS]}
+            rows.append(
+                {
+                    "table": tex_escape(f"{paper['table']} {dev} R={runs}"),
+                    "row": paper["row"],
+                    "d": paper["d"],
+                    "dt": f"{paper['dt']:g}",
+                    "z": cells,
+                    "dmax": dmax,
+                    "sources": sources,
+                    "in_sample": math.isclose(paper["dt"], FIT_DT),
+                }
+            )
+    return {
+        "rows": rows,
+        "preset": tex_escape(plan.preset),
+        "readings": [{"name": tex_escape(x.name), "describe": x.describe()} for x in plan.paper_readings],
+        "indicators": [INDICATOR_TEX[k] for k in INDICATORS],
+    }
 
 
 def render_agreement(plan, summaries, template_dir, out, campaign=()):
@@ -245,8 +294,9 @@ def _twin_rows(plan, variants, summaries):
     rows, readings = [], []
     for vr in variants:
         base = plan.base_reading(vr)
-        readings.append({"name": tex_escape(vr.name), "describe": vr.describe(),
-                         "base": tex_escape(base.name) if base else None})
+        readings.append(
+            {"name": tex_escape(vr.name), "describe": vr.describe(), "base": tex_escape(base.name) if base else None}
+        )
         for s in plan.selected:
             if not vr.runs_row(s.key):
                 continue
@@ -254,11 +304,20 @@ def _twin_rows(plan, variants, summaries):
             found = sums.get((s.table, s.row), [])
             on = next((x for x in found if matches(x, vr)), None)
             off = next((x for x in found if matches(x, base)), None) if base else None
-            row = {"table": tex_escape(s.table), "row": s.row, "d": paper["d"], "dt": f"{paper['dt']:g}",
-                   "cells": paper["cells"], "M": paper["M"], "reading": tex_escape(vr.name),
-                   "base": tex_escape(base.name) if base else None,
-                   "paper": {k: paper[k] for k in INDICATORS},
-                   "on": _line(on) if on else None, "off": _line(off) if off else None, "diff": None}
+            row = {
+                "table": tex_escape(s.table),
+                "row": s.row,
+                "d": paper["d"],
+                "dt": f"{paper['dt']:g}",
+                "cells": paper["cells"],
+                "M": paper["M"],
+                "reading": tex_escape(vr.name),
+                "base": tex_escape(base.name) if base else None,
+                "paper": {k: paper[k] for k in INDICATORS},
+                "on": _line(on) if on else None,
+                "off": _line(off) if off else None,
+                "diff": None,
+            }
             rows.append((row, on, off))
     return rows, readings
 
@@ -302,11 +361,18 @@ def arithmetic_model(plan, summaries):
                 diff[k] = on[k] - off[k]
                 diff[k + "_rel"] = abs(diff[k]) / se if se else None
                 if diff[k + "_rel"] is not None and diff[k + "_rel"] >= worst.get(k, {"rel": -1.0})["rel"]:
-                    worst[k] = {"rel": diff[k + "_rel"], "diff": diff[k],
-                                "where": f"{row['table']} $\\Delta t={row['dt']}$"}
+                    worst[k] = {
+                        "rel": diff[k + "_rel"],
+                        "diff": diff[k],
+                        "where": f"{row['table']} $\\Delta t={row['dt']}$",
+                    }
             row["diff"] = diff
-    return {"preset": tex_escape(plan.preset), "readings": readings, "rows": [r for r, _, _ in rows],
-            "worst": [{"indicator": INDICATOR_TEX[k], **worst[k]} for k in INDICATORS if k in worst]}
+    return {
+        "preset": tex_escape(plan.preset),
+        "readings": readings,
+        "rows": [r for r, _, _ in rows],
+        "worst": [{"indicator": INDICATOR_TEX[k], **worst[k]} for k in INDICATORS if k in worst],
+    }
 
 
 def render_arithmetic(plan, summaries, template_dir, out):

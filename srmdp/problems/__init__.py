@@ -75,8 +75,9 @@ class Problem:
 
     def kernel_functions(self) -> list[str]:
         """The module-level functions defined in the file (compiled as kernel code)."""
-        return [n for n, f in vars(self.module).items()
-                if inspect.isfunction(f) and f.__module__ == self.module.__name__]
+        return [
+            n for n, f in vars(self.module).items() if inspect.isfunction(f) and f.__module__ == self.module.__name__
+        ]
 
 
 def _fail(where, what):
@@ -122,8 +123,9 @@ def _locate(spec: str):
             raise ConfigError(f"invalid problem={spec!r}: no such file {path_part}")
         name = name or path.stem
     else:
-        raise ConfigError(f"invalid problem={spec!r}: allowed values are {', '.join(REGISTRY)}"
-                          " or path/to/file.py[:NAME]")
+        raise ConfigError(
+            f"invalid problem={spec!r}: allowed values are {', '.join(REGISTRY)} or path/to/file.py[:NAME]"
+        )
     return path, name
 
 
@@ -139,14 +141,17 @@ def _load(spec: str, path: Path, name: str, adapted_d, text: str) -> Problem:
     try:
         exec(compile(text, str(path), "exec"), module.__dict__)
     except Exception as exc:  # the user's file itself fails: one line, file and line number
-        line = getattr(exc, "lineno", None) or (exc.__traceback__.tb_next.tb_lineno if exc.__traceback__.tb_next
-                                                 else "?")
+        line = getattr(exc, "lineno", None) or (
+            exc.__traceback__.tb_next.tb_lineno if exc.__traceback__.tb_next else "?"
+        )
         _fail(where, f"importing it raised {type(exc).__name__} at line {line}: {exc}")
     sys.modules.setdefault(mod_name, module)
     found = [path.stem] + [v for v in [module.__dict__.get("NAME")] if isinstance(v, str) and v != path.stem]
     if name not in found:  # a typo is not a new label (nor a new kernel to compile)
-        raise ConfigError(f"invalid problem={spec!r}: {path.name} has no problem named {name!r}; names found:"
-                          f" {', '.join(found)} (path/to/file.py[:NAME], NAME the file's stem or its NAME string)")
+        raise ConfigError(
+            f"invalid problem={spec!r}: {path.name} has no problem named {name!r}; names found:"
+            f" {', '.join(found)} (path/to/file.py[:NAME], NAME the file's stem or its NAME string)"
+        )
     for fn, (params, required) in CONTRACT.items():
         f = module.__dict__.get(fn)
         if f is None:
@@ -162,12 +167,19 @@ def _load(spec: str, path: Path, name: str, adapted_d, text: str) -> Problem:
     if has_y != has_z:
         _fail(where, "define both y_exact and z_exact, or neither")
     maturity = _number(module, where, "MATURITY", None, lambda v: v > 0, "must be a number > 0")
-    half = _number(module, where, "BOX_HALF_WIDTH", DEFAULT_HALF_WIDTH, lambda v: 0 < v <= MAX_HALF_WIDTH,
-                   f"must be a number in (0, {MAX_HALF_WIDTH:g}]")
+    half = _number(
+        module,
+        where,
+        "BOX_HALF_WIDTH",
+        DEFAULT_HALF_WIDTH,
+        lambda v: 0 < v <= MAX_HALF_WIDTH,
+        f"must be a number in (0, {MAX_HALF_WIDTH:g}]",
+    )
     x0 = _number(module, where, "X0", 0.0, lambda v: True, "must be a finite number")
     source = text if "forward" in module.__dict__ else text.rstrip() + "\n" + DEFAULT_FORWARD
-    return Problem(name=name, path=path, source=source, module=module, maturity=maturity, half_width=half,
-                   x0=x0, has_exact=has_y)
+    return Problem(
+        name=name, path=path, source=source, module=module, maturity=maturity, half_width=half, x0=x0, has_exact=has_y
+    )
 
 
 def _adapted(base: Problem, d: int) -> Problem:
@@ -179,6 +191,14 @@ def _adapted(base: Problem, d: int) -> Problem:
     module.__file__ = str(base.path)
     exec(compile(source, f"{base.path}#adapted", "exec"), module.__dict__)
     sys.modules.setdefault(module.__name__, module)
-    return Problem(name=base.name, path=base.path, source=source, module=module, maturity=base.maturity,
-                   half_width=HALF_WIDTH, x0=0.0, has_exact=base.has_exact, adapted_d=int(d))
-
+    return Problem(
+        name=base.name,
+        path=base.path,
+        source=source,
+        module=module,
+        maturity=base.maturity,
+        half_width=HALF_WIDTH,
+        x0=0.0,
+        has_exact=base.has_exact,
+        adapted_d=int(d),
+    )

@@ -107,6 +107,7 @@ def forward_moments(t, x0, d):
 
 # --------------------------------------------------------------------------- references (NumPy/SciPy)
 
+
 def to_price(xi):
     """S = S0 exp(sigma xi)."""
     return S0 * np.exp(SIGMA * np.asarray(xi, dtype=float))
@@ -135,8 +136,7 @@ def linear_price(x0=X0, d=1, rate=R_L, t=0.0, n=20001):
     return float(np.exp(-rate * tau) * (call(K1) - 2.0 * call(K2)))
 
 
-def u_reference(x0=X0, d=1, n_paths=200_000, n_steps=100, seed=19950101, policy_rate=R_L, cv_rate=R_B,
-                batch=50_000):
+def u_reference(x0=X0, d=1, n_paths=200_000, n_steps=100, seed=19950101, policy_rate=R_L, cv_rate=R_B, batch=50_000):
     """Monte-Carlo lower bound of u(0, x0 (1,...,1)): (value, standard error).  See the module docstring.
 
     The feedback borrows (rate R_b) on [t_k, t_{k+1}) where 120 P(M > 120) > 300 P(M > 150) under the
@@ -161,8 +161,7 @@ def u_reference(x0=X0, d=1, n_paths=200_000, n_steps=100, seed=19950101, policy_
         for k in range(n_steps):
             tau = MATURITY - k * dt
             s = np.exp(logs)
-            borrow = K1 * _prob_max_above(K1, s, tau, policy_rate) > 2.0 * K2 * _prob_max_above(K2, s, tau,
-                                                                                                policy_rate)
+            borrow = K1 * _prob_max_above(K1, s, tau, policy_rate) > 2.0 * K2 * _prob_max_above(K2, s, tau, policy_rate)
             r = np.where(borrow, R_B, R_L)
             inc = sq * rng.standard_normal((n, d))
             logs += ((r - 0.5 * SIGMA**2) * dt)[:, None] + inc

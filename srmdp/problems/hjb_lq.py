@@ -76,6 +76,7 @@ def forward_moments(t, x0, d):
 
 # --------------------------------------------------------------------------- references (NumPy)
 
+
 def u_reference(x0=X0, d=1, n_paths=1_000_000, seed=20160101, t=0.0, lam=LAM, batch=200_000):
     """u(t, x0 (1,...,1)) by plain Monte-Carlo of the Cole-Hopf formula: (value, standard error).
 

@@ -3,6 +3,7 @@
 u(t, x) = (T - t) cos(s), s = (x_1 + ... + x_d) / sqrt(d), X = W: du/dt + Lap u / 2 + f = 0 with
 f(t, x) = cos(s) (1 + (T - t) / 2) (Lap cos(s) = -cos(s)); |u| <= T, u(T, .) = 0, z = grad u.
 """
+
 import math
 
 MATURITY = 1.0

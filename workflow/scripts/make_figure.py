@@ -14,8 +14,15 @@ stem = str(Path(snakemake.output.pdf).with_suffix(""))
 fig = snakemake.wildcards.fig
 if fig in ("convergence_y", "convergence_z"):
     inds = ("mse_y_max", "mse_y_av") if fig == "convergence_y" else ("mse_z_av",)
-    run_logged(snakemake.log[0], figures.figure_convergence, plan, list(inp.summaries), stem,
-               campaign=list(inp.campaign), indicators=inds)
+    run_logged(
+        snakemake.log[0],
+        figures.figure_convergence,
+        plan,
+        list(inp.summaries),
+        stem,
+        campaign=list(inp.campaign),
+        indicators=inds,
+    )
 elif fig == "speedup":
     run_logged(snakemake.log[0], figures.figure_speedup, plan, list(inp.likeforlike), list(inp.campaign), stem)
 elif fig == "time_vs_steps":
