@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from srmdp import indicators, readings
-from srmdp.paper import summary_sentences, tables
+from srmdp.paper import summary_sentences, switch_tables
 from srmdp.paper.plan import Plan, load_configs
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -71,7 +71,7 @@ def test_the_arithmetic_table_gives_each_difference_in_standard_errors(plan, tmp
     ses = (0.04, 0.02, 0.01)
     off = _summary(tmp_path / "f64.json", "LP1d4_r1", "float64", (-5.0, -6.0, -2.0), ses)
     on = _summary(tmp_path / "f32.json", "LP1d4_r1", "float32", (-5.0 + 2e-7, -6.0 - 1e-7, -2.0 + 4e-8), ses)
-    model = tables.arithmetic_model(plan, [off, on])
+    model = switch_tables.arithmetic_model(plan, [off, on])
     row = next(r for r in model["rows"] if r["table"] == "LP1d4" and r["row"] == 1)
     diff = row["diff"]
     assert diff["sources"] == [off, on]
@@ -82,7 +82,7 @@ def test_the_arithmetic_table_gives_each_difference_in_standard_errors(plan, tmp
     # the rows of the reading without both summaries: no difference
     assert sum(r["diff"] is not None for r in model["rows"]) == 1
     out = tmp_path / "arithmetic.tex"
-    tables.render_arithmetic(plan, [off, on], ROOT / "workflow/templates", out)
+    switch_tables.render_arithmetic(plan, [off, on], ROOT / "workflow/templates", out)
     text = out.read_text()
     assert r"\label{tab:arithmetic}" in text and f"% source: {off} {on}" in text
     assert r"difference &  & $2.0\times10^{-7}$ &" in text and r"\sigma$ &  & $5.0\times10^{-6}$ &" in text
@@ -98,6 +98,6 @@ def test_the_arithmetic_table_gives_each_difference_in_standard_errors(plan, tmp
 def test_the_arithmetic_table_without_a_float32_reading(tmp_path):
     ci = Plan(load_configs([ROOT / "config/config.yaml", ROOT / "config/ci.yaml"]))
     assert not ci.arithmetic_readings and ci.arithmetic_summaries() == []
-    tables.render_arithmetic(ci, [], ROOT / "workflow/templates", tmp_path / "arithmetic.tex")
+    switch_tables.render_arithmetic(ci, [], ROOT / "workflow/templates", tmp_path / "arithmetic.tex")
     assert "No reading in float32 arithmetic" in (tmp_path / "arithmetic.tex").read_text()
-    assert summary_sentences.arithmetic_measured(tables.arithmetic_model(ci, [])) == ""
+    assert summary_sentences.arithmetic_measured(switch_tables.arithmetic_model(ci, [])) == ""

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from srmdp import indicators, readings
-from srmdp.paper import figures, tables
+from srmdp.paper import figures, switch_tables, tables
 from srmdp.paper.plan import Plan, load_configs
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -94,7 +94,7 @@ def test_zcv_table_and_paper_tables(plan, tmp_path):
     unb = ("unbounded", None, None)
     off = _summary(tmp_path / "theory.json", "LP1d4_r2", unb, None, (-5.47, -5.62, -1.58), (0.03, 0.01, 0.008), 1.8)
     on = _summary(tmp_path / "zcv.json", "LP1d4_r2", unb, True, (-5.50, -5.65, -3.74), (0.03, 0.01, 0.01), 1.9)
-    model = tables.zcv_model(plan, [off, on])
+    model = switch_tables.zcv_model(plan, [off, on])
     row = next(r for r in model["rows"] if r["table"] == "LP1d4" and r["row"] == 2)
     diff = row["diff"]
     assert math.isclose(diff["mse_z_av"], -2.16) and math.isclose(diff["mse_z_av_se"], math.hypot(0.008, 0.01))
@@ -102,7 +102,7 @@ def test_zcv_table_and_paper_tables(plan, tmp_path):
     assert math.isclose(diff["mse_y_av_z"], -0.03 / math.hypot(0.01, 0.01))
     assert row["paper"]["mse_z_av"] == pytest.approx(-1.551480)
     out = tmp_path / "zcv.tex"
-    tables.render_zcv(plan, [off, on], ROOT / "workflow/templates", out)
+    switch_tables.render_zcv(plan, [off, on], ROOT / "workflow/templates", out)
     text = out.read_text()
     assert r"\toprule" in text and r"\bottomrule" in text and r"\label{tab:zcv}" in text
     assert f"% source: {off} {on}" in text and "-2.160" in text and r"\div8.7" in text
@@ -116,7 +116,7 @@ def test_zcv_table_and_paper_tables(plan, tmp_path):
 def test_zcv_table_without_a_zcv_reading(tmp_path):
     ci = Plan(load_configs([ROOT / "config/config.yaml", ROOT / "config/ci.yaml"]))
     assert not ci.zcv_readings and ci.zcv_summaries() == []
-    tables.render_zcv(ci, [], ROOT / "workflow/templates", tmp_path / "zcv.tex")
+    switch_tables.render_zcv(ci, [], ROOT / "workflow/templates", tmp_path / "zcv.tex")
     assert "No reading with the $Z$ control variate" in (tmp_path / "zcv.tex").read_text()
 
 

@@ -35,7 +35,8 @@ from .summary_sentences import (
     table_sentence,
     theory_sentence,
 )
-from .tables import FIT_DT, FIT_READING, arithmetic_model  # the fitted reading and where; float32 vs float64
+from .switch_tables import arithmetic_model
+from .tables import FIT_DT, FIT_READING  # the fitted reading and where; float32 vs float64
 from .verdict import (
     COST_RUNS,
     GPU_MODEL,

@@ -1,9 +1,9 @@
 """Render tables/zcv.tex or tables/arithmetic.tex: a reading against the paper reading it differs from by one
-switch (a thin wrapper around srmdp.paper.tables.render_zcv / render_arithmetic, named by params.render)."""
+switch (a thin wrapper around srmdp.paper.switch_tables.render_zcv / render_arithmetic, named by params.render)."""
 
 from pathlib import Path
 
-from srmdp.paper import tables
+from srmdp.paper import switch_tables
 from srmdp.paper.latex import run_logged
 from srmdp.paper.plan import Plan
 
@@ -11,7 +11,7 @@ snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
 
 run_logged(
     snakemake.log[0],
-    getattr(tables, snakemake.params.render),
+    getattr(switch_tables, snakemake.params.render),
     Plan(snakemake.config),
     list(snakemake.input.summaries),
     Path(snakemake.input.template).parent,
