@@ -32,13 +32,9 @@ intermediate level without a strictly coarser level below it is not preferred to
 partner or a fill step replaces the answer only where its estimate is also the smaller.
 
 **Levels chosen by predicted error reduction per second.**  Once the answer has an estimate, before each
-level of the ladder the error model fitted to the levels so far (:mod:`srmdp.error_model`: u0 = u* + a/N +
-b h^q + c N/M) prices the ladder's next level (with its dt partners) and the steps from the answer (below) in
-predicted error reduction per second; a step from the answer is taken instead (``step-<kind>`` in the rows)
-where it is the better buy.  Only what can become the answer is priced: a value with no strictly coarser level
-(dt halved at a fixed M) gains nothing, and the ladder's own stepping stones (dt at a fixed M) are taken as the
-ladder has them.  Where the N/M term dominates (``hjb_lq``: c < 0, the quadratic driver's noise in z), the
-ladder's next level, which refines N too, is the worse buy at a fixed M, and 2 M from the answer the better.
+level of the ladder the error model fitted to the levels so far prices the ladder's next level and the steps
+from the answer; a step from the answer is taken instead (``step-<kind>`` in the rows) where it is the better
+buy (:mod:`srmdp.step_choice`).
 
 **The whole budget.**  When the next level does not fit in what is left (or the ladder ends), the rest of
 the budget goes to fill steps from the answer (:mod:`srmdp.fill_steps`: its dt partners N/2 and N/4, dt/2, 2 M,
@@ -70,9 +66,10 @@ import time
 from dataclasses import replace
 
 from .exceptions import ConfigError
-from .fill_steps import answer_model, choose_fill, ladder_gain, rank_fills
+from .fill_steps import choose_fill
 from .richardson import extrapolate
 from .rng import STEP_BITS
+from .step_choice import prefer_step
 
 _clock = time.perf_counter  # the refinement's clock (a test injects a fake one: no timed runs)
 
@@ -237,7 +234,7 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
                     )
             swap = None
             if fits and rate is not None:  # the ladder's next level(s), or a step from the answer the model prefers
-                swap = _prefer_step(req, state, ran, budget - elapsed, pending, group, work / rate)
+                swap = prefer_step(req, state, ran, budget - elapsed, pending, group, work / rate)
             if swap is not None:
                 rules = dict(getattr(state["answer"][0], "rules", {}))
                 queue = [(c, rules, "step-" + swap[0]) for c in swap[1]]
@@ -320,19 +317,6 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
             if met >= CONSECUTIVE:
                 state["met"] = True
                 return None
-
-
-def _prefer_step(req, state, ran, left, pending, group, secs):
-    """(kind, [cases]) of a step from the answer whose predicted error reduction per second (the error model fitted
-    to the levels so far, :mod:`srmdp.error_model`) beats the ladder's next group of levels (``secs`` seconds), or
-    None: the ladder's level.  Only where the model prices both (it identifies the terms the steps change)."""
-    gain = ladder_gain(answer_model(state), state, [lv[0] for lv in pending[:group]])
-    if gain is None:
-        return None
-    kind, cases, per_s = rank_fills(req, state, ran, left, model_only=True)
-    if kind is None or per_s <= gain / max(secs, 1e-9) or per_s <= 0.0:
-        return None
-    return kind, cases
 
 
 def _estimate(case, row, res, done):

@@ -661,7 +661,7 @@ def test_the_model_prices_a_step_that_cannot_be_estimated_at_zero():
     from dataclasses import replace
 
     from srmdp.error_model import fit
-    from srmdp.fill_steps import model_gain
+    from srmdp.step_choice import model_gain
 
     def u0(n, c, m):
         return 1.0 + 0.02 / n + 0.01 / c**2 - 3.0 * n / m
@@ -684,7 +684,7 @@ def _m_dominated(case):  # hjb_lq's signs (d = 4): dt and cells up, the regressi
 def test_steps_chosen_by_the_model_beat_the_fixed_ladder(monkeypatch, budget):
     """Where the N/M term dominates, the model takes steps from the answer (2 M) before the ladder's next level
     (which refines N too, and so grows that term at a fixed M): the same fake clock and budget give a smaller
-    error than the fixed ladder (the ladder's order with the fill steps at its end, _prefer_step disabled)."""
+    error than the fixed ladder (the ladder's order with the fill steps at its end, prefer_step disabled)."""
     from srmdp import refine as refine_mod
 
     errors = {}
@@ -693,7 +693,7 @@ def test_steps_chosen_by_the_model_beat_the_fixed_ladder(monkeypatch, budget):
             clock = _Clock()
             mp.setattr(refine_mod, "_clock", clock)
             if not prefer:
-                mp.setattr(refine_mod, "_prefer_step", lambda *a, **k: None)
+                mp.setattr(refine_mod, "prefer_step", lambda *a, **k: None)
             sol, lines = _refine(mp, _timed_fake(clock, _m_dominated), tol=1e-12, budget_s=budget)
             assert clock.now <= budget
             errors[prefer] = abs(sol.result["u0"] - 1.0)
@@ -721,7 +721,7 @@ def test_the_model_fits_only_the_levels_of_the_answers_remedies():
     out of the model's fit and of the estimability check."""
     from types import SimpleNamespace
 
-    from srmdp.fill_steps import answer_model, same_ladder
+    from srmdp.step_choice import answer_model, same_ladder
 
     def u0(n, c, m):
         return 1.0 + 0.3 / n + 0.2 / c**2 - 2.0 * n / m
