@@ -1,4 +1,5 @@
-"""The steps of a refinement from its answer (:mod:`srmdp.refine`) -- the answer's dt partners, dt/2, 2 M or #C + 2 --
+"""The steps of a refinement from its answer (:mod:`srmdp.refine`) -- the answer's dt partners, dt/2, 2 M, #C + 2, or
+more runs of the answer's level (with its Richardson partners' or not; :mod:`srmdp.pooled_runs`) --
 chosen by predicted error reduction per second: by the error model fitted to the levels run so far
 (:mod:`srmdp.step_choice`) where it identifies the step's term, else by a split of the answer's estimate
 (:func:`predicted_gain`)."""
@@ -10,6 +11,7 @@ from dataclasses import replace
 
 from .bases import BASES
 from .exceptions import ConfigError
+from .pooled_runs import RUNS_KINDS, runs_gain, runs_steps
 from .rng import STEP_BITS
 from .step_choice import answer_model, model_gain, same_ladder
 
@@ -77,25 +79,38 @@ def rank_fills(req, state, ran, left, pending=(), model_only=False):
     case = ans[0].case
     model = answer_model(state)
     options = []
-    for kind, cs in fill_steps(req, case):
-        cs = [c for c in cs if (c.steps, c.cells, c.paths) not in ran]
+    # more runs of levels run, for an estimated answer at the budget's end only (model_only: against the ladder's
+    # next level, which cuts the noise too; a tiny noise gain would beat a level the model prices at no gain)
+    pooling = runs_steps(state) if best is not None and not model_only else []
+    for kind, cs in fill_steps(req, case) + pooling:
+        if kind not in RUNS_KINDS:
+            cs = [c for c in cs if (c.steps, c.cells, c.paths) not in ran]
         if not cs:
             continue
-        secs = sum(c.path_steps for c in cs) * req.runs / rate
-        if secs <= left:
+        runs = req.runs
+        if kind in RUNS_KINDS:  # a batch of up to the request's runs: as many as fit in what is left
+            runs = min(req.runs, int(left * rate / sum(c.path_steps for c in cs)))
+        secs = sum(c.path_steps for c in cs) * runs / rate
+        if runs >= 1 and secs <= left:
             # without an estimate yet, the model has nothing to fit: the cheapest step (which may give one)
-            gain = 1.0 if best is None else model_gain(model, kind, case, row, best, same_ladder(state))
+            gain = 1.0 if best is None else model_gain(model, kind, case, row, best, same_ladder(state), runs)
             if gain is None:
                 if model_only:
                     continue
-                gain = predicted_gain(kind, case, best, row.get("dt_part"))
-            options.append((gain / secs, -secs, kind, cs))
+                gain = (
+                    runs_gain(kind, row, best, runs)
+                    if kind in RUNS_KINDS
+                    else predicted_gain(kind, case, best, row.get("dt_part"))
+                )
+            options.append((gain / secs, -secs, kind, cs, runs))
     if best is None:
         for c, _, _ in pending:
             secs = c.path_steps * req.runs / rate
             if secs <= left and c.path_steps > case.path_steps / 8:  # not a partner far below the answer
-                options.append((1.0 / secs, -secs, "ladder", [c]))
+                options.append((1.0 / secs, -secs, "ladder", [c], req.runs))
     if not options:
         return None, "no step from the answer fits", 0.0
     options.sort(key=lambda o: o[:2])
-    return options[-1][2], options[-1][3], options[-1][0]
+    per_s, _, kind, cs, runs = options[-1]
+    state["batch"] = runs  # a pooling step's runs (srmdp.refine runs its levels with as many)
+    return kind, cs, per_s

@@ -38,7 +38,9 @@ buy (:mod:`srmdp.step_choice`).
 
 **The whole budget.**  When the next level does not fit in what is left (or the ladder ends), the rest of
 the budget goes to fill steps from the answer (:mod:`srmdp.fill_steps`: its dt partners N/2 and N/4, dt/2, 2 M,
-or #C + 2), the one with the largest predicted error reduction per second (``predicted_gain`` there: the
+#C + 2, or more runs of the answer's level, with its Richardson partners' or not, pooled with the runs done:
+:mod:`srmdp.pooled_runs`; a pooled level's row replaces its earlier row, status "pooled", and the answer
+uses it), the one with the largest predicted error reduction per second (``predicted_gain`` there: the
 answer's estimate split into its s.e., its dt part from a dt pair at its #C and M, and the rest, the cells'
 and M's bias; a step removes the part it acts on by the model's orders), again and again until no step fits.
 
@@ -67,6 +69,7 @@ from dataclasses import replace
 
 from .exceptions import ConfigError
 from .fill_steps import choose_fill
+from .pooled_runs import RUNS_KINDS, key, pooled
 from .richardson import extrapolate
 from .rng import STEP_BITS
 from .step_choice import prefer_step
@@ -199,6 +202,7 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
 
     rows = state["rows"]
     done = []  # (case, row, solution) of this ladder's completed levels
+    state["done"] = done  # (the pooling steps pool runs into these: srmdp.pooled_runs)
     ran = set()  # (N, #C, M) run in this ladder (a fill step may be a later ladder level)
     queue = []  # the rest of a fill step of several levels
     met = 0
@@ -250,6 +254,8 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
                 queue = [(c, rules, "fill-" + kind) for c in cases]
                 case, rules, kind = queue.pop(0)
         ran.add((case.steps, case.cells, case.paths))
+        # more runs of a level run (a pooling step): its runs continue the level's run indices, pooled with them
+        prior = next((e for e in done if key(e[0]) == key(case)), None) if _pooling(kind) else None
         t0 = _clock()
         row = {
             "level": len(rows),
@@ -268,7 +274,10 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
             "best": None,
         }
         try:
-            sol = req.run(case, rules)
+            if prior is None:
+                sol = req.run(case, rules)
+            else:
+                sol = req.run(case, rules, runs=state["batch"], run_start=prior[2].result["runs"])
         except DivergenceError as exc:
             secs = _clock() - t0
             per_run = getattr(exc, "seconds_per_run", None)  # None: it diverged in its first run
@@ -280,18 +289,25 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
             state["diverged_case"] = case
             return "diverged"
         res = sol.result
-        u, se = res["u0"], res["u0_se"]
         compute = (res["seconds_per_run"] + res["error_seconds_per_run"]) * req.runs  # without compilation
         now = case.path_steps * req.runs / max(compute, 1e-9)
         # the rate of the latest level of a size that counts (>= 1/4 of the largest so far: a tiny level's rate is
         # its overhead's), so that a load that rises during the solve shows in the predictions
         state["largest"] = max(state.get("largest", 0), case.path_steps)
         state["rate"] = now if case.path_steps >= state["largest"] / 4 or rate is None else max(rate, now)
+        if prior is not None:  # the level's row and solution are replaced by the pooled ones
+            sol = pooled(prior[2], sol)
+            res = sol.result
+            row.update(runs=res["runs"], pooled_with=prior[1]["level"])
+        u, se = res["u0"], res["u0_se"]
         row.update(u0=u, u0_se=se, seconds=_clock() - t0)
         below = done[-1][1] if done else None
         if below is not None and _jumped(below, row):
             row["status"] = "exploded"
         else:
+            if prior is not None:  # its row is superseded (left out of the estimates and the model's fit)
+                done.remove(prior)
+                prior[1]["status"] = "pooled"
             _estimate(case, row, res, done)
             for c_fine, r_fine, _ in done:  # a partner run after its finer level (a fill step): extrapolate it now
                 if (c_fine.cells, c_fine.paths) == (case.cells, case.paths) and c_fine.steps > case.steps:
@@ -301,7 +317,9 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
             # the answer: the finest completed level with an estimate (else the finest completed level); a dt
             # partner or a fill step only where its estimate is also the smaller (a step the model chose may fail)
             rank = (row["best"] is not None, case.path_steps)
-            if prev is None or rank >= (prev[1]["best"] is not None, prev[0].case.path_steps):
+            if prior is not None and prev is not None and prev[1] is prior[1]:
+                state["answer"] = (sol, row)  # the answer's level with more runs: the answer, whatever its estimate
+            elif prev is None or rank >= (prev[1]["best"] is not None, prev[0].case.path_steps):
                 side = kind in ("dt-partner", "below") or kind.startswith(("fill-", "step-"))
                 if not (
                     side
@@ -313,10 +331,16 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
         rows.append(row)
         say(_line(row, _clock() - t_start, budget))
         if row["best"] is not None:
-            met = met + 1 if row["best"]["u0_error"] <= tol else 0
+            # a pooled level is the same level, not one more in a row (its estimate may still reset the count)
+            met = met + (prior is None) if row["best"]["u0_error"] <= tol else 0
             if met >= CONSECUTIVE:
                 state["met"] = True
                 return None
+
+
+def _pooling(kind):
+    """Whether a row's kind is a pooling step's ("fill-runs", "step-runs-partners", ...)."""
+    return kind.startswith(("fill-", "step-")) and kind.split("-", 1)[1] in RUNS_KINDS
 
 
 def _estimate(case, row, res, done):

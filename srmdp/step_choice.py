@@ -79,12 +79,14 @@ def estimable(case, rows, richardson=False):
     return False
 
 
-def model_gain(model, kind, case, row, best, rows=()):
+def model_gain(model, kind, case, row, best, rows=(), batch=None):
     """The model's predicted error reduction of the answer by one step from it: 0 where the step's value could
     not be estimated (it cannot replace the answer), None where the model does not identify the step's term
-    (the caller's fallback then)."""
+    (the caller's fallback then).  ``batch``: the runs a pooling step adds (:mod:`srmdp.pooled_runs`)."""
     if model is None:
         return None
+    if kind in ("runs", "runs-partners"):
+        return _pooling_gain(model, kind, case, row, best, rows, batch)
     q = exponent(case.basis)
     term = {"dt": "dt", "dt-partners": "dt", "paths": "paths", "cells": "cells"}[kind]
     if bias_terms(model, case.steps, case.cells, case.paths, q)[term] is None:
@@ -108,6 +110,26 @@ def model_gain(model, kind, case, row, best, rows=()):
     elif estimable(replace(case, cells=c + 2), rows):
         after = predicted_error(model, n, c + 2, m, q, se)
     return max(now - after, 0.0)
+
+
+def _pooling_gain(model, kind, case, row, best, rows, batch):
+    """The model's noise term: the answer's s.e. x (R / (R + k))^(1/2), its bias unchanged ("runs": its own
+    level's runs; "runs-partners": its Richardson partners' too, so that a Richardson value, the answer's or one
+    that could be estimated, has the pooled s.e.)."""
+    q = exponent(case.basis)
+    n, c, m, se = case.steps, case.cells, case.paths, row["u0_se"]
+    shrunk = se * math.sqrt(row["runs"] / (row["runs"] + batch))
+    ext = row.get("richardson")
+    if best["kind"] == "richardson":
+        n1 = ext["partner_steps"][0]
+        # predicted_error takes one s.e. for both levels of a Richardson value: with "runs", the answer's share only
+        s = shrunk if kind == "runs-partners" else math.hypot(n * shrunk, n1 * se) / math.hypot(n, n1)
+        after = predicted_error(model, n, c, m, q, s, partner=n1)
+    else:
+        after = predicted_error(model, n, c, m, q, shrunk)
+        if kind == "runs-partners" and ext is not None and estimable(case, rows, richardson=True):
+            after = min(after, predicted_error(model, n, c, m, q, shrunk, partner=ext["partner_steps"][0]))
+    return max(_now(model, case, row, best, q) - after, 0.0)
 
 
 def ladder_gain(model, state, group):
