@@ -70,6 +70,7 @@ from dataclasses import replace
 from .exceptions import ConfigError
 from .fill_steps import choose_fill
 from .pooled_runs import RUNS_KINDS, key, pooled
+from .refine_report import answer, line
 from .richardson import extrapolate
 from .rng import STEP_BITS
 from .step_choice import prefer_step
@@ -192,7 +193,7 @@ def refine(req, tol, budget_s=None, report=None):
             " bounds (|u| and |sigma^T grad u|), or more paths (paths=)"
         )
         break
-    return _answer(state, tol, budget, say)
+    return answer(state, tol, budget, say, CONSECUTIVE)
 
 
 def _climb(req, levels, end, tol, budget, t_start, state, say):
@@ -285,7 +286,7 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
                 state["rate"] = max(rate or 0.0, case.path_steps / max(per_run, 1e-9))
             row.update(status="diverged", seconds=secs, message=str(exc))
             rows.append(row)
-            say(_line(row, _clock() - t_start, budget))
+            say(line(row, _clock() - t_start, budget))
             state["diverged_case"] = case
             return "diverged"
         res = sol.result
@@ -329,7 +330,7 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
                 ):
                     state["answer"] = (sol, row)
         rows.append(row)
-        say(_line(row, _clock() - t_start, budget))
+        say(line(row, _clock() - t_start, budget))
         if row["best"] is not None:
             # a pooled level is the same level, not one more in a row (its estimate may still reset the count)
             met = met + (prior is None) if row["best"]["u0_error"] <= tol else 0
@@ -374,83 +375,8 @@ def _estimate(case, row, res, done):
     extrapolate(case, row, done)
 
 
-def _answer(state, tol, budget, say):
-    from .divergence import DivergenceError
-
-    rows = state["rows"]
-    if "answer" not in state:
-        last = rows[-1] if rows else {}
-        raise DivergenceError(f"no level of the refinement gave an answer ({state['why']}): {last.get('message', '')}")
-    sol, row = state["answer"]
-    met = bool(state.get("met"))
-    why = None if met else state["why"]
-    best = row["best"]
-    sol.result.update(
-        tol=tol, budget_s=budget, tol_met=met, refinement=rows, refinement_stop=why, chosen_level=row["level"]
-    )
-    if best is not None and best["kind"] == "richardson":  # u(0, x0) is the extrapolated value (Solution.u0)
-        ext = row["richardson"]
-        sol.result["extrapolated"] = {
-            "u0": ext["u0"],
-            "u0_se": ext["u0_se"],
-            "plain_u0": row["u0"],
-            "plain_u0_se": row["u0_se"],
-            "partners": ext["partners"],
-        }
-        sol.result["error_estimate"] = {
-            "u0_error": ext["u0_error"],
-            "bias": ext["bias"],
-            "rho": ext["rho"],
-            "next_order": ext["next_order"],
-            "against": ext["against"],
-            "richardson": True,
-        }
-        sol.result["u0"], sol.result["u0_se"] = ext["u0"], ext["u0_se"]
-    shown = best or {"u0": row["u0"], "u0_se": row["u0_se"], "u0_error": None, "kind": "plain"}
-    how = " (Richardson in dt)" if shown["kind"] == "richardson" else ""
-    if met:
-        say(
-            f"tol met: u0 = {shown['u0']:.6g} ± {_fmt(shown['u0_se'])}{how} (estimated error"
-            f" {shown['u0_error']:.2g} <= {tol:g} at {CONSECUTIVE} consecutive levels) at N = {row['steps']},"
-            f" #C = {row['cells']}, M = {row['paths']}"
-        )
-    else:
-        est = "not estimated" if shown["u0_error"] is None else f"{shown['u0_error']:.2g}"
-        say(
-            f"tol = {tol:g} NOT met ({why}); answer u0 = {shown['u0']:.6g} ± {_fmt(shown['u0_se'])}{how},"
-            f" estimated error {est}, at N = {row['steps']}, #C = {row['cells']}, M = {row['paths']}"
-        )
-    return sol
-
-
 def _jumped(below, row):
     s0, s1 = below["u0_se"], row["u0_se"]
     if s0 is None or s1 is None or s0 <= 0:
         return False
     return s1 > EXPLODED_FACTOR * s0 and abs(row["u0"] - below["u0"]) > EXPLODED_FACTOR * s0
-
-
-def _fmt(v):
-    return "?" if v is None else f"{v:.2g}"
-
-
-def _line(row, elapsed, budget):
-    head = (
-        f"level {row['level']}: N = {row['steps']:>3} dt = {row['dt']:<8.4g} #C = {row['cells']:>2}"
-        f" M = {row['paths']:>6} runs = {row['runs']}:"
-    )
-    if row["status"] == "diverged":
-        body = "diverged (not an answer)"
-    else:
-        err = "  --" if row["u0_error"] is None else f"{row['u0_error']:.2g}"
-        body = f"u0 = {row['u0']:.6g} ± {_fmt(row['u0_se'])}  estimated error {err}"
-        ext = row.get("richardson")
-        if ext is not None and ext["order_confirmed"]:
-            body += (
-                f"; Richardson in dt {ext['u0']:.6g} ± {_fmt(ext['u0_se'])}, estimated error {_fmt(ext['u0_error'])}"
-            )
-        if row["kind"] != "rule":
-            body += f"  ({row['kind']})"
-        if row["status"] == "exploded":
-            body += "  EXPLODED (not an answer)"
-    return f"{head} {body}  {row['seconds']:.1f} s  [{elapsed:.0f}/{budget:g} s]"
