@@ -29,7 +29,8 @@ coarse levels agreeing by chance) does not end the climb.  **The answer** is the
 without divergence and has an estimate (else the finest completed level, u0_error None with the reason),
 with its Richardson value where that is its best (``result["extrapolated"]`` keeps the plain value): an
 intermediate level without a strictly coarser level below it is not preferred to an estimated one, and a dt
-partner or a fill step replaces the answer only where its estimate is also the smaller.
+partner or a fill step replaces the answer only where its estimate is also the smaller (more runs of the
+answer's level, pooled, replace it whatever their estimate: the same level, known better).
 
 **Levels chosen by predicted error reduction per second.**  Once the answer has an estimate, before each
 level of the ladder the error model fitted to the levels so far prices the ladder's next level and the steps
