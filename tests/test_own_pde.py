@@ -308,7 +308,7 @@ def test_refine_needs_two_consecutive_estimates_and_returns_the_finest(monkeypat
 
 
 def test_refine_steps_cost_at_most_about_8x():
-    from srmdp.refine import ladder
+    from srmdp.ladder import ladder
 
     req = _request(d=4)
     levels, _ = ladder(req)
@@ -723,7 +723,7 @@ def test_every_rule_level_of_the_ladder_has_a_level_below_of_its_parity():
     """d = 8: #C 2 -> 3 changes the parity, and #C 1 is the only odd #C below 3; the ladder runs the solve's own
     level below (N/2, #C 1, M by the rules) before it, so that the level can be estimated."""
     from srmdp.error_estimate import coarser
-    from srmdp.refine import ladder
+    from srmdp.ladder import ladder
 
     for d in (4, 8):
         levels, _ = ladder(_request(d=d))
