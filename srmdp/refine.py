@@ -1,14 +1,8 @@
 """Refinement to a tolerance: ``srmdp.solve(problem, d=..., tol=..., budget_s=...)``, ``srmdp solve --tol --budget``.
 
-**The ladder** (:func:`ladder`): the rule levels N = N0/2, N0, 2 N0, 4 N0, ... (N0 = T/dt, default 5; #C and
-M by the paper's rules at each N, or scaled from the given ones, :class:`srmdp.solving.SolveRequest`), and
-between two rule levels one parameter at a time -- M first, then dt, then #C -- so that a step costs a few
-times the previous one (x4-x8 at d = 4; the rules' own step is their product, x150 at d = 8), which a
-budget can use.  Before the M step, the levels at N/2 and N/4 with the new M and the old #C ("dt-partner",
-a third of the M step's cost) make the M step and the dt step after it Richardson triples.  Every level's
-memory is checked before the climb; the ladder ends at the first that does not fit.  Where the rules do
-not grow #C and M with N (LP1 at d >= 11: #C = 2, M = 2000 at every N) the error model does not hold and
-``tol`` is refused, with the reason.
+**The ladder** (:mod:`srmdp.ladder`): the rule levels N = N0/2, N0, 2 N0, ... and between two of them one
+parameter at a time (M, dt, #C), with dt partners before the M step; ``tol`` is refused where the rules do not
+grow #C and M with N.
 
 **Estimates.** A level's ``u0_error`` is :func:`srmdp.error_estimate.total_error` against the latest completed
 level strictly coarser in N, #C (of the same parity) and M (an intermediate level may have none).  A rule level
@@ -29,20 +23,19 @@ coarse levels agreeing by chance) does not end the climb.  **The answer** is the
 without divergence and has an estimate (else the finest completed level, u0_error None with the reason),
 with its Richardson value where that is its best (``result["extrapolated"]`` keeps the plain value): an
 intermediate level without a strictly coarser level below it is not preferred to an estimated one, and a dt
-partner or a fill step replaces the answer only where its estimate is also the smaller.
+partner or a fill step replaces the answer only where its estimate is also the smaller (more runs of the
+answer's level, pooled, replace it whatever their estimate: the same level, known better).
 
 **Levels chosen by predicted error reduction per second.**  Once the answer has an estimate, before each
-level of the ladder the error model fitted to the levels so far (:mod:`srmdp.error_model`: u0 = u* + a/N +
-b h^q + c N/M) prices the ladder's next level (with its dt partners) and the steps from the answer (below) in
-predicted error reduction per second; a step from the answer is taken instead (``step-<kind>`` in the rows)
-where it is the better buy.  Only what can become the answer is priced: a value with no strictly coarser level
-(dt halved at a fixed M) gains nothing, and the ladder's own stepping stones (dt at a fixed M) are taken as the
-ladder has them.  Where the N/M term dominates (``hjb_lq``: c < 0, the quadratic driver's noise in z), the
-ladder's next level, which refines N too, is the worse buy at a fixed M, and 2 M from the answer the better.
+level of the ladder the error model fitted to the levels so far prices the ladder's next level and the steps
+from the answer; a step from the answer is taken instead (``step-<kind>`` in the rows) where it is the better
+buy (:mod:`srmdp.step_choice`).
 
 **The whole budget.**  When the next level does not fit in what is left (or the ladder ends), the rest of
 the budget goes to fill steps from the answer (:mod:`srmdp.fill_steps`: its dt partners N/2 and N/4, dt/2, 2 M,
-or #C + 2), the one with the largest predicted error reduction per second (``predicted_gain`` there: the
+#C + 2, or more runs of the answer's level, with its Richardson partners' or not, pooled with the runs done:
+:mod:`srmdp.pooled_runs`; a pooled level's row replaces its earlier row, status "pooled", and the answer
+uses it), the one with the largest predicted error reduction per second (``predicted_gain`` there: the
 answer's estimate split into its s.e., its dt part from a dt pair at its #C and M, and the rest, the cells'
 and M's bias; a step removes the part it acts on by the model's orders), again and again until no step fits.
 
@@ -67,88 +60,21 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import replace
 
 from .exceptions import ConfigError
-from .fill_steps import answer_model, choose_fill, ladder_gain, rank_fills
+from .fill_steps import choose_fill
+from .ladder import check_rules_grow, ladder
+from .pooled_runs import RUNS_KINDS, key, pooled
+from .refine_report import answer, line
 from .richardson import extrapolate
-from .rng import STEP_BITS
+from .step_choice import prefer_step
 
 _clock = time.perf_counter  # the refinement's clock (a test injects a fake one: no timed runs)
 
 DEFAULT_BUDGET_S = 900.0
 # an exploded level: s.e. > EXPLODED_FACTOR x the level below's, u0 off by > EXPLODED_FACTOR x that s.e.
 EXPLODED_FACTOR = 100.0
-RULE_LEVELS = 12
 CONSECUTIVE = 2  # estimates <= tol needed in a row for "tol met"
-# between two rule levels, one parameter at a time: M first (more paths never hurts: with #C or N raised first,
-# hjb_lq d = 8 had a level N = 5, #C 3, M 36, N nb / M > 1, that gave u0 = -4.95 for 1.90), then dt, then #C
-ORDER = ("paths", "dt", "cells")
-
-
-def ladder(req):
-    """The levels' (case, rules, kind) with kind "rule" or "dt"/"cells"/"paths" (one parameter refined),
-    checked for memory first, up to the first that does not fit.  Returns (levels, why the ladder ends).  A rule
-    level with no level strictly coarser of its #C parity before it (#C 2 -> 3 at d = 8: #C 1 is the only odd
-    one below) is preceded by its solve's level below (``SolveRequest.below``, kind "below": at #C 1, one stratum,
-    cheap), so that it has an estimate."""
-    from .error_estimate import coarser
-
-    steps = ([req.steps // 2] if req.steps >= 2 else []) + [req.steps * 2**k for k in range(RULE_LEVELS)]
-    levels = []
-    prev = None
-    for n in steps:
-        if n >= 2**STEP_BITS:
-            return levels, f"N = {n} exceeds the RNG counter's step field"
-        case, rules = req.case_at(n)
-        steps_between = []
-        if prev is not None:
-            mid = prev
-            for name in ORDER:
-                nxt = replace(mid, **{name: getattr(case, name)})
-                if nxt != mid and nxt != case:
-                    if name == "paths":  # Richardson's partners: the same #C and M at N/4 and N/2 (cheap)
-                        for k in sorted({mid.steps // 4, mid.steps // 2} - {0}):
-                            steps_between.append((replace(nxt, dt=nxt.maturity / k), rules, "dt-partner"))
-                    steps_between.append((nxt, rules, name))
-                    mid = nxt
-        below = []
-        if not any(coarser(case, lv[0])[0] for lv in levels):  # no level below of its #C parity: the solve's own
-            low = req.below(case)[0] if req.runs >= 2 else None
-            if low is not None and all(low != lv[0] for lv in levels + steps_between):
-                below = [(low, {}, "below")]
-        for c, r, kind in steps_between + below + [(case, rules, "rule")]:
-            try:
-                req.check(c)
-            except ConfigError as exc:
-                if not levels:
-                    raise
-                return levels, (
-                    f"memory: the next level (N = {c.steps}, #C = {c.cells}, M = {c.paths}) is refused: {exc}"
-                )
-            levels.append((c, r, kind))
-        prev = case
-    return levels, "the ladder's last level"
-
-
-def check_rules_grow(req):
-    """Refuse tol where the rules keep #C and M constant in N (the error model needs them to grow)."""
-    if req.cells is not None and req.paths is not None:
-        return
-    a, b = req.case_at(req.steps)[0], req.case_at(req.steps * 4)[0]
-    fixed = [
-        n
-        for n, given in (("#C", req.cells), ("M", req.paths))
-        if given is None
-        and getattr(a, "cells" if n == "#C" else "paths") >= getattr(b, "cells" if n == "#C" else "paths")
-    ]
-    if fixed:
-        raise ConfigError(
-            f"invalid tol at basis {req.basis}, d = {req.d}: the paper's rules keep {' and '.join(fixed)}"
-            f" constant in N here (#C = {a.cells}, M = {a.paths} at every N), so refining N alone"
-            " leaves their bias and the error estimate does not hold; give cells= and paths= (they"
-            " are then scaled with N) or solve without tol"
-        )
 
 
 def refine(req, tol, budget_s=None, report=None):
@@ -192,7 +118,7 @@ def refine(req, tol, budget_s=None, report=None):
             " bounds (|u| and |sigma^T grad u|), or more paths (paths=)"
         )
         break
-    return _answer(state, tol, budget, say)
+    return answer(state, tol, budget, say, CONSECUTIVE)
 
 
 def _climb(req, levels, end, tol, budget, t_start, state, say):
@@ -202,6 +128,7 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
 
     rows = state["rows"]
     done = []  # (case, row, solution) of this ladder's completed levels
+    state["done"] = done  # (the pooling steps pool runs into these: srmdp.pooled_runs)
     ran = set()  # (N, #C, M) run in this ladder (a fill step may be a later ladder level)
     queue = []  # the rest of a fill step of several levels
     met = 0
@@ -237,7 +164,7 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
                     )
             swap = None
             if fits and rate is not None:  # the ladder's next level(s), or a step from the answer the model prefers
-                swap = _prefer_step(req, state, ran, budget - elapsed, pending, group, work / rate)
+                swap = prefer_step(req, state, ran, budget - elapsed, pending, group, work / rate)
             if swap is not None:
                 rules = dict(getattr(state["answer"][0], "rules", {}))
                 queue = [(c, rules, "step-" + swap[0]) for c in swap[1]]
@@ -253,6 +180,8 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
                 queue = [(c, rules, "fill-" + kind) for c in cases]
                 case, rules, kind = queue.pop(0)
         ran.add((case.steps, case.cells, case.paths))
+        # more runs of a level run (a pooling step): its runs continue the level's run indices, pooled with them
+        prior = next((e for e in done if key(e[0]) == key(case)), None) if _pooling(kind) else None
         t0 = _clock()
         row = {
             "level": len(rows),
@@ -271,7 +200,10 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
             "best": None,
         }
         try:
-            sol = req.run(case, rules)
+            if prior is None:
+                sol = req.run(case, rules)
+            else:
+                sol = req.run(case, rules, runs=state["batch"], run_start=prior[2].result["runs"])
         except DivergenceError as exc:
             secs = _clock() - t0
             per_run = getattr(exc, "seconds_per_run", None)  # None: it diverged in its first run
@@ -279,22 +211,29 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
                 state["rate"] = max(rate or 0.0, case.path_steps / max(per_run, 1e-9))
             row.update(status="diverged", seconds=secs, message=str(exc))
             rows.append(row)
-            say(_line(row, _clock() - t_start, budget))
+            say(line(row, _clock() - t_start, budget))
             state["diverged_case"] = case
             return "diverged"
         res = sol.result
-        u, se = res["u0"], res["u0_se"]
         compute = (res["seconds_per_run"] + res["error_seconds_per_run"]) * req.runs  # without compilation
         now = case.path_steps * req.runs / max(compute, 1e-9)
         # the rate of the latest level of a size that counts (>= 1/4 of the largest so far: a tiny level's rate is
         # its overhead's), so that a load that rises during the solve shows in the predictions
         state["largest"] = max(state.get("largest", 0), case.path_steps)
         state["rate"] = now if case.path_steps >= state["largest"] / 4 or rate is None else max(rate, now)
+        if prior is not None:  # the level's row and solution are replaced by the pooled ones
+            sol = pooled(prior[2], sol)
+            res = sol.result
+            row.update(runs=res["runs"], pooled_with=prior[1]["level"])
+        u, se = res["u0"], res["u0_se"]
         row.update(u0=u, u0_se=se, seconds=_clock() - t0)
         below = done[-1][1] if done else None
         if below is not None and _jumped(below, row):
             row["status"] = "exploded"
         else:
+            if prior is not None:  # its row is superseded (left out of the estimates and the model's fit)
+                done.remove(prior)
+                prior[1]["status"] = "pooled"
             _estimate(case, row, res, done)
             for c_fine, r_fine, _ in done:  # a partner run after its finer level (a fill step): extrapolate it now
                 if (c_fine.cells, c_fine.paths) == (case.cells, case.paths) and c_fine.steps > case.steps:
@@ -304,7 +243,9 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
             # the answer: the finest completed level with an estimate (else the finest completed level); a dt
             # partner or a fill step only where its estimate is also the smaller (a step the model chose may fail)
             rank = (row["best"] is not None, case.path_steps)
-            if prev is None or rank >= (prev[1]["best"] is not None, prev[0].case.path_steps):
+            if prior is not None and prev is not None and prev[1] is prior[1]:
+                state["answer"] = (sol, row)  # the answer's level with more runs: the answer, whatever its estimate
+            elif prev is None or rank >= (prev[1]["best"] is not None, prev[0].case.path_steps):
                 side = kind in ("dt-partner", "below") or kind.startswith(("fill-", "step-"))
                 if not (
                     side
@@ -314,25 +255,18 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
                 ):
                     state["answer"] = (sol, row)
         rows.append(row)
-        say(_line(row, _clock() - t_start, budget))
+        say(line(row, _clock() - t_start, budget))
         if row["best"] is not None:
-            met = met + 1 if row["best"]["u0_error"] <= tol else 0
+            # a pooled level is the same level, not one more in a row (its estimate may still reset the count)
+            met = met + (prior is None) if row["best"]["u0_error"] <= tol else 0
             if met >= CONSECUTIVE:
                 state["met"] = True
                 return None
 
 
-def _prefer_step(req, state, ran, left, pending, group, secs):
-    """(kind, [cases]) of a step from the answer whose predicted error reduction per second (the error model fitted
-    to the levels so far, :mod:`srmdp.error_model`) beats the ladder's next group of levels (``secs`` seconds), or
-    None: the ladder's level.  Only where the model prices both (it identifies the terms the steps change)."""
-    gain = ladder_gain(answer_model(state), state, [lv[0] for lv in pending[:group]])
-    if gain is None:
-        return None
-    kind, cases, per_s = rank_fills(req, state, ran, left, model_only=True)
-    if kind is None or per_s <= gain / max(secs, 1e-9) or per_s <= 0.0:
-        return None
-    return kind, cases
+def _pooling(kind):
+    """Whether a row's kind is a pooling step's ("fill-runs", "step-runs-partners", ...)."""
+    return kind.startswith(("fill-", "step-")) and kind.split("-", 1)[1] in RUNS_KINDS
 
 
 def _estimate(case, row, res, done):
@@ -366,83 +300,8 @@ def _estimate(case, row, res, done):
     extrapolate(case, row, done)
 
 
-def _answer(state, tol, budget, say):
-    from .divergence import DivergenceError
-
-    rows = state["rows"]
-    if "answer" not in state:
-        last = rows[-1] if rows else {}
-        raise DivergenceError(f"no level of the refinement gave an answer ({state['why']}): {last.get('message', '')}")
-    sol, row = state["answer"]
-    met = bool(state.get("met"))
-    why = None if met else state["why"]
-    best = row["best"]
-    sol.result.update(
-        tol=tol, budget_s=budget, tol_met=met, refinement=rows, refinement_stop=why, chosen_level=row["level"]
-    )
-    if best is not None and best["kind"] == "richardson":  # u(0, x0) is the extrapolated value (Solution.u0)
-        ext = row["richardson"]
-        sol.result["extrapolated"] = {
-            "u0": ext["u0"],
-            "u0_se": ext["u0_se"],
-            "plain_u0": row["u0"],
-            "plain_u0_se": row["u0_se"],
-            "partners": ext["partners"],
-        }
-        sol.result["error_estimate"] = {
-            "u0_error": ext["u0_error"],
-            "bias": ext["bias"],
-            "rho": ext["rho"],
-            "next_order": ext["next_order"],
-            "against": ext["against"],
-            "richardson": True,
-        }
-        sol.result["u0"], sol.result["u0_se"] = ext["u0"], ext["u0_se"]
-    shown = best or {"u0": row["u0"], "u0_se": row["u0_se"], "u0_error": None, "kind": "plain"}
-    how = " (Richardson in dt)" if shown["kind"] == "richardson" else ""
-    if met:
-        say(
-            f"tol met: u0 = {shown['u0']:.6g} ± {_fmt(shown['u0_se'])}{how} (estimated error"
-            f" {shown['u0_error']:.2g} <= {tol:g} at {CONSECUTIVE} consecutive levels) at N = {row['steps']},"
-            f" #C = {row['cells']}, M = {row['paths']}"
-        )
-    else:
-        est = "not estimated" if shown["u0_error"] is None else f"{shown['u0_error']:.2g}"
-        say(
-            f"tol = {tol:g} NOT met ({why}); answer u0 = {shown['u0']:.6g} ± {_fmt(shown['u0_se'])}{how},"
-            f" estimated error {est}, at N = {row['steps']}, #C = {row['cells']}, M = {row['paths']}"
-        )
-    return sol
-
-
 def _jumped(below, row):
     s0, s1 = below["u0_se"], row["u0_se"]
     if s0 is None or s1 is None or s0 <= 0:
         return False
     return s1 > EXPLODED_FACTOR * s0 and abs(row["u0"] - below["u0"]) > EXPLODED_FACTOR * s0
-
-
-def _fmt(v):
-    return "?" if v is None else f"{v:.2g}"
-
-
-def _line(row, elapsed, budget):
-    head = (
-        f"level {row['level']}: N = {row['steps']:>3} dt = {row['dt']:<8.4g} #C = {row['cells']:>2}"
-        f" M = {row['paths']:>6} runs = {row['runs']}:"
-    )
-    if row["status"] == "diverged":
-        body = "diverged (not an answer)"
-    else:
-        err = "  --" if row["u0_error"] is None else f"{row['u0_error']:.2g}"
-        body = f"u0 = {row['u0']:.6g} ± {_fmt(row['u0_se'])}  estimated error {err}"
-        ext = row.get("richardson")
-        if ext is not None and ext["order_confirmed"]:
-            body += (
-                f"; Richardson in dt {ext['u0']:.6g} ± {_fmt(ext['u0_se'])}, estimated error {_fmt(ext['u0_error'])}"
-            )
-        if row["kind"] != "rule":
-            body += f"  ({row['kind']})"
-        if row["status"] == "exploded":
-            body += "  EXPLODED (not an answer)"
-    return f"{head} {body}  {row['seconds']:.1f} s  [{elapsed:.0f}/{budget:g} s]"

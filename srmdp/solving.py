@@ -241,8 +241,10 @@ class SolveRequest:
         """Memory first (one-line ConfigError)."""
         return check_memory(case, self.runs, keep or self.keep, self.test_points, self.device)
 
-    def run(self, case, rules, keep=None, z0=False):
+    def run(self, case, rules, keep=None, z0=False, runs=None, run_start=0):
         """Solve ``case`` (every run checked by the divergence guard when ``guard``): a :class:`Solution`.
+        ``runs`` runs (default the request's) from run index ``run_start`` (the runs' streams: a later call with
+        ``run_start`` = the runs done gives runs independent of them, :mod:`srmdp.pooled_runs` pools them).
         A :class:`~srmdp.divergence.DivergenceError` carries ``runs_done`` (runs computed, the failing one
         included) and ``seconds_per_run`` for the refinement's time model.  ``z0``: also z(0, x0) of every run
         by its first step (:mod:`srmdp.first_step`), in ``result["z0_runs"]`` (kept or not)."""
@@ -250,8 +252,9 @@ class SolveRequest:
         from .run import NumericalError, run_case
 
         keep = keep or self.keep
+        runs = self.runs if runs is None else runs
         store = {}
-        kept = list(range(self.runs)) if keep == "all" else [self.runs - 1]
+        kept = list(range(runs)) if keep == "all" else [runs - 1]
         scale = data_scale(case, self.problem) if self.guard else 0.0
         done = [0]
         stamps = []  # the end of each run: their differences are runs' seconds without the compilation
@@ -274,7 +277,7 @@ class SolveRequest:
             store["coef"][kept.index(r)] = c
 
         try:
-            result = run_case(case, runs=self.runs, run_start=0, test_points=self.test_points, seed=self.seed,
+            result = run_case(case, runs=runs, run_start=run_start, test_points=self.test_points, seed=self.seed,
                               device=self.device, threads=self.threads, progress=self.progress,
                               on_run=keep_coefficients)
         except DivergenceError as exc:
@@ -291,7 +294,7 @@ class SolveRequest:
             result["z0_runs"] = np.array(z0_runs).tolist()
         if self.remedies:
             result["remedies"] = list(self.remedies)
-        return Solution(case, store["coef"], result, seed=self.seed, runs=self.runs, keep=keep, rules=rules,
+        return Solution(case, store["coef"], result, seed=self.seed, runs=runs, keep=keep, rules=rules,
                         threads=self.threads)
 
 

@@ -257,7 +257,7 @@ class _Fake:
     def __init__(self, u0, diverge=(), seconds=0.0):
         self.u0, self.diverge, self.seconds, self.calls = u0, set(diverge), seconds, []
 
-    def __call__(self, req, case, rules, keep=None):
+    def __call__(self, req, case, rules, keep=None, run_start=0):
         import time
         from types import SimpleNamespace
 
@@ -276,7 +276,10 @@ def _refine(monkeypatch, fake, **kw):
     import srmdp
     from srmdp.solving import SolveRequest
 
-    monkeypatch.setattr(SolveRequest, "run", lambda self, case, rules, keep=None: fake(self, case, rules, keep))
+    def run(self, case, rules, keep=None, **kw):  # (a pooling step passes runs= and run_start=)
+        return fake(self, case, rules, keep, **kw)
+
+    monkeypatch.setattr(SolveRequest, "run", run)
     lines = []
     sol = srmdp.solve("quadratic_z", **{"d": 2, "strata": "adapted", "tol": 0.01, "threads": 1, **kw},
                       report=lines.append)
@@ -305,7 +308,7 @@ def test_refine_needs_two_consecutive_estimates_and_returns_the_finest(monkeypat
 
 
 def test_refine_steps_cost_at_most_about_8x():
-    from srmdp.refine import ladder
+    from srmdp.ladder import ladder
 
     req = _request(d=4)
     levels, _ = ladder(req)
@@ -354,7 +357,7 @@ def test_a_first_level_diverging_during_its_compilation_gives_no_rate(monkeypatc
 
     fake = _Fake(_exact_like)
 
-    def call(req, case, rules, keep=None):
+    def call(req, case, rules, keep=None, run_start=0):
         if not req.remedies:  # the first level, before any remedy (which cures it)
             time.sleep(0.3)
             err = DivergenceError(f"case {case.label}: the estimators diverge")
@@ -540,13 +543,26 @@ class _Clock:
         return self.now
 
 
-def _timed_fake(clock, u0, se=1e-4):
+def _timed_fake(clock, u0, se=1e-4, noise=None):
+    """A stand-in for SolveRequest.run on the fake clock: per-run values u0(case) + noise, run r of a level from its
+    own stream (run_start + r), so that runs pooled from batches equal one solve's; ``noise`` None: a fixed
+    pattern of +-se sqrt(3) (the mean exact, s.e. ``se`` at 4 runs), else N(0, noise^2) per run."""
     from types import SimpleNamespace
 
-    def call(req, case, rules, keep=None):
-        secs = case.path_steps * req.runs / clock.RATE
+    def per_run(case, k):
+        if noise is None:
+            return se * math.sqrt(3.0) * (1.0 if k % 2 == 0 else -1.0)
+        return noise * np.random.default_rng([case.steps, case.cells, case.paths, k]).standard_normal()
+
+    def call(req, case, rules, keep=None, run_start=0, runs=None):
+        runs = req.runs if runs is None else runs
+        secs = case.path_steps * runs / clock.RATE
         clock.now += secs
-        res = {"u0": u0(case), "u0_se": se, "seconds_per_run": secs / req.runs, "error_seconds_per_run": 0.0}
+        vals = [u0(case) + per_run(case, run_start + r) for r in range(runs)]
+        spread = float(np.std(vals, ddof=1) / math.sqrt(runs)) if runs > 1 else None  # (run_case's: None at 1 run)
+        res = {"u0": float(np.mean(vals)), "u0_se": spread, "runs": runs,
+               "run_start": run_start, "per_run": {"u0": vals}, "seconds_per_run": secs / runs,
+               "error_seconds_per_run": 0.0}
         return SimpleNamespace(case=case, result=res, rules={})
 
     return call
@@ -559,8 +575,8 @@ def _first_order(case):  # a dt error a/N and a cells' error h^2: the scheme's m
 @pytest.mark.parametrize("budget", [3.0, 20.0, 75.0])
 def test_a_refinement_uses_its_budget_while_a_step_fits(monkeypatch, budget):
     """An unreachable tol: the refinement may stop only when no step from its answer fits in what is left
-    (srmdp.fill_steps.fill_steps, priced at the measured rate), whatever the budget; the clock is fake (each level
-    advances it by its work / rate), so nothing is timed."""
+    (srmdp.fill_steps.fill_steps, priced at the measured rate, or one more run of the answer's level, pooled),
+    whatever the budget; the clock is fake (each level advances it by its work / rate), so nothing is timed."""
     from srmdp import refine as refine_mod
     from srmdp.fill_steps import fill_steps
     from srmdp.solving import SolveRequest
@@ -575,6 +591,7 @@ def test_a_refinement_uses_its_budget_while_a_step_fits(monkeypatch, budget):
     ran = {(r["steps"], r["cells"], r["paths"]) for r in sol.result["refinement"]}
     costs = [sum(c.path_steps for c in cs if (c.steps, c.cells, c.paths) not in ran) * req.runs / _Clock.RATE
              for _, cs in fill_steps(req, sol.case)]
+    costs.append(sol.case.path_steps / _Clock.RATE)  # one more run of the answer's level
     cheapest = min(c for c in costs if c > 0)
     assert cheapest > left, (cheapest, left, sol.result["refinement_stop"])
 
@@ -661,7 +678,7 @@ def test_the_model_prices_a_step_that_cannot_be_estimated_at_zero():
     from dataclasses import replace
 
     from srmdp.error_model import fit
-    from srmdp.fill_steps import model_gain
+    from srmdp.step_choice import model_gain
 
     def u0(n, c, m):
         return 1.0 + 0.02 / n + 0.01 / c**2 - 3.0 * n / m
@@ -684,7 +701,7 @@ def _m_dominated(case):  # hjb_lq's signs (d = 4): dt and cells up, the regressi
 def test_steps_chosen_by_the_model_beat_the_fixed_ladder(monkeypatch, budget):
     """Where the N/M term dominates, the model takes steps from the answer (2 M) before the ladder's next level
     (which refines N too, and so grows that term at a fixed M): the same fake clock and budget give a smaller
-    error than the fixed ladder (the ladder's order with the fill steps at its end, _prefer_step disabled)."""
+    error than the fixed ladder (the ladder's order with the fill steps at its end, prefer_step disabled)."""
     from srmdp import refine as refine_mod
 
     errors = {}
@@ -693,7 +710,7 @@ def test_steps_chosen_by_the_model_beat_the_fixed_ladder(monkeypatch, budget):
             clock = _Clock()
             mp.setattr(refine_mod, "_clock", clock)
             if not prefer:
-                mp.setattr(refine_mod, "_prefer_step", lambda *a, **k: None)
+                mp.setattr(refine_mod, "prefer_step", lambda *a, **k: None)
             sol, lines = _refine(mp, _timed_fake(clock, _m_dominated), tol=1e-12, budget_s=budget)
             assert clock.now <= budget
             errors[prefer] = abs(sol.result["u0"] - 1.0)
@@ -706,7 +723,7 @@ def test_every_rule_level_of_the_ladder_has_a_level_below_of_its_parity():
     """d = 8: #C 2 -> 3 changes the parity, and #C 1 is the only odd #C below 3; the ladder runs the solve's own
     level below (N/2, #C 1, M by the rules) before it, so that the level can be estimated."""
     from srmdp.error_estimate import coarser
-    from srmdp.refine import ladder
+    from srmdp.ladder import ladder
 
     for d in (4, 8):
         levels, _ = ladder(_request(d=d))
@@ -721,7 +738,7 @@ def test_the_model_fits_only_the_levels_of_the_answers_remedies():
     out of the model's fit and of the estimability check."""
     from types import SimpleNamespace
 
-    from srmdp.fill_steps import answer_model, same_ladder
+    from srmdp.step_choice import answer_model, same_ladder
 
     def u0(n, c, m):
         return 1.0 + 0.3 / n + 0.2 / c**2 - 2.0 * n / m
@@ -733,3 +750,52 @@ def test_the_model_fits_only_the_levels_of_the_answers_remedies():
     state = {"rows": before + after, "answer": (SimpleNamespace(case=_request(d=2).case_at(10)[0]), row)}
     assert same_ladder(state) == after
     assert answer_model(state)["u_inf"] == pytest.approx(1.0, abs=1e-3)
+
+
+# ------------------------------------------------------------------ more runs of a level, pooled (a fake clock)
+def _noisy(case):  # biases far below the runs' noise (0.05 per run): the error is the noise
+    return 1.0 + 1e-4 / case.steps + 1e-4 / case.cells**2
+
+
+def test_a_noise_dominated_refinement_pools_runs_into_its_answer(monkeypatch):
+    """Per-run noise 0.05 (s.e. 0.025 at 4 runs) against biases < 1e-4: when the next level does not fit, the rest
+    of the budget buys more runs of the answer's level (and its Richardson partners'), pooled: the answer's runs
+    grow past the request's 4 and its u0 and s.e. are those of one solve with all of its runs -- the same streams
+    (run indices 0 .. R-1), so equal bit for bit -- and the budget holds (the clock is fake: nothing timed)."""
+    from srmdp import refine as refine_mod
+    from srmdp.solving import SolveRequest
+
+    clock = _Clock()
+    monkeypatch.setattr(refine_mod, "_clock", clock)
+    fake = _timed_fake(clock, _noisy, noise=0.05)
+    sol, lines = _refine(monkeypatch, fake, tol=1e-12, budget_s=20.0)
+    rows = sol.result["refinement"]
+    pooled = [r for r in rows if r["kind"] in ("fill-runs", "fill-runs-partners")]
+    assert pooled and clock.now <= 20.0
+    assert sol.result["runs"] > 4 and any(r["status"] == "pooled" for r in rows)
+    req = SolveRequest.make("quadratic_z", __import__("srmdp").SolveOptions(d=2, strata="adapted", threads=1))
+    one = fake(req, sol.case, {}, runs=sol.result["runs"]).result  # one solve of all the runs (the clock aside)
+    assert sol.result["u0"] == one["u0"] and sol.result["u0_se"] == one["u0_se"]
+    assert sol.result["per_run"]["u0"] == one["per_run"]["u0"]
+    ans = rows[sol.result["chosen_level"]]
+    assert ans["runs"] == sol.result["runs"] and ans["u0"] == sol.result["u0"]
+    # the pooled rows replace their levels: one row per level in the estimates and the model's fit
+    live = [(r["steps"], r["cells"], r["paths"]) for r in rows if r["status"] == "ok"]
+    assert len(live) == len(set(live))
+
+
+def test_pooled_runs_equal_one_solve_of_as_many_runs():
+    """The solver itself: 2 runs, then 2 more from run index 2, pooled, give the u0 and s.e. of one solve of 4 runs
+    bit for bit (the runs' streams are their run indices), and the kept coefficients of its last run."""
+    import srmdp
+    from srmdp.pooled_runs import pooled
+    from srmdp.solving import SolveRequest
+
+    opts = srmdp.SolveOptions(d=2, strata="adapted", threads=1, runs=4, dt=0.25, cells=3, paths=64)
+    req = SolveRequest.make("quadratic_z", opts)
+    case, rules = req.case_at(req.steps)
+    one = req.run(case, rules)
+    both = pooled(req.run(case, rules, runs=2), req.run(case, rules, runs=2, run_start=2))
+    assert both.result["u0"] == one.result["u0"] and both.result["u0_se"] == one.result["u0_se"]
+    assert both.result["per_run"]["u0"] == one.result["per_run"]["u0"] and both.runs == 4
+    assert np.array_equal(both.coefficients, one.coefficients) and both.kept_runs == one.kept_runs

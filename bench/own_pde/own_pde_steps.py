@@ -4,7 +4,7 @@ and the coverage of its u0_error when ``tol`` cannot be met within the budget (s
     python bench/own_pde/own_pde_steps.py [--seeds 5] [--budget 30] [--tol 0.002] [--d 2]
 
 Per (problem, seed): ``srmdp.solve(P, d, tol, budget_s, seed, threads=1)`` twice, with the model's choice
-(the default) and with the fixed ladder (``srmdp.refine._prefer_step`` disabled: the ladder's order, the fill
+(the default) and with the fixed ladder (``srmdp.refine.prefer_step`` disabled: the ladder's order, the fill
 steps at its end); the refinement's clock is this process's CPU seconds (one thread), so that the machine's load
 does not change which levels fit.  Prints the answer (N, #C, M, Richardson or not), |error|, u0_error, and the
 totals: median |error| per mode, within 1x / 2x u0_error.
@@ -34,7 +34,7 @@ def main(argv=None):
     from srmdp.paper.beyond_solve import COVERAGE_PROBLEMS, exact_u0
 
     refine._clock = time.process_time
-    prefer = refine._prefer_step
+    prefer = refine.prefer_step
     out = {"model": [], "ladder": []}
     for name in args.problems:
         spec = COVERAGE_PROBLEMS[name]
@@ -42,7 +42,7 @@ def main(argv=None):
         exact = exact_u0(spec, args.d)
         for seed in range(args.seeds):
             for mode in ("model", "ladder"):
-                refine._prefer_step = prefer if mode == "model" else (lambda *a, **k: None)
+                refine.prefer_step = prefer if mode == "model" else (lambda *a, **k: None)
                 s = srmdp.solve(
                     spec, d=args.d, tol=args.tol, budget_s=args.budget, seed=seed, threads=1, progress=False
                 )

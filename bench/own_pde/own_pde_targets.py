@@ -39,9 +39,9 @@ def cpu_clock():
     refine._clock = lambda: time.process_time() / 2.0
     run = SolveRequest.run
 
-    def timed(self, case, rules, keep=None, z0=False):
+    def timed(self, case, rules, keep=None, z0=False, **kw):  # (kw: a pooling step's runs= and run_start=)
         c0, w0 = time.process_time(), time.perf_counter()
-        sol = run(self, case, rules, keep=keep, z0=z0)
+        sol = run(self, case, rules, keep=keep, z0=z0, **kw)
         scale = (time.process_time() - c0) / 2.0 / max(time.perf_counter() - w0, 1e-9)
         for key in ("seconds_per_run", "error_seconds_per_run"):
             sol.result[key] *= scale
