@@ -17,7 +17,7 @@ guard off (a solution that really grows x1000 over [0, T]).
 
 The guard reads N numbers per run (:func:`growth`): on the GPU a small reduction kernel
 (:mod:`srmdp.divergence_cuda`) computes A_i on the device and only those N values are copied to the host
-(:data:`GUARD_BYTES_PER_STEP`, counted by the memory model of :func:`srmdp.solving.check_memory`).
+(:data:`GUARD_BYTES_PER_STEP`, counted by the memory model of :func:`srmdp.solve_request.check_memory`).
 """
 
 from __future__ import annotations

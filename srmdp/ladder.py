@@ -1,7 +1,7 @@
 """The ladder of a refinement to a tolerance (:mod:`srmdp.refine`).
 
 **The ladder** (:func:`ladder`): the rule levels N = N0/2, N0, 2 N0, 4 N0, ... (N0 = T/dt, default 5; #C and
-M by the paper's rules at each N, or scaled from the given ones, :class:`srmdp.solving.SolveRequest`), and
+M by the paper's rules at each N, or scaled from the given ones, :class:`srmdp.solve_request.SolveRequest`), and
 between two rule levels one parameter at a time -- M first, then dt, then #C -- so that a step costs a few
 times the previous one (x4-x8 at d = 4; the rules' own step is their product, x150 at d = 8), which a
 budget can use.  Before the M step, the levels at N/2 and N/4 with the new M and the old #C ("dt-partner",

@@ -29,7 +29,8 @@ from srmdp.problems import gobet2016
 from srmdp.results import seal
 from srmdp.rules import paper_rule
 from srmdp.solution_file import SOLUTION_FORMAT_VERSION
-from srmdp.solving import check_memory, solve
+from srmdp.solve_request import check_memory
+from srmdp.solving import solve
 
 TINY = dict(d=2, cells=3, paths=20, seed=3)  # dt = T/5: N = 5, K = 9
 HEAT = HEAT_PROBLEM

@@ -1,4 +1,4 @@
-"""Issues 19 and 23: adapted strata, the divergence guard, u0's error estimate, refinement to a tolerance.
+"""Own PDEs: adapted strata, the divergence guard, u0's error estimate, refinement to a tolerance.
 
 Statistical tolerances are derived next to each assertion from measured standard errors; seeds are fixed.
 The solves share kernels: quadratic_z at d = 2 (adapted strata) and the steep quadratic file at d = 4 (box).
@@ -222,7 +222,7 @@ def test_quadratic_z_defaults_without_truncation_answer_within_their_estimate():
 # --------------------------------------------------------------------- the level of the error estimate
 def _request(problem="quadratic_z", **kw):
     from srmdp.options import SolveOptions
-    from srmdp.solving import SolveRequest
+    from srmdp.solve_request import SolveRequest
 
     return SolveRequest.make(problem, SolveOptions(**{"d": 2, "threads": 1, **kw}))
 
@@ -267,22 +267,27 @@ class _Fake:
             err = DivergenceError(f"case {case.label}: the estimators diverge")
             err.runs_done = 1
             raise err
-        res = {"u0": self.u0(case), "u0_se": 1e-4, "seconds_per_run": max(self.seconds, 1e-3) / req.runs,
-               "error_seconds_per_run": 0.0}
+        res = {
+            "u0": self.u0(case),
+            "u0_se": 1e-4,
+            "seconds_per_run": max(self.seconds, 1e-3) / req.runs,
+            "error_seconds_per_run": 0.0,
+        }
         return SimpleNamespace(case=case, result=res)
 
 
 def _refine(monkeypatch, fake, **kw):
     import srmdp
-    from srmdp.solving import SolveRequest
+    from srmdp.solve_request import SolveRequest
 
     def run(self, case, rules, keep=None, **kw):  # (a pooling step passes runs= and run_start=)
         return fake(self, case, rules, keep, **kw)
 
     monkeypatch.setattr(SolveRequest, "run", run)
     lines = []
-    sol = srmdp.solve("quadratic_z", **{"d": 2, "strata": "adapted", "tol": 0.01, "threads": 1, **kw},
-                      report=lines.append)
+    sol = srmdp.solve(
+        "quadratic_z", **{"d": 2, "strata": "adapted", "tol": 0.01, "threads": 1, **kw}, report=lines.append
+    )
     return sol, lines
 
 
@@ -293,6 +298,7 @@ def _exact_like(case):  # an error C N^-1/2 + cells' h^2 term: the model's behav
 def test_refine_needs_two_consecutive_estimates_and_returns_the_finest(monkeypatch):
     """Coarse levels agreeing by chance (N = 2 and 5 give the same u0) do not end the climb: tol met needs two
     estimated levels in a row <= tol, and the answer is the finest level computed."""
+
     def u0(case):
         if case.steps <= 5 and case.cells <= 3:
             return 1.3  # the two coarsest levels agree by chance
@@ -378,8 +384,18 @@ def test_g_zero_with_a_running_cost_never_trips_the_guard():
     import srmdp
 
     for n in (50, 200):
-        s = srmdp.solve(str(DATA / "running_cost.py"), d=2, dt=1.0 / n, cells=3, paths=40, runs=2, error=False,
-                        threads=1, progress=False, strata="box")
+        s = srmdp.solve(
+            str(DATA / "running_cost.py"),
+            d=2,
+            dt=1.0 / n,
+            cells=3,
+            paths=40,
+            runs=2,
+            error=False,
+            threads=1,
+            progress=False,
+            strata="box",
+        )
         assert abs(s.result["u0"]) <= 1.0 + 5 * s.result["u0_se"]
 
 
@@ -388,8 +404,28 @@ def test_cli_tol_prints_the_ladder(tmp_path, capsys):
     from srmdp.cli import main
 
     out = tmp_path / "s.npz"
-    rc = main(["solve", "--problem", "quadratic_z", "--d", "2", "--strata", "adapted", "--tol", "0.1", "--budget",
-               "300", "--seed", "3", "--threads", "1", "--no-progress", "--out", str(out)])
+    rc = main(
+        [
+            "solve",
+            "--problem",
+            "quadratic_z",
+            "--d",
+            "2",
+            "--strata",
+            "adapted",
+            "--tol",
+            "0.1",
+            "--budget",
+            "300",
+            "--seed",
+            "3",
+            "--threads",
+            "1",
+            "--no-progress",
+            "--out",
+            str(out),
+        ]
+    )
     cap = capsys.readouterr()
     assert rc == 0 and out.is_file()
     assert "level 0: N =   2" in cap.err and "refining to tol" in cap.err
@@ -397,7 +433,7 @@ def test_cli_tol_prints_the_ladder(tmp_path, capsys):
 
 
 # ------------------------------------------------------------------------------------------ real GPU code
-PTX_SCRIPT = '''
+PTX_SCRIPT = """
 import importlib.util, os, sys, tempfile
 root = sys.argv[1]
 sys.path[:0] = [root]
@@ -428,7 +464,7 @@ for name in ("bs_diff_rates", "quadratic_z"):
     ptx, _ = cuda.compile_ptx(ns["body"], (float64[:], float64[:, :]), cc=(9, 0))
     assert ".visible .entry" in ptx
     print(name, "ok")
-'''
+"""
 
 
 def _have_toolchain():
@@ -450,8 +486,9 @@ def test_adapted_problems_compile_for_sm90(root, tmp_path):
     script = tmp_path / "ptx.py"
     script.write_text(PTX_SCRIPT)
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
-    proc = subprocess.run([sys.executable, str(script), str(root)], cwd=root, env=env, capture_output=True, text=True,
-                          timeout=600)
+    proc = subprocess.run(
+        [sys.executable, str(script), str(root)], cwd=root, env=env, capture_output=True, text=True, timeout=600
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert proc.stdout.count(" ok") == 2
 
@@ -560,9 +597,15 @@ def _timed_fake(clock, u0, se=1e-4, noise=None):
         clock.now += secs
         vals = [u0(case) + per_run(case, run_start + r) for r in range(runs)]
         spread = float(np.std(vals, ddof=1) / math.sqrt(runs)) if runs > 1 else None  # (run_case's: None at 1 run)
-        res = {"u0": float(np.mean(vals)), "u0_se": spread, "runs": runs,
-               "run_start": run_start, "per_run": {"u0": vals}, "seconds_per_run": secs / runs,
-               "error_seconds_per_run": 0.0}
+        res = {
+            "u0": float(np.mean(vals)),
+            "u0_se": spread,
+            "runs": runs,
+            "run_start": run_start,
+            "per_run": {"u0": vals},
+            "seconds_per_run": secs / runs,
+            "error_seconds_per_run": 0.0,
+        }
         return SimpleNamespace(case=case, result=res, rules={})
 
     return call
@@ -579,18 +622,21 @@ def test_a_refinement_uses_its_budget_while_a_step_fits(monkeypatch, budget):
     whatever the budget; the clock is fake (each level advances it by its work / rate), so nothing is timed."""
     from srmdp import refine as refine_mod
     from srmdp.fill_steps import fill_steps
-    from srmdp.solving import SolveRequest
+    from srmdp.solve_request import SolveRequest
 
     clock = _Clock()
     monkeypatch.setattr(refine_mod, "_clock", clock)
     sol, _ = _refine(monkeypatch, _timed_fake(clock, _first_order), tol=1e-12, budget_s=budget)
     assert sol.result["tol_met"] is False and clock.now <= budget
     left = budget - clock.now
-    req = SolveRequest.make("quadratic_z", __import__("srmdp").SolveOptions(d=2, strata="adapted", threads=1,
-                                                                            tol=1e-12))
+    req = SolveRequest.make(
+        "quadratic_z", __import__("srmdp").SolveOptions(d=2, strata="adapted", threads=1, tol=1e-12)
+    )
     ran = {(r["steps"], r["cells"], r["paths"]) for r in sol.result["refinement"]}
-    costs = [sum(c.path_steps for c in cs if (c.steps, c.cells, c.paths) not in ran) * req.runs / _Clock.RATE
-             for _, cs in fill_steps(req, sol.case)]
+    costs = [
+        sum(c.path_steps for c in cs if (c.steps, c.cells, c.paths) not in ran) * req.runs / _Clock.RATE
+        for _, cs in fill_steps(req, sol.case)
+    ]
     costs.append(sol.case.path_steps / _Clock.RATE)  # one more run of the answer's level
     cheapest = min(c for c in costs if c > 0)
     assert cheapest > left, (cheapest, left, sol.result["refinement_stop"])
@@ -656,8 +702,17 @@ def test_the_error_model_recovers_its_terms_with_their_signs():
     def u0(n, c, m):
         return 1.0 + 0.36 / n + 0.3 / c**2 - 3.0 * n / m
 
-    cases = [(2, 3, 500), (5, 3, 500), (10, 3, 500), (10, 5, 500), (5, 5, 2000), (10, 5, 2000), (1, 3, 500),
-             (10, 4, 500), (5, 1, 125)]
+    cases = [
+        (2, 3, 500),
+        (5, 3, 500),
+        (10, 3, 500),
+        (10, 5, 500),
+        (5, 5, 2000),
+        (10, 5, 2000),
+        (1, 3, 500),
+        (10, 4, 500),
+        (5, 1, 125),
+    ]
     model = fit(_rows(u0, cases), parity=1, q=2.0)
     assert model["levels"] == 6
     assert model["coef"]["dt"] == pytest.approx(0.36, abs=1e-3)
@@ -763,7 +818,7 @@ def test_a_noise_dominated_refinement_pools_runs_into_its_answer(monkeypatch):
     grow past the request's 4 and its u0 and s.e. are those of one solve with all of its runs -- the same streams
     (run indices 0 .. R-1), so equal bit for bit -- and the budget holds (the clock is fake: nothing timed)."""
     from srmdp import refine as refine_mod
-    from srmdp.solving import SolveRequest
+    from srmdp.solve_request import SolveRequest
 
     clock = _Clock()
     monkeypatch.setattr(refine_mod, "_clock", clock)
@@ -789,7 +844,7 @@ def test_pooled_runs_equal_one_solve_of_as_many_runs():
     bit for bit (the runs' streams are their run indices), and the kept coefficients of its last run."""
     import srmdp
     from srmdp.pooled_runs import pooled
-    from srmdp.solving import SolveRequest
+    from srmdp.solve_request import SolveRequest
 
     opts = srmdp.SolveOptions(d=2, strata="adapted", threads=1, runs=4, dt=0.25, cells=3, paths=64)
     req = SolveRequest.make("quadratic_z", opts)

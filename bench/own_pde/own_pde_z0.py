@@ -56,7 +56,7 @@ def one(spec, d, kw, seed, runs):
     from srmdp.first_step import z0_rho
     from srmdp.options import SolveOptions
     from srmdp.problems import load_problem
-    from srmdp.solving import SolveRequest
+    from srmdp.solve_request import SolveRequest
 
     kw = dict(kw)
     p = load_problem(spec)
