@@ -62,12 +62,12 @@ import math
 import time
 
 from .exceptions import ConfigError
-from .fill_steps import choose_fill
+from .fill_steps import choose_fill, rank_fills
 from .ladder import check_rules_grow, ladder
 from .pooled_runs import RUNS_KINDS, key, pooled
 from .refine_report import answer, line
 from .richardson import extrapolate
-from .step_choice import prefer_step
+from .step_choice import answer_model, ladder_gain
 
 _clock = time.perf_counter  # the refinement's clock (a test injects a fake one: no timed runs)
 
@@ -75,6 +75,19 @@ DEFAULT_BUDGET_S = 900.0
 # an exploded level: s.e. > EXPLODED_FACTOR x the level below's, u0 off by > EXPLODED_FACTOR x that s.e.
 EXPLODED_FACTOR = 100.0
 CONSECUTIVE = 2  # estimates <= tol needed in a row for "tol met"
+
+
+def prefer_step(req, state, ran, left, pending, group, secs):
+    """(kind, [cases]) of a step from the answer whose predicted error reduction per second (the error model fitted
+    to the levels so far, :mod:`srmdp.error_model`) beats the ladder's next group of levels (``secs`` seconds), or
+    None: the ladder's level.  Only where the model prices both (it identifies the terms the steps change)."""
+    gain = ladder_gain(answer_model(state), state, [lv[0] for lv in pending[:group]])
+    if gain is None:
+        return None
+    kind, cases, per_s = rank_fills(req, state, ran, left, model_only=True)
+    if kind is None or per_s <= gain / max(secs, 1e-9) or per_s <= 0.0:
+        return None
+    return kind, cases
 
 
 def refine(req, tol, budget_s=None, report=None):

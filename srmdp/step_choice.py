@@ -5,11 +5,11 @@ Once the answer has an estimate, before each level of the ladder the error model
 (:mod:`srmdp.error_model`: u0 = u* + a/N + b h^q + c N/M; :func:`answer_model`) prices the ladder's next level
 (with its dt partners; :func:`ladder_gain`) and the steps from the answer (:mod:`srmdp.fill_steps`;
 :func:`model_gain`) in predicted error reduction per second; a step from the answer is taken instead
-(:func:`prefer_step`; ``step-<kind>`` in the rows) where it is the better buy.  Only what can become the answer
-is priced: a value with no strictly coarser level (dt halved at a fixed M; :func:`estimable`) gains nothing, and
-the ladder's own stepping stones (dt at a fixed M) are taken as the ladder has them.  Where the N/M term
-dominates (``hjb_lq``: c < 0, the quadratic driver's noise in z), the ladder's next level, which refines N too,
-is the worse buy at a fixed M, and 2 M from the answer the better.
+(:func:`srmdp.refine.prefer_step`; ``step-<kind>`` in the rows) where it is the better buy.  Only what can
+become the answer is priced: a value with no strictly coarser level (dt halved at a fixed M; :func:`estimable`)
+gains nothing, and the ladder's own stepping stones (dt at a fixed M) are taken as the ladder has them.  Where
+the N/M term dominates (``hjb_lq``: c < 0, the quadratic driver's noise in z), the ladder's next level, which
+refines N too, is the worse buy at a fixed M, and 2 M from the answer the better.
 """
 
 from __future__ import annotations
@@ -19,21 +19,6 @@ from dataclasses import replace
 from types import SimpleNamespace
 
 from .error_model import bias_terms, exponent, fit, predicted_error
-
-
-def prefer_step(req, state, ran, left, pending, group, secs):
-    """(kind, [cases]) of a step from the answer whose predicted error reduction per second (the error model fitted
-    to the levels so far, :mod:`srmdp.error_model`) beats the ladder's next group of levels (``secs`` seconds), or
-    None: the ladder's level.  Only where the model prices both (it identifies the terms the steps change)."""
-    from .fill_steps import rank_fills  # (fill_steps prices its steps with this module's model_gain)
-
-    gain = ladder_gain(answer_model(state), state, [lv[0] for lv in pending[:group]])
-    if gain is None:
-        return None
-    kind, cases, per_s = rank_fills(req, state, ran, left, model_only=True)
-    if kind is None or per_s <= gain / max(secs, 1e-9) or per_s <= 0.0:
-        return None
-    return kind, cases
 
 
 def same_ladder(state):
