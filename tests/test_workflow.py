@@ -318,8 +318,9 @@ def test_editing_a_paper_module_renders_its_tables_again(ci_run):
     out = proc.stdout + proc.stderr
     planned = dict(re.findall(r"^(\w+)\s+(\d+)$", out, flags=re.M))
     assert int(planned.get("table", 0)) == len(TABLE_IDS), out[-3000:]
-    assert {"agreement", "preset_tex", "switch_table", "summary"} <= set(planned), planned
-    assert not {"solve", "aggregate", "claims_tables", "beyond_table", "figure"} & set(planned), planned
+    assert {"agreement", "preset_tex", "summary"} <= set(planned), planned
+    # the one-switch tables (srmdp.paper.switch_tables) do not run tables.py
+    assert not {"solve", "aggregate", "switch_table", "claims_tables", "beyond_table", "figure"} & set(planned), planned
 
 
 @pytest.mark.slow
