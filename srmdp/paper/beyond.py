@@ -141,7 +141,9 @@ class BeyondPlan:
         }
         self.solves = solves_from(cfg)  # the suite through srmdp.solve (srmdp.paper.beyond_solve)
         self.solve_by_key = {x.key: x for x in self.solves}
-        self.coverage = cfg.get("coverage")  # {seeds, dims} of the coverage of u0_error, or None
+        # {seeds, dims} of the coverage of u0_error; None, or no dims (a preset that overrides the default's), is none
+        coverage = cfg.get("coverage")
+        self.coverage = coverage if coverage and coverage.get("dims", [2, 4]) else None
         refs |= {(x.problem, x.d) for x in self.solves}
         self.references = sorted(refs)
 
