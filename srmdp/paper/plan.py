@@ -114,6 +114,8 @@ class Plan(PlanFiles, PlanJobs):
                 f"config timing.reading: unknown reading {timing['reading']!r}; allowed: {', '.join(names)}"
             )
         self.gpu_results = config.get("gpu_results", "data/gpu")
+        # folders of run chunks pooled as gpu_results' are (the evidence preset's, data/evidence/), not GPU results
+        self.chunk_results = list(config.get("chunk_results") or [])
         rows = {(r["table"], r["row"]): r for r in paper_rows()}
         selected = {}
         for entry in config["cases"]:
@@ -238,7 +240,7 @@ class Plan(PlanFiles, PlanJobs):
     def error_device(self) -> str:
         return "cpu" if "cpu" in self.devices else self.devices[0]
 
-    # --- run chunks kept under gpu_results (data/gpu/: the GPU campaign's and single-run files) ---
+    # --- run chunks kept under gpu_results (data/gpu/: the GPU campaign's and single-run files) and chunk_results ---
     def gpu_groups(self) -> list:
         """The chunk groups under gpu_results that are paper rows run under one of the preset's readings.
 
@@ -248,7 +250,7 @@ class Plan(PlanFiles, PlanJobs):
         if getattr(self, "_gpu_groups", None) is None:
             rows = {(r["table"], r["row"]) for r in paper_rows()}
             out = []
-            for g in chunks.index(chunks.result_paths(self.gpu_results)).values():
+            for g in chunks.index(chunks.result_paths(self.gpu_results, *self.chunk_results)).values():
                 name = reading_name(g.reading, self.readings)
                 if name is None or (g.table, g.row) not in rows:
                     continue

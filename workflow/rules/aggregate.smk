@@ -66,7 +66,8 @@ rule publish:
         "(cp {input} {output}.tmp && mv {output}.tmp {output}) > {log} 2>&1"
 
 
-# The run chunks kept under gpu_results (data/gpu/: GPU campaign chunks and single-run files), pooled
+# The run chunks kept under gpu_results (data/gpu/: GPU campaign chunks and single-run files) and chunk_results
+# (data/evidence/: the CPU evidence campaign), pooled
 # per (row, reading, precision, seed, test points, random streams): see srmdp.paper.chunks.
 localrules:
     aggregate_gpu,
