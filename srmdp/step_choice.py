@@ -51,15 +51,18 @@ def _now(model, case, row, best, q):
 def estimable(case, rows, richardson=False):
     """Whether a value at ``case`` would have an estimate from the completed ``rows`` (a level strictly coarser
     in N, #C of its parity and M, :func:`srmdp.error_estimate.coarser`; for a Richardson value, a coarser
-    Richardson value, :func:`srmdp.richardson.extrapolate`): a value without one cannot become the answer."""
+    Richardson value or a coarser plain level with its dt term removed, :func:`srmdp.richardson.extrapolate`): a
+    value without one cannot become the answer."""
     from .error_estimate import RHO_MIN, coarser
     from .richardson import reduction_richardson
 
     for r in rows:
-        if r.get("status") != "ok" or r.get("u0") is None or (richardson and r.get("richardson") is None):
+        if r.get("status") != "ok" or r.get("u0") is None:
             continue
         low = SimpleNamespace(steps=r["steps"], cells=r["cells"], paths=r["paths"], basis=case.basis)
-        if coarser(case, low)[0] is not None and (not richardson or reduction_richardson(case, low) >= RHO_MIN):
+        if coarser(case, low)[0] is not None and (
+            not richardson or reduction_richardson(case, low, dt=False) >= RHO_MIN
+        ):
             return True
     return False
 

@@ -685,6 +685,36 @@ def test_richardson_order_check():
     assert not richardson(first[2], first[1])["order_confirmed"]  # two levels: not checked
 
 
+def test_a_richardson_value_without_a_coarser_one_is_estimated_against_a_corrected_plain_level():
+    """u0 = 1 + 0.5/N + 0.4/#C^2: the fine triple N = 2, 5, 10 at #C 5, M 400 has no coarser Richardson value, only
+    the plain level N = 5, #C 3, M 100; its dt term removed by the pair's slope leaves 1 + 0.4/9 exactly, so the
+    estimate is the cells' difference / (rho - 1), rho = min((5/3)^2, 400 x 5 / (100 x 10)) = 2, plus the noise
+    term, and covers the error 0.4/25.  With N' = N1 the corrected value is u1 itself (the weight of u is 0)."""
+    from types import SimpleNamespace
+
+    from srmdp.richardson import corrected, extrapolate
+
+    def u0(n, c):
+        return 1.0 + 0.5 / n + 0.4 / c**2
+
+    se = 1e-4
+    done = []
+    for i, (n, c, m) in enumerate([(5, 3, 100), (2, 5, 400), (5, 5, 400), (10, 5, 400)]):
+        case = SimpleNamespace(steps=n, cells=c, paths=m, basis="LP1")
+        row = {"level": i, "steps": n, "cells": c, "paths": m, "u0": u0(n, c), "u0_se": se, "u0_error": None}
+        row["best"] = None
+        extrapolate(case, row, done)
+        done.append((case, row, None))
+    ext = done[-1][1]["richardson"]
+    assert ext["order_confirmed"] and ext["against_kind"] == "corrected plain" and ext["rho"] == pytest.approx(2.0)
+    diff = 0.4 / 9 - 0.4 / 25
+    assert ext["bias"] == pytest.approx(diff, rel=0.05) and ext["u0_error"] >= abs(ext["u0"] - 1.0) >= 0.4 / 25 - 1e-3
+    assert done[-1][1]["best"]["kind"] == "richardson"  # the plain value has no estimate here: N = 5 is not coarser
+    fine, p1 = done[-1][1], done[-2][1]
+    ref, diff_se = corrected(fine, p1, dict(p1, u0=p1["u0"] + 0.1))  # N' = N1 = 5
+    assert ext["u0"] - ref == pytest.approx(-0.1, rel=1e-9) and diff_se == pytest.approx(math.hypot(se, se))
+
+
 # ------------------------------------------------------------------ the error model that chooses the steps
 def _rows(u0, cases, se=1e-4):
     return [
