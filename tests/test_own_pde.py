@@ -750,11 +750,28 @@ def test_the_error_model_recovers_its_terms_with_their_signs():
     assert model["coef"]["paths"] == pytest.approx(-3.0, abs=1e-2)
     assert model["u_inf"] == pytest.approx(1.0, abs=1e-4)
     # the terms' absolute values are summed (no cancellation counted on); Richardson removes dt, keeps c (N + N1) / M
-    assert predicted_error(model, 10, 5, 2000, 2.0, 0.0) == pytest.approx(0.036 + 0.012 + 0.015, abs=1e-3)
-    assert predicted_error(model, 10, 5, 2000, 2.0, 0.0, partner=5) == pytest.approx(0.012 + 0.0225, abs=1e-3)
+    assert predicted_error(model, 10, 5, 2000, 0.0) == pytest.approx(0.036 + 0.012 + 0.015, abs=1e-3)
+    assert predicted_error(model, 10, 5, 2000, 0.0, partner=5) == pytest.approx(0.012 + 0.0225, abs=1e-3)
     fixed_n = fit(_rows(u0, [(10, 3, 500), (10, 5, 500), (10, 3, 2000), (10, 7, 500), (10, 5, 1000)]), 1, 2.0)
     assert fixed_n["coef"]["dt"] is None and fixed_n["coef"]["paths"] is not None
     assert fit(_rows(u0, cases[:2]), 1, 2.0) is None
+
+
+def test_the_model_fits_the_cells_order_where_the_levels_identify_it_and_works_with_c_zero():
+    """u0 = 1 + 0.36/N + 0.3/#C^3 with no N/M term (the driver's curvature corrected: c = 0): with #C 3, 5, 7 and a
+    degree of freedom to spare the fit finds p = 3 and c = 0, and predicts the Richardson value's error as the cells'
+    term alone; with two values of #C p is the basis's q = 2, not fitted."""
+    from srmdp.error_model import fit, predicted_error
+
+    def u0(n, c, m):
+        return 1.0 + 0.36 / n + 0.3 / c**3
+
+    cases = [(2, 3, 500), (5, 3, 500), (10, 3, 500), (10, 5, 500), (5, 5, 2000), (10, 7, 2000), (5, 7, 1000)]
+    model = fit(_rows(u0, cases), parity=1, q=2.0)
+    assert model["p"] == 3.0 and model["coef"]["cells"] == pytest.approx(0.3, abs=1e-6)
+    assert model["coef"]["paths"] == pytest.approx(0.0, abs=1e-6)
+    assert predicted_error(model, 10, 7, 2000, 0.0, partner=5) == pytest.approx(0.3 / 7**3, abs=1e-6)
+    assert fit(_rows(u0, [c for c in cases if c[1] != 7]), parity=1, q=2.0)["p"] == 2.0
 
 
 def test_the_model_prices_a_step_that_cannot_be_estimated_at_zero():
