@@ -14,9 +14,11 @@ R = (N u_N - N1 u_N1) / (N - N1), whose s.e. is the levels' noise amplified ((N 
 (N - N1) (x2.2 for N1 = N/2).  It is used only where a third level at the same #C and M confirms the order
 (both differences out of their noise, their ratio that of an order in [0.8, 1.5]: z's order 1/2 is refused).
 Its estimate compares it with the latest Richardson value strictly coarser in N, #C and M -- never a level
-coarser in M only, and never a plain value, whose dt bias it does not have -- with rho_dt squared (the
-first-order term is gone), plus the next order, |R - R'| N2 / (N - N2) from the triple's coarse pair R', and
-its own s.e.  A level's best value (``row["best"]``) is the one of the two with the smaller estimate.
+coarser in M only -- with rho_dt squared (the first-order term is gone), or where there is none, with the latest
+plain level strictly coarser, u' - a / N' (its dt term removed by the pair's slope a, so that it has R's dt bias:
+none; rho of #C and M only; :func:`srmdp.richardson.corrected`), plus the next order, |R - R'| N2 / (N - N2) from
+the triple's coarse pair R', and its own s.e.  A level's best value (``row["best"]``) is the one of the two with
+the smaller estimate.
 
 **tol met** needs the best estimate <= tol at two consecutive estimated levels: one noisy difference (two
 coarse levels agreeing by chance) does not end the climb.  **The answer** is the finest level that completed

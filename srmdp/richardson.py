@@ -2,7 +2,8 @@
 
 Two levels that differ in dt only (the same #C and M) give R = (N u_N - N1 u_N1) / (N - N1); a third level at
 the same #C and M checks the first order (:func:`richardson`); :func:`extrapolate` estimates R against a
-coarser Richardson value (:func:`reduction_richardson`) and makes it a level's best value where its estimate
+coarser Richardson value (:func:`reduction_richardson`), or where none exists against a coarser plain level with
+its dt term removed by the pair's slope (:func:`corrected`), and makes it a level's best value where its estimate
 is the smaller.
 """
 
