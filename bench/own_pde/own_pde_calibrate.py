@@ -28,6 +28,7 @@ HELD_OUT = {
     "running_cost": str(ROOT / "tests" / "data" / "running_cost.py"),
     "hjb_lq": "hjb_lq",
     "gobet2016": "gobet2016",
+    "curved_yz": str(ROOT / "tests" / "data" / "curved_yz.py"),  # a driver curved in y and z (issue 38)
 }
 CONFIGS = {"rules": {}, "user coarse": {"cells": 3, "paths": 100}, "user fine": {"cells": 5, "paths": 300}}
 CAL_COVERAGE = 0.97  # on the calibration problems (a margin above the 95 % target for the held-out ones)

@@ -10,7 +10,7 @@ the first order, and estimated by the library's :func:`srmdp.richardson.extrapol
 against the coarse triple's Richardson value ("richardson", the estimate before), and with the coarse triple's
 Richardson values withheld, against the coarse N = 5 plain level with its dt term removed by the fine pair's
 slope ("corrected plain", the estimate that needs no coarser Richardson value).  Calibration problems as in
-own_pde_calibrate.py (quadratic_z, reaction_diffusion); held out: running_cost, hjb_lq, gobet2016 and
+own_pde_calibrate.py (quadratic_z, reaction_diffusion); held out as there: running_cost, hjb_lq, gobet2016 and
 tests/data/curved_yz.py (a driver curved in y and z).  Prints per row and per group: estimated, within 1x and 2x,
 the median u0_error / |error|.
 """
@@ -31,7 +31,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from own_pde_calibrate import CALIBRATION, HELD_OUT, exact  # noqa: E402
 
-HELD = {**HELD_OUT, "curved_yz": str(ROOT / "tests" / "data" / "curved_yz.py")}
 SHAPE = {"coarse": (3, 100, (1, 2, 5)), "fine": (5, 400, (2, 5, 10))}
 WAYS = ("richardson", "corrected plain")
 
@@ -91,7 +90,7 @@ def estimates(levels):
 
 def solve_all(seeds, dims, say):
     out = []
-    for group, problems in (("calibration", CALIBRATION), ("held-out", HELD)):
+    for group, problems in (("calibration", CALIBRATION), ("held-out", HELD_OUT)):
         for name, spec in problems.items():
             for d in dims:
                 ex = exact(spec, d)
