@@ -693,6 +693,7 @@ def test_a_richardson_value_without_a_coarser_one_is_estimated_against_a_correct
     from types import SimpleNamespace
 
     from srmdp.richardson import corrected, extrapolate
+    from srmdp.step_choice import estimable
 
     def u0(n, c):
         return 1.0 + 0.5 / n + 0.4 / c**2
@@ -713,6 +714,9 @@ def test_a_richardson_value_without_a_coarser_one_is_estimated_against_a_correct
     fine, p1 = done[-1][1], done[-2][1]
     ref, diff_se = corrected(fine, p1, dict(p1, u0=p1["u0"] + 0.1))  # N' = N1 = 5
     assert ext["u0"] - ref == pytest.approx(-0.1, rel=1e-9) and diff_se == pytest.approx(math.hypot(se, se))
+    # the refinement's step choice knows it: a Richardson value at (10, 5, 400) is estimable from the plain level
+    rows = [dict(done[0][1], status="ok")]
+    assert estimable(done[-1][0], rows, richardson=True) and not estimable(done[-1][0], [], richardson=True)
 
 
 # ------------------------------------------------------------------ the error model that chooses the steps

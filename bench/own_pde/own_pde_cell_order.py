@@ -20,7 +20,12 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from own_pde_calibrate import exact as reference  # noqa: E402
+
 PROBLEMS = {
+    "hjb_lq": "hjb_lq",
     "quadratic_z": "quadratic_z",
     "reaction_diffusion": "reaction_diffusion",
     "running_cost": str(ROOT / "tests" / "data" / "running_cost.py"),
@@ -68,7 +73,7 @@ def main(argv=None):
     for name in args.problems:
         spec = PROBLEMS[name]
         p = load_problem(spec)
-        exact = float(p.module.y_exact(0.0, np.full(args.d, p.x0), args.d))
+        exact = reference(spec, args.d)
         for basis in args.bases:
             c0 = time.process_time()
             u, se = [], []
