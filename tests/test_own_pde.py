@@ -657,6 +657,7 @@ def test_richardson_in_dt_removes_a_first_order_time_error(monkeypatch):
     assert err < 1e-3 and abs(ext["plain_u0"] - sol.result["u0"]) > 10 * err
     true_err = abs(sol.result["u0"] - 1.0)
     assert true_err <= sol.result["error_estimate"]["u0_error"]
+    assert sol.result["error_estimate"]["against_kind"] == "richardson"  # a coarser Richardson value exists here
     assert any("Richardson in dt" in line for line in lines)
 
     def half_order(case):
