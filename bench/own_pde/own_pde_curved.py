@@ -6,6 +6,10 @@ Solves with defaults, as a user calls them (``srmdp.solve(file, d=d, seed=seed)`
 refinement to ``tol=0.02, budget_s=300`` at d = 4; per solve u0 - exact, u0_error and their ratio, the estimate's
 coarse level and its rho, and (for the refinement) each level's u0 - exact against its estimate.  Wall seconds on a
 shared machine: a budgeted refinement refines less where the machine is loaded.
+
+``--decompose``: the defaults' level below and level at d = 4, (N 2, #C 1) and (N 5, #C 3), at M x1, x4, x16 (8 runs,
+seed 0), with the driver's curvature correction off and on (``curvature_correction``, issue 38 item 1): how u0 moves
+with M there is the noise-fed curvature term c N / M.
 """
 
 from __future__ import annotations
@@ -31,8 +35,11 @@ def main(argv=None):
     ap.add_argument("--dims", type=int, nargs="+", default=[2, 4])
     ap.add_argument("--no-tol", dest="tol", action="store_false")
     ap.add_argument("--budget", type=float, default=300.0)
+    ap.add_argument("--decompose", action="store_true")
     ap.add_argument("--json")
     args = ap.parse_args(argv)
+    if args.decompose:
+        return decompose(args.json)
     mod = load_problem(PROBLEM).module
     out = []
     for d in args.dims:
@@ -98,6 +105,43 @@ def main(argv=None):
         print(json.dumps({k: v for k, v in rec.items() if k != "levels"}), flush=True)
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=1) + "\n")
+    return 0
+
+
+def decompose(path):
+    import srmdp
+    from srmdp.problems import load_problem
+
+    d = 4
+    exact = load_problem(PROBLEM).module.y_exact(0.0, np.zeros(d), d)
+    out = []
+    for corr in (False, True):
+        for n, c, m in ((2, 1, 20), (2, 1, 80), (2, 1, 320), (5, 3, 125), (5, 3, 500), (5, 3, 2000)):
+            s = srmdp.solve(
+                PROBLEM,
+                d=d,
+                dt=1.0 / n,
+                cells=c,
+                paths=m,
+                runs=8,
+                seed=0,
+                error=False,
+                progress=False,
+                threads=1,
+                curvature_correction=corr,
+            )
+            rec = {
+                "correction": corr,
+                "steps": n,
+                "cells": c,
+                "paths": m,
+                "error": s.result["u0"] - exact,
+                "u0_se": s.result["u0_se"],
+            }
+            out.append(rec)
+            print(json.dumps(rec), flush=True)
+    if path:
+        Path(path).write_text(json.dumps(out, indent=1) + "\n")
     return 0
 
 
