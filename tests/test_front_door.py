@@ -1,7 +1,7 @@
 """The front door, as a new user meets it: every subcommand's bad input is one line and exit status 2 (no traceback),
 abbreviations are refused, `srmdp --version` and a top-level help that lists every subcommand, outputs that follow
 the umask, `srmdp run` and `srmdp solve` taking the same strata, `srmdp plan` saying what the workflow will really
-compute, and the workflow's one-line refusal of a misspelt preset key.
+compute (the workflow's one-line refusal of a misspelt preset key: tests/test_workflow.py).
 
 Each check is exact (an exit status, a line count, a file mode, an equality of cases): nothing here is statistical,
 and nothing is compiled or computed (every bad input is refused before that).
@@ -9,8 +9,6 @@ and nothing is compiled or computed (every bad input is refused before that).
 
 import argparse
 import os
-import subprocess
-import sys
 import types
 from pathlib import Path
 
@@ -206,21 +204,3 @@ def test_plan_counts_the_jobs_the_workflow_will_run(in_root, tmp_path):
     assert plan.cost_report(2, done=done).splitlines()[0].endswith("this run computes 0 of them:")
     empty = Plan(load_configs(["config/config.yaml"]) | {"summaries_dir": str(tmp_path), "results_dir": str(tmp_path)})
     assert f"computes {len(jobs)} of them" in empty.cost_report(2, done=published_or_done(empty)).splitlines()[0]
-
-
-def test_the_workflow_refuses_a_misspelt_key_in_one_line(tmp_path):
-    bad = tmp_path / "bad.yaml"
-    bad.write_text("chunk_run: 3\n")
-    out = subprocess.run(
-        [sys.executable, "-m", "snakemake", "-n", "--nolock", "--configfile", str(bad)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert out.returncode == 2, out.stderr[-2000:]
-    errors = [line for line in out.stderr.splitlines() if "error" in line.lower() or "chunk_run" in line]
-    assert errors == [
-        "srmdp: error: config (top level): Additional properties are not allowed ('chunk_run' was unexpected)"
-    ]
-    assert len(out.stderr.splitlines()) < 10

@@ -21,7 +21,8 @@ import time
 from pathlib import Path
 
 import pytest
-from test_workflow import copy_repo, ran_jobs, snakemake
+
+from tests.support.workflow import copy_repo, ran_jobs, snakemake
 
 pytestmark = pytest.mark.slow
 
