@@ -85,7 +85,7 @@ def read(path):
     except OSError as exc:
         raise ConfigError(f"{where}: cannot read it ({exc.strerror or exc})") from None
     if head != ZIP_MAGIC:  # np.load would take it for a pickle and answer with its allow_pickle hint
-        raise ConfigError(f"{where}: not a .npz archive (srmdp solve writes one); damaged or another kind of file")
+        raise ConfigError(f"{where}: damaged or not an srmdp solution (not a .npz archive, which srmdp solve writes)")
     try:
         with np.load(path, allow_pickle=False) as f:
             if set(f.files) != {"coef", "meta"}:
