@@ -10,6 +10,7 @@ written after the compute with status 1, an interrupt with 130; ``srmdp solve --
 met within the budget writes its finest answer and exits with status 4 (:data:`srmdp.cli_solution.TOL_NOT_MET`).
 """
 
+import os
 import sys
 from importlib.metadata import entry_points
 
@@ -124,12 +125,16 @@ def _write(path, res):
 
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] not in BUILTIN:
-        plugin = plugin_commands().get(argv[0])
-        if plugin is not None:
-            return plugin.load()(argv[1:])
-    args = build_parser().parse_args(argv)
-    return exit_status(lambda: _command(args))
+    try:
+        if argv and argv[0] not in BUILTIN:
+            plugin = plugin_commands().get(argv[0])
+            if plugin is not None:
+                return plugin.load()(argv[1:])
+        args = build_parser().parse_args(argv)
+        return exit_status(lambda: _command(args))
+    except BrokenPipeError:  # stdout closed by its reader (`srmdp plan | head`): stop quietly, as a shell tool does
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + 13  # SIGPIPE
 
 
 def _command(args) -> int:
