@@ -52,6 +52,7 @@ def fit_order(cells, u, se):
 
 def main(argv=None):
     import srmdp
+    from srmdp.divergence import DivergenceError
     from srmdp.problems import load_problem
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -78,22 +79,32 @@ def main(argv=None):
             c0 = time.process_time()
             u, se = [], []
             for c in args.cells:
-                s = srmdp.solve(
-                    spec,
-                    d=args.d,
-                    basis=basis,
-                    dt=p.maturity / args.steps,
-                    cells=c,
-                    paths=args.paths,
-                    runs=args.runs,
-                    seed=0,
-                    threads=1,
-                    progress=False,
-                    error=False,
-                )
+                try:
+                    s = srmdp.solve(
+                        spec,
+                        d=args.d,
+                        basis=basis,
+                        dt=p.maturity / args.steps,
+                        cells=c,
+                        paths=args.paths,
+                        runs=args.runs,
+                        seed=0,
+                        threads=1,
+                        progress=False,
+                        error=False,
+                    )
+                except DivergenceError as exc:  # recorded, not fitted: the basis diverged at this #C and M
+                    print(f"| {name} | {args.d} | {basis} | #C {c}: diverged ({str(exc)[:80]}) |", flush=True)
+                    u.append(None)
+                    se.append(None)
+                    continue
                 u.append(s.result["u0"])
                 se.append(s.result["u0_se"])
-            order, b, u_inf, chi2 = fit_order(args.cells, u, se)
+            ok = [k for k, x in enumerate(u) if x is not None]
+            if len(ok) < 3:
+                out.append({"problem": name, "d": args.d, "basis": basis, "cells": args.cells, "u0": u, "u0_se": se})
+                continue
+            order, b, u_inf, chi2 = fit_order([args.cells[k] for k in ok], [u[k] for k in ok], [se[k] for k in ok])
             rec = {
                 "problem": name,
                 "d": args.d,
@@ -111,7 +122,9 @@ def main(argv=None):
                 "cpu_s": time.process_time() - c0,
             }
             out.append(rec)
-            errs = ", ".join(f"{x - exact:+.4f}±{e:.1g}" for x, e in zip(u, se, strict=True))
+            errs = ", ".join(
+                "diverged" if x is None else f"{x - exact:+.4f}±{e:.1g}" for x, e in zip(u, se, strict=True)
+            )
             share = abs(b) * 3.0**-order
             print(
                 f"| {name} | {args.d} | {basis} | {errs} | {order:.2f} | {b:+.3g} | {share:.3g} | {chi2:.2g} |"
