@@ -148,7 +148,7 @@ def figure_time_vs_steps(plan, timings, campaign, stem):
     fig, ax = plt.subplots(figsize=(7.5, 4.2))
     marker = {"LP0": "o", "LP1": "s"}
     # each GPU model its own colour and markers, so that an H100 point and an H200 point of one basis differ
-    gpu_style = [("C3", {"LP0": "o", "LP1": "s"}), ("C4", {"LP0": "^", "LP1": "D"}), ("C5", {"LP0": "v", "LP1": "P"})]
+    gpu_style = [("C3", ("o", "s")), ("C4", ("^", "D")), ("C5", ("v", "P"))]  # (LP0, LP1) markers
     gpu_models = []
     series = {}
     for r in paper_rows():
@@ -179,7 +179,7 @@ def figure_time_vs_steps(plan, timings, campaign, stem):
             if sel:
                 ax.scatter(
                     *zip(*sel, strict=True),
-                    marker=(marks or marker)[basis],
+                    marker=dict(zip(("LP0", "LP1"), marks, strict=True))[basis] if marks else marker[basis],
                     s=22,
                     edgecolors=color,
                     facecolors=color if filled else "none",

@@ -195,7 +195,7 @@ def speed_sentence(beats, claims, n_timed, like_words) -> str:
             f" {max(b[2] for b in beats):.2f} s a run on them), one thread of our {device_words(res)[4:]} CPU in"
             f" float64 ran faster per run than the paper's 24 threads of two 2013 Xeon E5-2620 v2 in float32 on"
             f" {len(beats)} (T.{paper_table_number(paper['table'])} $\\Delta t={paper['dt']:g}$:"
-            f" {fmt_seconds(ours)} s against {theirs:.2f} s): a decade of hardware apart, not a comparison of the"
+            f" {fmt_seconds(ours)} s against {theirs:.2f} s): other hardware and precision, not a comparison of the"
             " schemes"
         )
         if slower:
