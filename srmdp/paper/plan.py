@@ -62,17 +62,22 @@ class GpuGroup:
 class Variant:
     """One residual experiment (config ``residuals.variants``): the residual reading with one thing changed.
 
-    ``changes``: ((key, value), ...) among precision, seed, trunc_y, trunc_z (None = no truncation)."""
+    ``changes``: ((key, value), ...) among precision, arithmetic, seed, trunc_y, trunc_z (None = no truncation).
+    ``rows``: the rows it reruns (None: every row of ``residuals.rows``); ``runs``: its runs (None: the row's);
+    ``predicted``: the sign it predicts for ours - paper's shift, written before it was run."""
 
     name: str
     hypothesis: str
     changes: tuple
+    rows: tuple | None = None
+    runs: int | None = None
+    predicted: str = ""
 
     def get(self, key, default):
         return dict(self.changes).get(key, default)
 
 
-VARIANT_KEYS = ("precision", "seed", "trunc_y", "trunc_z")
+VARIANT_KEYS = ("precision", "arithmetic", "seed", "trunc_y", "trunc_z")
 
 
 def _paper_keys(rows, where: str, paper_keys) -> list:
@@ -169,10 +174,20 @@ class Plan(PlanFiles, PlanJobs):
                 f" allowed: {', '.join(r.name for r in self.paper_readings)}"
             )
         self.residual_threshold = float(res.get("threshold", 3.0))
-        rows = _paper_keys(res.get("rows", []), "residuals.rows", paper_keys)  # a filter, as a reading's rows
-        self.residual_rows = [s.key for s in self.selected if s.key in rows]
+        # its rows: those of the preset's cases, rerun with their runs (a filter, as a reading's rows); with
+        # residuals.runs also rows the cases do not run (the evidence campaign's), with that many runs
+        rows = _paper_keys(res.get("rows", []), "residuals.rows", paper_keys)
+        self.residual_runs = res.get("runs")
+        self.residual_rows = [k for k in paper_keys if k in rows and (k in self.by_key or self.residual_runs)]
         self.variants = [
-            Variant(v["name"], v["hypothesis"], tuple((k, v[k]) for k in VARIANT_KEYS if k in v))
+            Variant(
+                v["name"],
+                v["hypothesis"],
+                tuple((k, v[k]) for k in VARIANT_KEYS if k in v),
+                None if v.get("rows") is None else tuple(_paper_keys(v["rows"], "residuals.variants.rows", paper_keys)),
+                v.get("runs"),
+                v.get("predicted", ""),
+            )
             for v in res.get("variants", [])
         ]
         variant_names = [v.name for v in self.variants]
