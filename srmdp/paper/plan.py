@@ -17,6 +17,7 @@ from pathlib import Path
 from ..exceptions import ConfigError
 from ..readings import reading_key, reading_name, same_reading
 from . import REPOSITORY, chunks
+from .equivalence import Equivalence
 from .plan_files import PlanFiles
 from .plan_jobs import PlanJobs
 from .preset_reading import PresetReading, readings_from_config
@@ -165,6 +166,8 @@ class Plan(PlanFiles, PlanJobs):
                 chosen[(table, n)] = Selected(table, n, int(entry.get("runs", 4)), 1, False)
         self.lsmdp = [chosen[k] for k in sorted(chosen, key=order.get)]
         self.lsmdp_by_key = {s.key: s for s in self.lsmdp}
+        # the one verdict on every paper number (srmdp.paper.equivalence); None where a preset file is read alone
+        self._equivalence = Equivalence.from_config(config.get("equivalence"))
         # the residual experiments (srmdp.paper.residuals): variants of one reading on a few rows
         res = config.get("residuals") or {}
         self.residual_reading = res.get("reading", self.paper_readings[0].name)
@@ -214,6 +217,12 @@ class Plan(PlanFiles, PlanJobs):
         self.likeforlike_runs = int(like.get("runs", 1))
 
     # --- names and paths ---------------------------------------------------------------------
+    @property
+    def equivalence(self) -> Equivalence:
+        if self._equivalence is None:
+            raise ConfigError("config equivalence: missing (delta, level, reason: config/config.yaml)")
+        return self._equivalence
+
     def reading(self, name: str) -> PresetReading:
         return next(r for r in self.readings if r.name == name)
 
