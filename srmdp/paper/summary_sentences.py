@@ -11,7 +11,7 @@ import math
 from collections import Counter
 
 from .claims import TEXT_VS_TABLE
-from .latex import INDICATOR_TEX, fmt_seconds, tex_escape
+from .latex import INDICATOR_TEX, fmt_sci, fmt_seconds, tex_escape
 from .record import CPU_EQ_GPU_TOL, device_words
 from .rows import paper_rows, paper_table_number
 from .student import z_limit
@@ -255,7 +255,7 @@ def hypotheses_sentence(m) -> str:
         sign = _sign_of(predicted)
         shift = v["shift"] or {}
         seen = {k: (d, se) for k, (d, se, _) in shift.items()}
-        measured = _join(f"{INDICATOR_TEX[k]} ${d:+.4f}\\pm{se:.4f}$" for k, (d, se) in seen.items())
+        measured = _join(f"{INDICATOR_TEX[k]} {fmt_sci(d)} (s.e.\\ {fmt_sci(se)})" for k, (d, se) in seen.items())
         clear = [k for k, (d, se) in seen.items() if abs(d) > 3 * se]
         agree = [k for k in clear if (seen[k][0] > 0) == (sign > 0)]
         verdict = (
@@ -264,6 +264,8 @@ def hypotheses_sentence(m) -> str:
             else f"the predicted sign on {len(agree)} of the {len(clear)} indicators it moves"
         )
         deltas = _join(f"{INDICATOR_TEX[k]} ${d:+.3f}$ ({v['verdict'][k]})" for k, d in v["diff"].items())
+        rejected = [INDICATOR_TEX[k] for k, x in v["verdict"].items() if x == "differs"]
+        deltas += f": rejected for {_join(rejected)}" if rejected else ": not rejected"
         n_shared = next(iter(shift.values()))[2] if shift else 0
         parts.append(
             f"\\emph{{{tex_escape(name)}}} ({v['runs']} runs on {_where(r['table'], r['dt'], r['d'])}; predicted"
