@@ -176,7 +176,6 @@ class Plan(PlanFiles, PlanJobs):
                 f"config residuals.reading: unknown reading {self.residual_reading!r};"
                 f" allowed: {', '.join(r.name for r in self.paper_readings)}"
             )
-        self.residual_threshold = float(res.get("threshold", 3.0))
         # its rows: those of the preset's cases, rerun with their runs (a filter, as a reading's rows); with
         # residuals.runs also rows the cases do not run (the evidence campaign's), with that many runs
         rows = _paper_keys(res.get("rows", []), "residuals.rows", paper_keys)
