@@ -14,7 +14,6 @@ from .claims import TEXT_VS_TABLE
 from .latex import INDICATOR_TEX, fmt_sci, fmt_seconds, tex_escape
 from .record import CPU_EQ_GPU_TOL, device_words
 from .rows import paper_rows, paper_table_number
-from .student import z_limit
 from .tables import FIT_DT, FIT_READING  # the fitted reading and where; float32 vs float64
 from .verdict import COST_RUNS, HIGH_D, STRONG_RUNS, evidence_totals, paper_numbers
 
@@ -143,23 +142,20 @@ def disagreements_sentence(numbers, m, plan, rule) -> str:
         + "."
     )
     key_of = {v: k for k, v in INDICATOR_TEX.items()}
-    rejected, kept = [], []
+    said = {}  # per reading of the paper's evaluations (literal, the splits): rejected / reproduces / undecided where
     for c in m["cells"]:
         if any(c["sources"][0] == n["best"].path and key_of[c["indicator"]] == n["indicator"] for n in same):
-            rejected += [f"{h} ({c['indicator']})" for h in c["rejected"] if h in m["headers"][:3]]
-            kept += [h for h in c["explained"] if h in m["headers"][:3]]
-    if rejected or kept:
-        text += (
-            " Of the readings of the paper's evaluations tried on it, "
-            + (f"{_join(list(dict.fromkeys(rejected)))} rejected" if rejected else "none is rejected")
-            + (
-                f"; {_join(list(dict.fromkeys(h for h in kept if not any(r.startswith(h) for r in rejected))))} not"
-                " rejected, only by a spread too wide to decide"
-                if kept
-                else ""
-            )
-            + "."
-        )
+            for h, x in zip(m["headers"][:3], c["h"][:3], strict=True):
+                if x is not None:
+                    said.setdefault(x[1], {}).setdefault(h, []).append(c["indicator"])
+    if said:
+        words = []
+        for verdict, what in (("differs", "rejected"), ("reproduced", "reproduces it"), ("undecided", "undecided")):
+            hs = said.get(verdict, {})
+            if hs:
+                words.append(_join(f"{h} ({_join(ind)})" for h, ind in hs.items()) + f" {what}")
+        text += " Of the readings of the paper's evaluations tried on it: " + "; ".join(words)
+        text += " (undecided: not rejected, only by a spread too wide to decide)." if "undecided" in said else "."
     r = _rerun_of(m, top["table"], top["row"])
     if r is not None:
         parts, systematic = [], True
@@ -307,7 +303,7 @@ def limitations(plan, fit, not_run, totals, every, measured) -> str:
         f"\n\\item \\emph{{Rows not run}} (under any reading): {_plural(len(not_run), 'row')}"
         + (" (" + _join(_row_words(r) for r in not_run) + ")" if not_run else "")
         + f"; {a['two_runs']} paper numbers rest on 2 runs (undecided whatever their value unless their standard"
-        f" error is below $\\delta/{z_limit(2):.0f}$), {a['n'] - a['strong'] - a['one_run']} on fewer than"
+        f" error is below $\\delta/{plan.equivalence.t(2):.0f}$), {a['n'] - a['strong'] - a['one_run']} on fewer than"
         f" {STRONG_RUNS} and {a['one_run']} on one run."
         "\n\\item \\emph{Arithmetic.} Of our "
         + f"{len(every)} cells, "

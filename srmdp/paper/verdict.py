@@ -201,7 +201,6 @@ def claim_scorecard(claims, outcome):
 
 # --- each paper number judged once, by the strength of its evidence -----------------------------------------------
 STRONG_RUNS = 8  # >= 8 runs: a standard error with >= 7 degrees of freedom
-GRADES = ("strong", "weak", "none")
 SAMPLES = ("out", "in")  # out of sample (what the fit did not see) first: the headline
 SENSITIVITY = (("half", 0.5), ("double", 2.0))  # p. 1's counts at delta/2 and 2 delta beside delta
 
