@@ -262,11 +262,15 @@ def hypotheses_sentence(m) -> str:
         deltas = _join(f"{INDICATOR_TEX[k]} ${d:+.3f}$ ({v['verdict'][k]})" for k, d in v["diff"].items())
         rejected = [INDICATOR_TEX[k] for k, x in v["verdict"].items() if x == "differs"]
         deltas += f": rejected for {_join(rejected)}" if rejected else ": not rejected"
-        n_shared = next(iter(shift.values()))[2] if shift else 0
+        paired = (
+            f"shift of ours on the {next(iter(shift.values()))[2]} runs it shares with the reading {measured},"
+            f" {verdict}"
+            if shift
+            else "no run shared with the reading (no paired shift)"
+        )
         parts.append(
             f"\\emph{{{tex_escape(name)}}} ({v['runs']} runs on {_where(r['table'], r['dt'], r['d'])}; predicted"
-            f" {tex_escape(predicted)}): shift of ours on the {n_shared} runs it shares with the reading {measured},"
-            f" {verdict}; under it {deltas}"
+            f" {tex_escape(predicted)}): {paired}; under it {deltas}"
         )
     return (
         "Hypotheses from the paper's text that could move the numbers below $\\Delta t=0.2$, each with its sign"
