@@ -7,7 +7,7 @@ u0 at a level (N, #C, M) is modelled as
 the scheme's three biases (:mod:`srmdp.error_estimate`: the time step's first order for y, the cells' h^q,
 the regression's second-order bias O(N nb / M), summed over the N regressions) and the runs' noise (the
 level's s.e.).  The terms have signs of their own: on ``hjb_lq`` (d = 4, adapted strata, LP1, seed 0;
-srmdp/problems/README.md) a ~ +0.36, b ~ +0.3 and c ~ -3 (the quadratic driver's noise in z biases y down,
+bench/own_pde/NOTES.md) a ~ +0.36, b ~ +0.3 and c ~ -3 (the quadratic driver's noise in z biases y down,
 E|z^|^2 = |z|^2 + Var z^), so refining N alone at a fixed M makes the M term grow, and a Richardson value in dt at
 a fixed M carries c (N + N1) / M.
 

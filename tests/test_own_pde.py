@@ -437,7 +437,7 @@ PTX_SCRIPT = """
 import importlib.util, os, sys, tempfile
 root = sys.argv[1]
 sys.path[:0] = [root]
-from bench.sm90 import stub_current_device
+from tests.support.sm90 import stub_current_device
 stub_current_device()
 from numba import cuda, float64
 from srmdp.build import problem_source
