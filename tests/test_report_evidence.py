@@ -132,7 +132,20 @@ def test_the_largest_disagreement_is_on_page_one_from_the_data():
     assert "What would settle it" in s and "What would settle it" in m["sentences"]["signs"]
     # the reruns that exist are used, not asked for again
     assert "the reruns float32" not in s and "those reruns at $d\\ge11$" not in m["sentences"]["signs"]
-    assert "keeps its sign in every variant" in s and "the sign holds in every variant" in m["sentences"]["signs"]
+    assert "keeps its sign in every variant" in s  # LP1d4_r2's reruns: -0.23 to -0.31 against the paper
+    from srmdp.paper.residuals import residuals_model
+
+    plan = _plan()
+    res = residuals_model(plan, plan.summaries(), plan.residual_files(), plan.gpu_summaries())
+    high = [r for r in res["reruns"] if r["table"].startswith("LP1d1")]
+    holds = all(
+        (v["diff"]["mse_y_max"] > 0) == (r["base"]["mse_y_max"] > 0)
+        for r in high
+        for name, v in r["variants"].items()
+        if name not in res["predicted"]
+    )
+    said = "the sign holds in every variant" if holds else "the sign does not hold in every variant"
+    assert high and said in m["sentences"]["signs"]
 
 
 def _cells():

@@ -144,10 +144,12 @@ def residuals_model(plan, summaries, variant_files, campaign=()):
                     "d": paper["d"],
                     "dt": paper["dt"],
                     "runs": int(res["runs"]),
+                    "seed": res.get("seed"),
                     "base": {k: res[k] - paper[k] for k in INDICATORS if res.get(k) is not None},
                     "variants": {
                         name: {
                             "runs": int(v["runs"]),
+                            "seed": v.get("seed"),
                             "diff": {k: v[k] - paper[k] for k in INDICATORS if v.get(k) is not None},
                             "verdict": {
                                 k: rule.verdict(v[k] - paper[k], v.get(k + "_se"), int(v["runs"]))

@@ -211,8 +211,15 @@ def sign_sentence(high, m) -> str:
     for r in high_reruns:
         words, same = _rerun_words(r, "mse_y_max", m["predicted"])
         if words:
+            runs = sorted({v["runs"] for name, v in r["variants"].items() if name not in m["predicted"]})
+            # a row the preset's cases do not run: its reruns are not the reading's runs (other runs, other seed)
+            seeds = {v["seed"] for name, v in r["variants"].items() if not name.startswith("seed")}
+            apart = bool(seeds - {r["seed"]})
             parts.append(
-                f"{_where(r['table'], r['dt'], r['d'])} ({r['runs']} runs, ${r['base']['mse_y_max']:+.3f}$): {words}"
+                f"{_where(r['table'], r['dt'], r['d'])} (the reading ${r['base']['mse_y_max']:+.3f}$ on {r['runs']}"
+                f" runs; reruns on {'/'.join(map(str, runs))}"
+                + (f", seed {_join(map(str, sorted(seeds)))} against {r['seed']}" if apart else "")
+                + f"): {words}"
             )
             holds &= same
     if parts:
