@@ -82,17 +82,18 @@ def _summary(path, values, se, literal=None, splits=None, reading=("zero", 1.0, 
     return str(path)
 
 
-def test_table_counts_what_each_hypothesis_explains_and_breaks(tmp_path, monkeypatch):
+def test_table_judges_each_hypothesis_by_the_equivalence_rule(tmp_path, monkeypatch):
+    """8 runs, se 0.01: the interval is +-4.55 se = +-0.0455 (t on 7 d.o.f. at the 3-sigma level, times
+    sqrt(1 + 8/1000)), the margin 0.1 (config equivalence)."""
     monkeypatch.chdir(tmp_path)
     plan = _plan(
         reading="paper-fit",
-        threshold=3,
         rows=["LP0d4_r1"],
         variants=[{"name": "seed-2", "hypothesis": "another seed", "seed": 2}],
     )
     p = [PAPER[k] for k in INDICATORS]
     se = 0.01
-    # ours: Y,max 5 s.e. above the paper (beyond), Y,av and Z,av 1 s.e. (within)
+    # ours: Y,max Delta +0.20 (differs: 0.20 - 0.0455 > 0.1), Y,av and Z,av +0.01 (reproduced)
     split = {
         "y_max_shift": -0.04,
         "y_max_sd": 0.02,
@@ -101,13 +102,13 @@ def test_table_counts_what_each_hypothesis_explains_and_breaks(tmp_path, monkeyp
         "z_av_shift": 0.0,
         "z_av_sd": 0.001,
     }
-    ours = [p[0] + 0.05, p[1] + 0.01, p[2] + 0.01]
+    ours = [p[0] + 0.2, p[1] + 0.01, p[2] + 0.01]
     base = _summary(
         Path(plan.summary_path("paper-fit", "LP0d4_r1", "cpu")),
         ours,
         se,
-        literal=[p[0] + 0.045, p[1], p[2]],
-        splits={"1000x1": split, "1000x1000": dict(split, y_max_shift=0.0, y_max_sd=0.001)},
+        literal=[p[0] + 0.19, p[1], p[2]],
+        splits={"1000x1": split, "1000x1000": dict(split, y_max_shift=0.0, y_max_sd=0.001, y_av_sd=0.001)},
     )
     other = _summary(
         Path(plan.summary_path("theory", "LP0d4_r1", "cpu")),
@@ -115,37 +116,53 @@ def test_table_counts_what_each_hypothesis_explains_and_breaks(tmp_path, monkeyp
         se,
         reading=("unbounded", None, None),
     )  # another reading: not analysed
-    var = _summary(Path(plan.residual_path("seed-2", "LP0d4_r1")), [p[0] + 0.06, p[1] + 0.05, p[2]], se)
+    var = _summary(Path(plan.residual_path("seed-2", "LP0d4_r1")), [p[0] + 0.05, p[1] + 0.2, p[2]], se)
     m = residuals_model(plan, [base, other], [var])
     assert [c["indicator"] for c in m["cells"]] == [r"$\mathrm{MSE}_{Y,\max}$"] and m["n_within"] == 2
     cell = m["cells"][0]
-    assert math.isclose(cell["z0"], 5.0) and math.isclose(cell["diff"], 0.05)
-    lit, s1, s2, seed = cell["z"]
-    assert math.isclose(lit, 4.5)  # literal: (p + 0.045 - p) / 0.01
-    assert math.isclose(s1, (0.05 - 0.04) / math.hypot(0.01, 0.02))  # shifted by the split's bias, combined spread
-    assert math.isclose(s2, 0.05 / math.hypot(0.01, 0.001))
-    assert math.isclose(seed, 6.0)
-    assert cell["explained"] == ["$10^3{\\times}1$"]
-    # tally per column (literal, 10^3x1, 10^3x10^3, seed-2): explains of 1 beyond, breaks of the 2 within
-    assert [(t["explains"], t["of"]) for t in m["tally"]] == [(0, 1), (1, 1), (0, 1), (0, 1)]
-    assert [(t["breaks"], t["within"]) for t in m["tally"]] == [(0, 2), (0, 2), (0, 2), (1, 2)]  # seed: Y,av 5 s.e.
+    assert cell["verdict"] == "differs" and math.isclose(cell["diff"], 0.2)
+    lit, s1, s2, seed = cell["h"]
+    assert math.isclose(lit[0], 0.19) and lit[1] == "differs"  # literal: rejected
+    # 10^3 x 1: shifted by the split's bias (0.16), spread sqrt(0.01^2 + 0.02^2): interval +-0.10, undecided
+    assert math.isclose(s1[0], 0.16) and s1[1] == "undecided"
+    assert math.isclose(s2[0], 0.2) and s2[1] == "differs"  # 10^3 x 10^3: the paper's error 0.001, rejected
+    assert math.isclose(seed[0], 0.05) and seed[1] == "reproduced"  # the rerun accounts for it
+    assert cell["rejected"] == ["literal", "$10^3{\\times}10^3$"]
+    assert cell["explained"] == ["$10^3{\\times}1$", "seed-2"] and cell["accounts"] == ["seed-2"]
+    # per column (literal, 10^3x1, 10^3x10^3, seed-2): rejects / reproduces of the 1 listed, breaks of the 2 reproduced
+    assert [(t["rejects"], t["accounts"], t["of"]) for t in m["tally"]] == [(1, 0, 1), (0, 0, 1), (1, 0, 1), (0, 1, 1)]
+    assert [(t["breaks"], t["within"]) for t in m["tally"]] == [(0, 2), (0, 2), (0, 2), (1, 2)]  # seed: Y,av +0.2
     out = tmp_path / "residuals.tex"
     render_residuals(plan, [base, other], [var], ROOT / "workflow/templates", out)
     text = out.read_text()
-    assert r"$\mathbf{+0.4}$" in text and "$+4.5$" in text and r"\emph{unexplained}" not in text
+    assert r"$\mathbf{+0.190}$" in text and "$+0.160$" in text and "$+0.050$" in text
+    assert r"$\mathbf{+0.160}$" not in text  # bold is differs only
     line = next(x for x in text.splitlines() if x.startswith("LP0d4 &"))
     assert line.endswith(f"% source: {base} {var}")
 
 
-def test_default_preset_reruns_every_row_with_an_outlier():
-    """Every paper-fit row of the committed default summaries with a cell beyond the threshold is rerun by the
-    residual variants (or the table says 'unexplained' for want of trying)."""
+def test_default_preset_reruns_every_row_with_a_difference():
+    """Every paper-fit row of the committed default summaries with a number the rule calls differs is rerun by the
+    residual variants (or the table says 'not tested' for want of trying)."""
     plan = Plan(load_configs([ROOT / "config/config.yaml"]))
     reading = plan.residual_reading
     outliers = []
     for s in plan.selected:
         res = json.loads((ROOT / plan.summary_path(reading, s.key, "cpu")).read_text())
         paper = next(r for r in paper_rows() if (r["table"], r["row"]) == (s.table, s.row))
-        if any(abs(res[k] - paper[k]) > plan.residual_threshold * res[k + "_se"] for k in INDICATORS):
+        rule = plan.equivalence
+        if any(rule.verdict(res[k] - paper[k], res[k + "_se"], res["runs"]) == "differs" for k in INDICATORS):
             outliers.append(s.key)
     assert outliers and set(outliers) <= set(plan.residual_rows), (outliers, plan.residual_rows)
+
+
+def test_a_variant_with_its_own_rows_and_runs_and_rows_outside_the_cases():
+    plan = Plan(load_configs([ROOT / "config/config.yaml"]))
+    assert {"LP1d12_r1", "LP1d13_r1"} <= set(plan.residual_rows) and "LP1d12_r1" not in plan.by_key
+    assert plan.variant_rows("f32-paths") == ["LP1d4_r2"] and plan.variant("f32-paths").predicted
+    assert "--arithmetic float32 --runs 32" in plan.residual_args("f32-paths", "LP1d4_r2")
+    assert f"--runs {plan.residual_runs}" in plan.residual_args("float32", "LP1d13_r1")
+    jobs = [j[1] for j in plan.jobs(2) if j[0] == "resid"]
+    assert "results/default/residuals/f32-paths/LP1d4_r2/cpu.json" in jobs
+    assert "results/default/residuals/f32-paths/LP1d4_r1/cpu.json" not in jobs
+    assert len(jobs) == len(plan.residual_files())

@@ -59,7 +59,7 @@ def recount(reading):
     """Distinct cells of ``reading`` recounted from the committed JSON summaries, without the report's code: a cell
     is (row, indicator, seed, test points, run indices); a CPU and a GPU summary of the same cell whose values agree
     to 1e-6 count once.  Returns (rows, {cell: (device, value, se, preset)}), ``preset``: a summary of the preset's
-    own CPU runs (the report takes those before a campaign line of as many runs)."""
+    own CPU runs (the report takes those before a campaign line of as many runs); its runs, as it records them."""
     files = [(f, True) for f in glob.glob(str(PUB / reading / "*" / "cpu.json"))]
     files += [(f, False) for f in glob.glob(str(PUB / "gpu" / reading / "*" / "*.json"))]
     rows, found = set(), {}
@@ -70,12 +70,12 @@ def recount(reading):
         for k in IND:
             if res.get(k) is not None:
                 cell = (key, k, res.get("seed"), res.get("test_points"), _run_indices(res))
-                found.setdefault(cell, []).append((res["device"], res[k], res.get(k + "_se"), preset))
+                found.setdefault(cell, []).append((res["device"], res[k], res.get(k + "_se"), preset, int(res["runs"])))
     distinct = {}
     for cell, values in found.items():
-        devices = {d for d, _, _, _ in values}
+        devices = {v[0] for v in values}
         if len(values) == 2 and devices == {"cpu", "gpu"} and abs(values[0][1] - values[1][1]) <= 1e-6:
-            values = [("cpu = gpu", *v[1:3], False) for v in values if v[0] == "gpu"]
+            values = [("cpu = gpu", *v[1:3], False, v[4]) for v in values if v[0] == "gpu"]
         for j, v in enumerate(values):
             distinct[cell + (j,)] = v
     return rows, distinct
@@ -86,18 +86,37 @@ def recount_numbers(reading):
     CPU = GPU line, then the preset's own. Returns {(row, indicator): (runs, device, value, se)}."""
     _, distinct = recount(reading)
     best = {}
-    for cell, (dev, v, se, preset) in distinct.items():
-        rank = (len(cell[4]), se is not None, dev == "cpu = gpu", preset)
+    for cell, (dev, v, se, preset, runs) in distinct.items():
+        rank = (runs, se is not None, dev == "cpu = gpu", preset)
         k = (cell[0], cell[1])
         if k not in best or rank > best[k][0]:
-            best[k] = (rank, (len(cell[4]), dev, v, se))
+            best[k] = (rank, (runs, dev, v, se))
     return {k: b for k, (_, b) in best.items()}
 
 
-def _within(numbers, paper):
-    return sum(
-        se is not None and se > 0 and abs(v - paper[k[0]][k[1]]) / se <= 3 for k, (_, _, v, se) in numbers.items()
-    )
+def _rule(diff, se, runs, slack_d=0.0, slack_se=0.0):
+    """The equivalence rule written out from config/config.yaml's declaration (delta, level), without the report's
+    code: the interval Delta +- t s, t Student's on runs - 1 d.o.f., s = se sqrt(1 + runs/1000); ``slack_*`` widen
+    (positive) or narrow (negative) it for values read back at printed precision."""
+    import yaml
+
+    eq = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["equivalence"]
+    if runs < 2 or not se:
+        return "undecided"
+    from srmdp.paper.student import t_quantile
+
+    h = t_quantile(0.5 * (1 + eq["level"]), runs - 1) * max(se + slack_se, 0.0) * math.sqrt(1 + runs / 1000)
+    d = max(abs(diff) + slack_d, 0.0)
+    if d + h < eq["delta"]:
+        return "reproduced"
+    return "differs" if abs(diff) - slack_d - h > eq["delta"] else "undecided"
+
+
+def _verdicts(numbers, paper):
+    out = {"reproduced": 0, "differs": 0, "undecided": 0}
+    for k, (runs, _, v, se) in numbers.items():
+        out[_rule(v - paper[k[0]][k[1]], se, runs)] += 1
+    return out
 
 
 def test_the_summary_counts_equal_those_recomputed_over_paper_numbers():
@@ -107,34 +126,30 @@ def test_the_summary_counts_equal_those_recomputed_over_paper_numbers():
         rows, _ = recount(reading)
         numbers = recount_numbers(reading)
         got = next(r for r in model["readings"] if r["name"] == reading)
-        assert (got["rows_any"], got["numbers"], got["within"]) == (len(rows), len(numbers), _within(numbers, paper)), (
-            reading
-        )
+        assert (got["rows_any"], got["numbers"]) == (len(rows), len(numbers)), reading
+        a = got["totals"]["all"]
+        assert {k: a[k] for k in ("reproduced", "differs", "undecided")} == _verdicts(numbers, paper), reading
         assert got["numbers"] == 3 * got["rows_any"]
     fit = next(r for r in model["readings"] if r["name"] == "paper-fit")
     assert fit["rows_se"] >= 29  # paper-fit rows with values (>= 2 runs) after the H100 import
-    assert fit["within"] + fit["inconclusive"] + fit["beyond"] == fit["cells"]
     assert fit["twins"] == sum(dev == "cpu = gpu" for _, dev, _, _ in recount_numbers("paper-fit").values())
 
 
 def test_the_rendered_summary_and_scorecard_print_the_recount():
-    """tables/summary.tex (committed) prints the paper numbers per reading, and the scorecard's numbers within 3
-    s.e. per table (strong and weak) add up to the recount's."""
+    """tables/summary.tex (committed) prints the paper numbers per reading, and the scorecard's numbers reproduced
+    and differing per table (out of sample and in sample) add up to the recount's."""
     paper = _paper()
     tex = (ROOT / "tables" / "summary.tex").read_text()
     line = next(x for x in tex.splitlines() if x.startswith("paper numbers (row $\\times$ indicator), each once"))
     printed = [int(x) for x in re.findall(r"& (\d+)", line)]
     assert printed == [len(recount_numbers(r)) for r in ("paper-fit", "theory")]
-    card = [
-        re.match(r"T\.\d+ & (\d+)/(\d+) & (\d+) & (\d+)/(\d+) & (\d+) & (\d+)/(\d+) & (\d+) & (\d+) &", x)
-        for x in tex.splitlines()
-    ]
+    card = [re.match(r"T\.\d+ & (\d+)/(\d+) & (\d+)" + r" & (\d+)" * 6 + " &", x) for x in tex.splitlines()]
     card = [m for m in card if m]
     assert len(card) == 11
-    fit = recount_numbers("paper-fit")
-    assert sum(int(m.group(4)) + int(m.group(7)) for m in card) == _within(fit, paper)
-    strong = sum(runs >= 8 and se is not None for runs, _, _, se in fit.values())
-    assert sum(int(m.group(5)) for m in card) == strong
+    v = _verdicts(recount_numbers("paper-fit"), paper)
+    assert sum(int(m.group(4)) + int(m.group(7)) for m in card) == v["reproduced"]
+    assert sum(int(m.group(5)) + int(m.group(8)) for m in card) == v["differs"]
+    assert sum(int(m.group(6)) + int(m.group(9)) for m in card) == v["undecided"]
 
 
 def test_a_table_sentence_agrees_with_its_rendered_table():
@@ -158,21 +173,24 @@ def test_a_table_sentence_agrees_with_its_rendered_table():
         if reading != "paper-fit":
             continue
         runs = int(m.group(3))
-        vals = re.findall(r"\$(-?\d+\.\d+)(?:\\pm(\d+\.\d+))?\$", line)[:3]
+        cols = line.split("&")  # d, dt, #C, K, M, source, device, R x P, then value, Delta, z per indicator
+        vals = [re.match(r"\s*\$(-?\d+\.\d+)(?:\\pm(\d+\.\d+))?\$", cols[j]).groups() for j in (8, 11, 14)]
         if best[row] is None or runs > best[row][0]:
             best[row] = (
                 runs,
                 [(float(v), float(se) if se else None, p) for (v, se), p in zip(vals, paper, strict=True)],
             )
-    numbers = [x for b in best.values() if b for x in b[1]]
-    clearly_in = sum(se is not None and (abs(v - p) + 1e-3) / max(se - 5e-4, 1e-12) <= 3 for v, se, p in numbers)
-    clearly_out = sum(se is not None and max(abs(v - p) - 1e-3, 0) / (se + 5e-4) > 3 for v, se, p in numbers)
+    numbers = [(runs, x) for b in best.values() if b for runs in [b[0]] for x in b[1]]
+    # read back at printed precision: Delta to 1e-3, se to 5e-4; the rule's count must lie between the numbers
+    # reproduced whatever the rounding and those reproduced for some rounding
+    sure = sum(_rule(v - p, se, runs, 1e-3, 5e-4) == "reproduced" for runs, (v, se, p) in numbers)
+    maybe = sum(_rule(v - p, se, runs, -1e-3, -5e-4) == "reproduced" for runs, (v, se, p) in numbers)
     summary = (ROOT / "tables" / "summary.tex").read_text()
     sentence = next(x for x in summary.splitlines() if "srmdpSay:table-LP0d4" in x)
     said = re.search(r"paper-fit\}: (\d+) rows, (\d+) paper numbers; (.*?)\\emph", sentence)
     assert said and int(said.group(2)) == len(numbers) == 3 * sum(b is not None for b in best.values())
-    within = sum(int(x) for x in re.findall(r"(\d+) of \d+ within 3 s\.e\.", said.group(3)))
-    assert clearly_in <= within <= len(numbers) - clearly_out
+    reproduced = sum(int(x) for x in re.findall(r"(\d+) reproduced", said.group(3)))
+    assert sure <= reproduced <= maybe
 
 
 def test_the_text_says_the_generated_sentences():

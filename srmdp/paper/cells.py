@@ -4,11 +4,10 @@ Built from the published summaries (the preset's CPU runs) and the pooled chunks
 (data/gpu/); the summary page, its sentences, the scorecard and the tests all read this one list, so that a
 sentence cannot disagree with the tables it summarises.
 
-Few runs: a standard error estimated from R runs is itself uncertain, so a cell is judged against the
-two-sided 3-sigma probability of Student's t with R - 1 degrees of freedom (:func:`srmdp.paper.student.z_limit`:
-235.8 s.e. for 2 runs, 19.2 for 3, 9.2 for 4, 3.08 for 100): *within* |z| <= 3, *inconclusive* 3 < |z| <=
-that limit (too few runs to call it a difference), *beyond* past it.  Cells of the reading fitted to the
-paper (``paper-fit``, identified on the Delta t = 0.2 rows) at Delta t = 0.2 are *in-sample*.
+Each cell's verdict is the equivalence rule of the preset (:class:`srmdp.paper.equivalence.Equivalence`):
+*reproduced*, *differs* or *undecided*, from the interval of ours - paper on its runs' degrees of freedom.
+Cells of the reading fitted to the paper (``paper-fit``, identified on the Delta t = 0.2 rows) at Delta t = 0.2
+are *in-sample*.
 """
 
 from __future__ import annotations
@@ -18,10 +17,10 @@ from dataclasses import dataclass
 
 from ..indicators import INDICATORS
 from ..readings import matches
+from .equivalence import Equivalence
 from .index import index_results
 from .record import arithmetic_of, merge_twins, precision_short, run_key, storage_of
 from .rows import paper_rows
-from .student import z_limit
 from .tables import FIT_DT, FIT_READING, campaign_lines  # the fitted reading and where; float32 vs float64
 
 
@@ -45,6 +44,7 @@ class Cell:
     storage: str = "float64"
     arithmetic: str = "float64"
     also_precision: str = ""  # the other result's precisions of a "CPU = GPU" cell, in words
+    rule: Equivalence | None = None  # the preset's equivalence rule (plan.equivalence)
 
     @property
     def key(self) -> tuple:
@@ -60,18 +60,14 @@ class Cell:
         return self.diff / self.se if self.se else None
 
     @property
-    def limit(self) -> float:
-        return z_limit(self.runs)
+    def verdict(self) -> str:
+        """``reproduced``, ``differs`` or ``undecided`` under the preset's rule (undecided without a standard
+        error)."""
+        return self.rule.verdict(self.diff, self.se, self.runs)
 
-    @property
-    def verdict(self) -> str | None:
-        """``within`` (|z| <= 3), ``inconclusive`` (3 < |z| <= the t-limit of its runs), ``beyond``; None
-        without a standard error."""
-        if self.z is None:
-            return None
-        if abs(self.z) <= 3:
-            return "within"
-        return "inconclusive" if abs(self.z) <= self.limit else "beyond"
+    def verdict_at(self, factor: float) -> str:
+        """The verdict with the margin times ``factor`` (delta/2, 2 delta: p. 1's sensitivity)."""
+        return self.rule.scaled(factor).verdict(self.diff, self.se, self.runs)
 
     @property
     def in_sample(self) -> bool:
@@ -134,6 +130,7 @@ def cells(plan, summaries, campaign=(), readings=None) -> list:
                         storage_of(res),
                         arithmetic_of(res),
                         res.get("_twin_words") or "",
+                        plan.equivalence,
                     )
                 )
     return out

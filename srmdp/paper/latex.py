@@ -59,16 +59,17 @@ def fmt_seconds(s) -> str:
 
 
 def fmt_sigma(z) -> str:
-    """A difference in units of its standard error: ``$-1.8\\,\\sigma$``, bold beyond 3."""
-    if z is None:
+    """A difference in units of its standard error: ``$-1.8\\,\\sigma$`` (bold is kept for the equivalence rule's
+    *differs*, :func:`fmt_delta`)."""
+    return "--" if z is None else f"${z:+.1f}\\,\\sigma$"
+
+
+def fmt_delta(x, verdict=None) -> str:
+    """A difference ours - paper: ``$+0.012$``, bold where the equivalence rule says it differs (the one meaning of
+    bold in the report's tables, :mod:`srmdp.paper.equivalence`)."""
+    if x is None:
         return "--"
-    text = f"{z:+.1f}"
-    return f"$\\mathbf{{{text}}}\\,\\sigma$" if abs(z) > 3 else f"${text}\\,\\sigma$"
-
-
-def fmt_delta(x) -> str:
-    """A difference ours - paper: ``$+0.012$``."""
-    return "--" if x is None else f"${x:+.3f}$"
+    return f"$\\mathbf{{{x:+.3f}}}$" if verdict == "differs" else f"${x:+.3f}$"
 
 
 def fmt_sci(x, digits=1) -> str:
@@ -82,10 +83,8 @@ def fmt_sci(x, digits=1) -> str:
 
 
 def fmt_z(z) -> str:
-    if z is None:
-        return "--"
-    text = f"{z:+.1f}"
-    return f"$\\mathbf{{{text}}}$" if abs(z) > 3 else f"${text}$"
+    """A z-score, never bold (bold is the equivalence rule's *differs*, :func:`fmt_delta`)."""
+    return "--" if z is None else f"${z:+.1f}$"
 
 
 def fmt_bytes(b) -> str:

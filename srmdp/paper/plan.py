@@ -17,6 +17,7 @@ from pathlib import Path
 from ..exceptions import ConfigError
 from ..readings import reading_key, reading_name, same_reading
 from . import REPOSITORY, chunks
+from .equivalence import Equivalence
 from .plan_files import PlanFiles
 from .plan_jobs import PlanJobs
 from .preset_reading import PresetReading, readings_from_config
@@ -62,17 +63,22 @@ class GpuGroup:
 class Variant:
     """One residual experiment (config ``residuals.variants``): the residual reading with one thing changed.
 
-    ``changes``: ((key, value), ...) among precision, seed, trunc_y, trunc_z (None = no truncation)."""
+    ``changes``: ((key, value), ...) among precision, arithmetic, seed, trunc_y, trunc_z (None = no truncation).
+    ``rows``: the rows it reruns (None: every row of ``residuals.rows``); ``runs``: its runs (None: the row's);
+    ``predicted``: the sign it predicts for ours - paper's shift, written before it was run."""
 
     name: str
     hypothesis: str
     changes: tuple
+    rows: tuple | None = None
+    runs: int | None = None
+    predicted: str = ""
 
     def get(self, key, default):
         return dict(self.changes).get(key, default)
 
 
-VARIANT_KEYS = ("precision", "seed", "trunc_y", "trunc_z")
+VARIANT_KEYS = ("precision", "arithmetic", "seed", "trunc_y", "trunc_z")
 
 
 def _paper_keys(rows, where: str, paper_keys) -> list:
@@ -160,6 +166,8 @@ class Plan(PlanFiles, PlanJobs):
                 chosen[(table, n)] = Selected(table, n, int(entry.get("runs", 4)), 1, False)
         self.lsmdp = [chosen[k] for k in sorted(chosen, key=order.get)]
         self.lsmdp_by_key = {s.key: s for s in self.lsmdp}
+        # the one verdict on every paper number (srmdp.paper.equivalence); None where a preset file is read alone
+        self._equivalence = Equivalence.from_config(config.get("equivalence"))
         # the residual experiments (srmdp.paper.residuals): variants of one reading on a few rows
         res = config.get("residuals") or {}
         self.residual_reading = res.get("reading", self.paper_readings[0].name)
@@ -168,11 +176,20 @@ class Plan(PlanFiles, PlanJobs):
                 f"config residuals.reading: unknown reading {self.residual_reading!r};"
                 f" allowed: {', '.join(r.name for r in self.paper_readings)}"
             )
-        self.residual_threshold = float(res.get("threshold", 3.0))
-        rows = _paper_keys(res.get("rows", []), "residuals.rows", paper_keys)  # a filter, as a reading's rows
-        self.residual_rows = [s.key for s in self.selected if s.key in rows]
+        # its rows: those of the preset's cases, rerun with their runs (a filter, as a reading's rows); with
+        # residuals.runs also rows the cases do not run (the evidence campaign's), with that many runs
+        rows = _paper_keys(res.get("rows", []), "residuals.rows", paper_keys)
+        self.residual_runs = res.get("runs")
+        self.residual_rows = [k for k in paper_keys if k in rows and (k in self.by_key or self.residual_runs)]
         self.variants = [
-            Variant(v["name"], v["hypothesis"], tuple((k, v[k]) for k in VARIANT_KEYS if k in v))
+            Variant(
+                v["name"],
+                v["hypothesis"],
+                tuple((k, v[k]) for k in VARIANT_KEYS if k in v),
+                None if v.get("rows") is None else tuple(_paper_keys(v["rows"], "residuals.variants.rows", paper_keys)),
+                v.get("runs"),
+                v.get("predicted", ""),
+            )
             for v in res.get("variants", [])
         ]
         variant_names = [v.name for v in self.variants]
@@ -199,6 +216,12 @@ class Plan(PlanFiles, PlanJobs):
         self.likeforlike_runs = int(like.get("runs", 1))
 
     # --- names and paths ---------------------------------------------------------------------
+    @property
+    def equivalence(self) -> Equivalence:
+        if self._equivalence is None:
+            raise ConfigError("config equivalence: missing (delta, level, reason: config/config.yaml)")
+        return self._equivalence
+
     def reading(self, name: str) -> PresetReading:
         return next(r for r in self.readings if r.name == name)
 

@@ -69,7 +69,7 @@ class PlanFiles:
         return f"{self.published}/residuals/{variant}/{key}.json"
 
     def residual_files(self):
-        return [self.residual_path(v.name, k) for v in self.variants for k in self.residual_rows]
+        return [self.residual_path(v.name, k) for v in self.variants for k in self.variant_rows(v.name)]
 
     MULTICORE_THREADS = ("1", "all")  # the two jobs per row: 1 thread, and every core Snakemake was given
 

@@ -49,15 +49,43 @@ class PlanJobs:
 
     def residual_options(self, variant, key) -> dict:
         """The options of a variant's ``srmdp run`` job: the residual reading's row with the variant's changes."""
-        v, sel = self.variant(variant), self.by_key[key]
+        v = self.variant(variant)
+        table, row = split_row_key(key)
         base = self.reading(self.residual_reading)
-        reading = replace(base, trunc_y=v.get("trunc_y", base.trunc_y), trunc_z=v.get("trunc_z", base.trunc_z))
-        return (
-            {"table": sel.table, "row": sel.row}
-            | reading.run_options()
-            | {"runs": sel.runs, "test_points": self.test_points, "seed": v.get("seed", self.seed)}
-            | {"precision": v.get("precision", self.precision)}
+        reading = replace(
+            base,
+            trunc_y=v.get("trunc_y", base.trunc_y),
+            trunc_z=v.get("trunc_z", base.trunc_z),
+            arithmetic=v.get("arithmetic", base.arithmetic),
         )
+        return (
+            {"table": table, "row": row}
+            | reading.run_options()
+            | {"runs": self.residual_run_count(variant, key), "test_points": self.test_points}
+            | {"seed": v.get("seed", self.seed), "precision": v.get("precision", self.precision)}
+        )
+
+    def residual_run_count(self, variant, key) -> int:
+        """The runs of a rerun: the variant's own, else the row's in the preset's cases, else residuals.runs."""
+        v = self.variant(variant)
+        return int(v.runs or (self.by_key[key].runs if key in self.by_key else self.residual_runs))
+
+    def residual_case(self, key):
+        table, row = split_row_key(key)
+        return paper_case(table, row=row, precision=self.precision, **self.reading(self.residual_reading).options())
+
+    def residual_seconds(self, variant, key, threads) -> float:
+        runs = self.residual_run_count(variant, key)
+        return estimate_seconds(self.residual_case(key), runs, threads, "cpu", self.test_points)
+
+    def residual_mem_mb(self, key, threads: int = 1) -> int:
+        need = required_bytes(self.residual_case(key), self.test_points, workers=max(64, threads))
+        return int(math.ceil(need / 1e6)) + 600  # + interpreter, Numba and LLVM
+
+    def variant_rows(self, variant) -> list:
+        """The rows a variant reruns: its own ``rows`` among the residual rows, else all of them."""
+        v = self.variant(variant)
+        return [k for k in self.residual_rows if v.rows is None or k in v.rows]
 
     def residual_args(self, variant, key) -> str:
         return command_line(self.residual_options(variant, key))
@@ -131,18 +159,6 @@ class PlanJobs:
                                 self.mem_mb(s.key, thr),
                             )
                         )
-                if dev == "cpu":
-                    for v in self.variants if s.key in self.residual_rows else ():
-                        thr = min(self.threads, cores)
-                        out.append(
-                            (
-                                "resid",
-                                self.residual_run_path(v.name, s.key),
-                                self.job_seconds(s.key, s.runs, thr),
-                                thr,
-                                self.mem_mb(s.key, thr),
-                            )
-                        )
                 if s.timing:
                     thr = min(self.timing_threads or cores, cores)
                     out.append(
@@ -154,6 +170,20 @@ class PlanJobs:
                             self.mem_mb(s.key, thr),
                         )
                     )
+        if "cpu" in self.devices:  # the residual reruns: one CPU job per variant and row
+            thr = min(self.threads, cores)
+            for key in self.residual_rows:
+                for v in self.variants:
+                    if key in self.variant_rows(v.name):
+                        out.append(
+                            (
+                                "resid",
+                                self.residual_run_path(v.name, key),
+                                self.residual_seconds(v.name, key, thr),
+                                thr,
+                                self.residual_mem_mb(key, thr),
+                            )
+                        )
         for key in self.multicore:  # each asks for every core (runs alone), 1-thread job included
             for n in self.MULTICORE_THREADS:
                 out.append(

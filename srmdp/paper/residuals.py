@@ -1,7 +1,8 @@
-"""Why do some cells differ from the paper by more than their standard error allows?
+"""Why do some numbers differ from the paper?
 
-For every cell (paper row x indicator) of one reading more than ``threshold`` standard errors from the
-paper's value, the z-score under each hypothesis, i.e. (value under the hypothesis - paper) / its spread:
+Each cell (paper row x indicator) of one reading that the equivalence rule (:mod:`srmdp.paper.equivalence`) calls
+*differs*, and each cell of a rerun row that it does not call *reproduced*, is judged again under each hypothesis,
+i.e. with the value and spread the hypothesis gives:
 
 * ``literal``: the paper's formula read per run (ln of each run's max/mean, averaged over runs), the
   summary's ``literal_*`` fields;
@@ -9,23 +10,26 @@ paper's value, the z-score under each hypothesis, i.e. (value under the hypothes
   test point each (R_{i,m}, m the run) or with 10^3 each: ours shifted by that split's bias (of the max
   and the ln) and compared with the combined spread sqrt(se^2 + sd^2), sd being the paper's own Monte-Carlo
   error under that split, both estimated from our per-run moments (:func:`srmdp.paper.splits.split`);
-* one column per variant of config ``residuals.variants`` (float32 coefficients, truncation levels,
-  another seed): the rerun's value and standard error.
+* one column per variant of config ``residuals.variants`` (float32 coefficients or arithmetic, truncation levels,
+  another seed): the rerun's value, standard error and runs.
 
-A hypothesis is *not rejected* for a cell (the field keeps its old name, ``explained``) when its |z| <= threshold;
-that is no explanation where it gets there only by widening the spread.  It *breaks* a cell of the same rows
-that was within the threshold and is not under it.  Both are counted per hypothesis, and the root mean square of its
-z over all cells with data is given: about 1 if the hypothesis accounts for the differences and their spread,
-well below 1 if it "explains" by a spread too wide to test anything.
+Under a hypothesis the rule says *differs* (the hypothesis is *rejected* for that number), *reproduced* (it
+accounts for the number) or *undecided* (not rejected: where it gets there only by widening the spread, that is no
+explanation).  A hypothesis *breaks* a reproduced cell of the same rows that differs under it.  Per hypothesis the
+root mean square of its z over all cells with data is given too: about 1 if it accounts for the differences and
+their spread, well below 1 if it "explains" by a spread too wide to test anything.
 """
 
 import math
+from pathlib import Path
 
-from ..indicators import INDICATORS
+import numpy as np
+
+from ..indicators import INDICATORS, indicators
 from ..readings import matches
 from .index import index_results, load
 from .latex import INDICATOR_TEX, jinja_env, tex_escape, write_text
-from .record import merge_twins, precision_short
+from .record import merge_twins, precision_short, run_indices
 from .rows import paper_rows
 from .splits import paper_splits
 
@@ -45,29 +49,66 @@ def _rms(values):
     return math.sqrt(sum(z * z for z in values) / len(values)) if values else None
 
 
-def hypotheses_z(res, paper, key, variants):
-    """{column: z} for indicator ``key`` (``mse_y_max`` ...) of summary ``res`` against the paper's value."""
+def hypotheses(res, paper, key, variants, rule):
+    """{column: (Delta, verdict, z) or None} for indicator ``key`` (``mse_y_max`` ...) of summary ``res`` against
+    the paper's value under each hypothesis, judged by ``rule`` (:class:`srmdp.paper.equivalence.Equivalence`)."""
     short = key[len("mse_") :]
-    ours, se = res.get(key), res.get(key + "_se")
-    out = {"literal": _z(res.get("literal_" + short), paper, res.get("literal_" + short + "_se"))}
+    ours, se, runs = res.get(key), res.get(key + "_se"), int(res["runs"])
+
+    def judged(value, se, runs, spread=None):
+        if value is None or not se:
+            return None
+        s = rule.spread(se, runs) if spread is None else spread
+        return (value - paper, rule.verdict(value - paper, se, runs, spread), _z(value, paper, s))
+
+    out = {"literal": judged(res.get("literal_" + short), res.get("literal_" + short + "_se"), runs)}
     for name, _ in SPLITS:
         sp = paper_splits(res).get(name)
         out[name] = (
             None
             if sp is None or ours is None or not se
-            else _z(ours + sp[short + "_shift"], paper, math.hypot(se, sp[short + "_sd"]))
+            else judged(ours + sp[short + "_shift"], se, runs, math.hypot(se, sp[short + "_sd"]))
         )
     for name, vres in variants.items():
-        out[name] = None if vres is None else _z(vres.get(key), paper, vres.get(key + "_se"))
+        out[name] = None if vres is None else judged(vres.get(key), vres.get(key + "_se"), int(vres["runs"]))
+    return out
+
+
+def paired_shift(base, rerun) -> dict | None:
+    """{indicator: (shift, se, runs)}: the rerun's indicator minus the reading's, both recomputed from the per-run
+    errors of the runs both ran with the same seed (same random streams, so the shift is the hypothesis's own
+    effect, free of the runs' noise); se by the jackknife over those runs.  None where they share fewer than 2."""
+    if base.get("seed") != rerun.get("seed") or not base.get("per_run") or not rerun.get("per_run"):
+        return None
+    ib, ir = run_indices(base), run_indices(rerun)
+    shared = sorted(set(ib) & set(ir))
+    if len(shared) < 2:
+        return None
+    arrays = [
+        {k: np.asarray(res["per_run"][k], dtype=float)[[idx.index(r) for r in shared]] for k in ("ey", "ez")}
+        for res, idx in ((base, ib), (rerun, ir))
+    ]
+
+    def shift(keep):
+        b, r = (indicators(a["ey"][keep], a["ez"][keep]) for a in arrays)
+        return {k: r[k] - b[k] for k in INDICATORS}
+
+    n = len(shared)
+    full = shift(np.arange(n))
+    jack = [shift(np.delete(np.arange(n), j)) for j in range(n)]
+    out = {}
+    for k in INDICATORS:
+        v = np.array([x[k] for x in jack])
+        out[k] = (full[k], float(np.sqrt((n - 1) / n * ((v - v.mean()) ** 2).sum())), n)
     return out
 
 
 def residuals_model(plan, summaries, variant_files, campaign=()):
-    """The table's content: the cells beyond the threshold with their z per hypothesis, and per hypothesis
-    how many of those it explains and how many cells within the threshold it breaks."""
+    """The table's content: the cells to explain with their Delta and verdict per hypothesis, and per hypothesis
+    how many of those it rejects (differs under it) and how many reproduced cells it breaks."""
+    rule = plan.equivalence
     reading = plan.reading(plan.residual_reading)
-    thr = plan.residual_threshold
-    have = {str(p) for p in variant_files}
+    have = {str(p) for p in variant_files if Path(p).exists()}  # a rerun not yet run has no column entry
     columns = ["literal"] + [name for name, _ in SPLITS] + [v.name for v in plan.variants]
     headers = ["literal"] + [tex for _, tex in SPLITS] + [tex_escape(v.name) for v in plan.variants]
     bases = []  # (label, paper row, summary, {variant: summary or None})
@@ -75,78 +116,134 @@ def residuals_model(plan, summaries, variant_files, campaign=()):
     camp = index_results(campaign)
     for paper in paper_rows():
         key = f"{paper['table']}_r{paper['row']}"
-        for res in sums.get((paper["table"], paper["row"]), []):
-            if matches(res, reading):
-                paths = {v.name: plan.residual_path(v.name, key) for v in plan.variants}
-                variants = {n: load(p) | {"_path": p} if p in have else None for n, p in paths.items()}
-                bases.append((paper["table"], paper, res, variants))
+        paths = {v.name: plan.residual_path(v.name, key) for v in plan.variants if key in plan.variant_rows(v.name)}
+        reruns = {
+            v.name: load(paths[v.name]) | {"_path": paths[v.name]} if paths.get(v.name) in have else None
+            for v in plan.variants
+        }
+        own = [res for res in sums.get((paper["table"], paper["row"]), []) if matches(res, reading)]
+        for res in own:
+            bases.append((paper["table"], paper, res, reruns))
         # a CPU and a GPU summary of the same runs are one line (record.merge_twins), as in the paper's tables
-        for res in merge_twins(camp.get((paper["table"], paper["row"]), [])):
-            if matches(res, reading):
-                dev = res.get("_device") or res["device"].upper()
-                label = f"{paper['table']} {dev} {precision_short(res)} R={res['runs']}"
-                bases.append((label, paper, res, {v.name: None for v in plan.variants}))
-    cells, within = [], []
+        lines = [res for res in merge_twins(camp.get((paper["table"], paper["row"]), [])) if matches(res, reading)]
+        strongest = max(lines, key=lambda r: r["runs"], default=None)
+        for res in lines:
+            dev = res.get("_device") or res["device"].upper()
+            label = f"{paper['table']} {dev} {precision_short(res)} R={res['runs']}"
+            # the reruns of a row the preset's cases do not run stand beside its campaign line with the most runs
+            mine = reruns if not own and res is strongest else {v.name: None for v in plan.variants}
+            bases.append((label, paper, res, mine))
+    cells, within, reruns = [], [], []
     for label, paper, res, variants in bases:
+        rerun = any(v is not None for v in variants.values())
+        if rerun:  # the row's reruns beside the reading's line: Delta and verdict per indicator, the paired shift
+            reruns.append(
+                {
+                    "table": paper["table"],
+                    "row": paper["row"],
+                    "d": paper["d"],
+                    "dt": paper["dt"],
+                    "runs": int(res["runs"]),
+                    "seed": res.get("seed"),
+                    "base": {k: res[k] - paper[k] for k in INDICATORS if res.get(k) is not None},
+                    "variants": {
+                        name: {
+                            "runs": int(v["runs"]),
+                            "seed": v.get("seed"),
+                            "diff": {k: v[k] - paper[k] for k in INDICATORS if v.get(k) is not None},
+                            "verdict": {
+                                k: rule.verdict(v[k] - paper[k], v.get(k + "_se"), int(v["runs"]))
+                                for k in INDICATORS
+                                if v.get(k) is not None
+                            },
+                            "shift": paired_shift(res, v),
+                        }
+                        for name, v in variants.items()
+                        if v is not None
+                    },
+                }
+            )
         for key in INDICATORS:
-            z0 = _z(res.get(key), paper[key], res.get(key + "_se"))
-            if z0 is None:
+            if res.get(key) is None or not res.get(key + "_se"):
                 continue
-            zs = hypotheses_z(res, paper[key], key, variants)
+            diff = res[key] - paper[key]
+            v0 = rule.verdict(diff, res[key + "_se"], int(res["runs"]))
+            hs = hypotheses(res, paper[key], key, variants, rule)
             cell = {
                 "table": tex_escape(label),
                 "d": paper["d"],
                 "dt": f"{paper['dt']:g}",
                 "in_sample": math.isclose(paper["dt"], IN_SAMPLE_DT),
                 "indicator": INDICATOR_TEX[key],
-                "diff": res[key] - paper[key],
-                "z0": z0,
-                "z": [zs[c] for c in columns],
+                "key": key,
+                "runs": int(res["runs"]),
+                "diff": diff,
+                "verdict": v0,
+                "z0": _z(res[key], paper[key], rule.spread(res[key + "_se"], int(res["runs"]))),
+                "h": [hs[c] for c in columns],
+                "z": [None if hs[c] is None else hs[c][2] for c in columns],
                 "sources": [res["_path"]] + [v["_path"] for v in variants.values() if v is not None],
             }
-            cell["explained"] = [
-                h for c, h in zip(columns, headers, strict=True) if zs[c] is not None and abs(zs[c]) <= thr
-            ]
-            cell["tested"] = any(zs[c] is not None for c in columns[1:])  # beyond the literal form
-            (cells if abs(z0) > thr else within).append(cell)
+            judged = [(h, x) for c, h in zip(columns, headers, strict=True) if (x := hs[c]) is not None]
+            cell["explained"] = [h for h, x in judged if x[1] != "differs"]  # not rejected
+            cell["accounts"] = [h for h, x in judged if x[1] == "reproduced"]
+            cell["rejected"] = [h for h, x in judged if x[1] == "differs"]
+            cell["tested"] = any(hs[c] is not None for c in columns[1:])  # beyond the literal form
+            if v0 == "differs" or (rerun and v0 == "undecided"):
+                cells.append(cell)
+            elif v0 == "reproduced":
+                within.append(cell)
     tally = []
     for j in range(len(columns)):
-        beyond = [c["z"][j] for c in cells if c["z"][j] is not None]
-        inside = [c["z"][j] for c in within if c["z"][j] is not None]
+        listed = [c["h"][j] for c in cells if c["h"][j] is not None]
+        inside = [c["h"][j] for c in within if c["h"][j] is not None]
         tally.append(
             {
-                "explains": sum(abs(z) <= thr for z in beyond),
-                "of": len(beyond),
-                "breaks": sum(abs(z) > thr for z in inside),
+                "rejects": sum(x[1] == "differs" for x in listed),
+                "accounts": sum(x[1] == "reproduced" for x in listed),
+                "of": len(listed),
+                "breaks": sum(x[1] == "differs" for x in inside),
                 "within": len(inside),
-                "rms": _rms(beyond + inside),
+                "rms": _rms([x[2] for x in listed + inside]),
             }
         )
     return {
         "preset": tex_escape(plan.preset),
         "reading": tex_escape(reading.name),
         "describe": reading.describe(),
-        "threshold": f"{thr:g}",
+        "rule": rule.words(),
         "headers": headers,
+        "columns": columns,
         "cells": cells,
         "tally": tally,
-        "variants": [{"name": tex_escape(v.name), "hypothesis": tex_escape(v.hypothesis)} for v in plan.variants],
+        "variants": [
+            {
+                "name": tex_escape(v.name),
+                "hypothesis": tex_escape(v.hypothesis),
+                "predicted": tex_escape(v.predicted),
+                "rows": [tex_escape(k) for k in plan.variant_rows(v.name)],
+                "runs": v.runs,
+            }
+            for v in plan.variants
+        ],
         "rows": [tex_escape(k) for k in plan.residual_rows],
+        "reruns": reruns,
+        "predicted": {v.name: v.predicted for v in plan.variants if v.predicted},
         "n_within": len(within),
         "rms0": _rms([c["z0"] for c in cells + within]),
         "sources": sorted({s for c in cells + within for s in c["sources"]}),
     }
 
 
-def fmt_explains(z, threshold) -> str:
-    """A z-score, bold where |z| <= threshold (the hypothesis explains the cell)."""
-    if z is None:
+def fmt_hypothesis(h) -> str:
+    """Delta under a hypothesis, bold where the rule says it differs (the hypothesis is rejected for the number)."""
+    if h is None:
         return "--"
-    return f"$\\mathbf{{{z:+.1f}}}$" if abs(z) <= float(threshold) else f"${z:+.1f}$"
+    return f"$\\mathbf{{{h[0]:+.3f}}}$" if h[1] == "differs" else f"${h[0]:+.3f}$"
 
 
 def render_residuals(plan, summaries, variant_files, template_dir, out, campaign=()):
     env = jinja_env(template_dir)
-    env.filters["explains"] = fmt_explains
+    env.filters["hyp"] = fmt_hypothesis
     model = residuals_model(plan, summaries, variant_files, campaign)
     write_text(out, env.get_template("residuals.tex.j2").render(**model))

@@ -1,5 +1,5 @@
-"""How far from a value a mean of few runs may fall: Student's t quantiles without SciPy (the summary's and the
-agreement's limits, :func:`z_limit`)."""
+"""How far from a value a mean of few runs may fall: Student's t quantiles without SciPy (the interval of the
+equivalence rule, :mod:`srmdp.paper.equivalence`; :func:`z_limit`)."""
 
 import math
 

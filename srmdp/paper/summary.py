@@ -24,6 +24,7 @@ from .summary_sentences import (
     claims_sentence,
     devices_sentence,
     disagreements_sentence,
+    hypotheses_sentence,
     large_d_sentence,
     limitations,
     precisions,
@@ -40,7 +41,6 @@ from .tables import FIT_DT, FIT_READING  # the fitted reading and where; float32
 from .verdict import (
     COST_RUNS,
     GPU_MODEL,
-    GRADE_WORDS,
     HIGH_D,
     STRONG_RUNS,
     claim_scorecard,
@@ -54,7 +54,7 @@ from .verdict import (
 
 
 def explanations(model) -> dict:
-    """{(path, indicator): ([hypotheses], tested)} for the cells of the residual reading beyond its threshold
+    """{(path, indicator): ([hypotheses not rejected], tested)} for the run sets the residuals list
     (``model``: :func:`srmdp.paper.residuals.residuals_model`)."""
     key_of = {v: k for k, v in INDICATOR_TEX.items()}
     return {(c["sources"][0], key_of[c["indicator"]]): (c["explained"], c["tested"]) for c in model["cells"]}
@@ -62,17 +62,17 @@ def explanations(model) -> dict:
 
 def reading_counts(plan, allc, expl) -> list:
     """Per paper reading: its paper numbers judged once by their strongest run set under that reading
-    (:func:`srmdp.paper.verdict.paper_numbers`, counted by :func:`srmdp.paper.verdict.evidence_totals`), and the
-    numbers beyond 3 s.e. that a hypothesis of the residuals does not reject."""
+    (:func:`srmdp.paper.verdict.paper_numbers`, counted by :func:`srmdp.paper.verdict.evidence_totals`), and of the
+    numbers that differ, those a hypothesis of the residuals does not reject."""
     out = []
     for reading in plan.paper_readings:
         mine = [c for c in allc if c.reading == reading.name]
         numbers = paper_numbers(mine, reading.name, fallback=False)
         tot = evidence_totals(numbers)
-        out_of_3 = [n for n in numbers if n["verdict"] in ("inconclusive", "beyond")]
+        differ = [n for n in numbers if n["verdict"] == "differs"]
         hyp = Counter()
         kept = rejected = untested = 0
-        for n in out_of_3:
+        for n in differ:
             found, tested = expl.get((n["best"].path, n["indicator"]), ([], False))
             if found:
                 kept += 1
@@ -89,13 +89,6 @@ def reading_counts(plan, allc, expl) -> list:
                 "rows_se": len({(n["table"], n["row"]) for n in numbers if n["grade"] != "none"}),
                 "totals": tot,
                 "numbers": tot["numbers"],
-                "within": tot["within"],
-                "inconclusive": tot["inconclusive"],
-                "beyond": tot["beyond"],
-                "conclusive": tot["judged"],
-                "in_sample_within": tot["in_sample_within"],
-                "cells": tot["numbers"] - tot["none"]["n"],
-                "out_of_3": len(out_of_3),
                 "explained": kept,
                 "unexplained": rejected,
                 "untested": untested,
@@ -136,8 +129,9 @@ def summary_model(plan, summaries, campaign=(), variant_files=(), claim_inputs=N
         "scope": scope_sentence(
             totals, not_run, [r for r in camp_results if matches(r, plan.reading(FIT_READING))], numbers
         ),
-        "agreement": agreement_sentence(totals),
-        "disagreements": disagreements_sentence(numbers, res_model, plan),
+        "agreement": agreement_sentence(totals, plan.equivalence),
+        "disagreements": disagreements_sentence(numbers, res_model, plan, plan.equivalence),
+        "hypotheses": hypotheses_sentence(res_model),
         "theory": theory_sentence(theory, allc) if theory else "",
         "signs": sign_sentence(high, res_model),
         "devices": devices_sentence(allc),
@@ -171,8 +165,10 @@ def summary_model(plan, summaries, campaign=(), variant_files=(), claim_inputs=N
         },
         "scorecard": scorecard(every, FIT_READING, expl),
         "totals": totals,
-        "grades": GRADE_WORDS,
         "strong_runs": STRONG_RUNS,
+        "rule": plan.equivalence.words(),
+        "delta": f"{plan.equivalence.delta:g}",
+        "reason": tex_escape(plan.equivalence.reason),
         "claim_scorecard": claim_scorecard(claims, claim_outcome),
         "not_run": not_run,
         "cost_runs": COST_RUNS,

@@ -11,10 +11,9 @@ import math
 from collections import Counter
 
 from .claims import TEXT_VS_TABLE
-from .latex import INDICATOR_TEX, fmt_seconds, tex_escape
+from .latex import INDICATOR_TEX, fmt_sci, fmt_seconds, tex_escape
 from .record import CPU_EQ_GPU_TOL, device_words
 from .rows import paper_rows, paper_table_number
-from .student import z_limit
 from .tables import FIT_DT, FIT_READING  # the fitted reading and where; float32 vs float64
 from .verdict import COST_RUNS, HIGH_D, STRONG_RUNS, evidence_totals, paper_numbers
 
@@ -74,104 +73,217 @@ def scope_sentence(totals, not_run, camp, numbers) -> str:
     )
 
 
-def agreement_sentence(t) -> str:
-    """p. 1's headline: the paper numbers reproduced on strong evidence, then on weak, from
-    :func:`srmdp.paper.verdict.evidence_totals`."""
-    s, w, n = t["strong"], t["weak"], t["none"]
+def _counts(x) -> str:
+    return f"{x['reproduced']} reproduced, {x['differs']} differ, {x['undecided']} undecided"
+
+
+def _sensitivity(x) -> str:
+    sens = x["sensitivity"]
+    return f"at $\\delta/2$: {_counts(sens['half'])}; at $2\\delta$: {_counts(sens['double'])}"
+
+
+def agreement_sentence(t, rule) -> str:
+    """p. 1's headline: the paper numbers under the equivalence rule, out of sample first, with the counts at
+    delta/2 and 2 delta (:func:`srmdp.paper.verdict.evidence_totals`)."""
+    o, i = t["out"], t["in"]
     text = (
-        f"Each paper number (row $\\times$ indicator) is judged once, by its strongest run set (the most runs)"
-        f" under \\emph{{{FIT_READING}}}: of the {t['numbers']} numbers of these {t['rows']} rows,"
-        f" \\textbf{{{s['within']} are reproduced on strong evidence}} ($\\ge{STRONG_RUNS}$ runs: within three"
-        f" standard errors, {s['in_sample_within']} of them in-sample at $\\Delta t={FIT_DT:g}$, where the reading"
-        f" was fitted) and {s['beyond']} disagree beyond the $t$-limit of their runs"
-        + (f", {s['inconclusive']} in between" if s["inconclusive"] else "")
-        + f"; \\textbf{{{w['within']} more agree on weak evidence}} (2--{STRONG_RUNS - 1} runs, a standard error"
-        f" with few degrees of freedom; {w['in_sample_within']} in-sample), {w['beyond']} disagree and"
-        f" {w['inconclusive']} are inconclusive; {n['n']} rest on a single run (no standard error)."
+        f"Each paper number (row $\\times$ indicator) is judged once, by its strongest run set under"
+        f" \\emph{{{FIT_READING}}}, with one rule: \\emph{{reproduced}} when the interval of"
+        f" $\\Delta=\\text{{ours}}-\\text{{paper}}$ lies inside $\\pm\\delta$, \\emph{{differs}} when it lies wholly"
+        f" outside, \\emph{{undecided}} otherwise; {rule.words()}. \\textbf{{Out of sample}} ($\\Delta t<{FIT_DT:g}$,"
+        f" rows the fit did not see): of {o['n']} numbers of {_plural(o['rows'], 'row')},"
+        f" \\textbf{{{o['reproduced']} are reproduced and {o['differs']} differ}}; {o['undecided']} are undecided,"
+        f" {o['two_runs']} of them on 2 runs, whose interval is {rule.t(2):.0f} standard errors wide on each side."
+        f" The margin's weight: {_sensitivity(o)}. In sample ($\\Delta t={FIT_DT:g}$, where the reading was fitted:"
+        f" not evidence): {_counts(i)} of {i['n']} ({_sensitivity(i)})."
     )
     if t["other_reading"]:
         text += f" ({_plural(t['other_reading'], 'number')} judged under another reading: no run under this one.)"
     return text
 
 
-def disagreements_sentence(numbers, m, plan) -> str:
-    """The largest disagreement on strong or weak evidence (the paper row with the largest |z| beyond the t-limit),
-    with the hypotheses of the residuals tried on it and what would settle it."""
-    beyond = [n for n in numbers if n["verdict"] == "beyond"]
-    if not beyond:
-        return "No paper number disagrees beyond the $t$-limit of its runs."
-    top = max(beyond, key=lambda n: abs(n["best"].z))
-    same = [n for n in beyond if (n["table"], n["row"]) == (top["table"], top["row"])]
-    row = next(r for r in paper_rows() if (r["table"], r["row"]) == (top["table"], top["row"]))
-    where = f"T.{paper_table_number(top['table'])} $\\Delta t={row['dt']:g}$" + (
-        f" $d={row['d']}$" if top["table"] in HIGH_D else ""
-    )
-    zs = _join(
-        f"{INDICATOR_TEX[n['indicator']]} {abs(n['best'].z):.1f} standard errors"
-        f" {'below' if n['best'].z < 0 else 'above'} the paper's on {n['best'].runs} runs ({n['grade']})"
-        for n in same
-    )
-    tried, rejected, untested = [], [], []
-    key_of = {v: k for k, v in INDICATOR_TEX.items()}
-    for c in m["cells"]:
-        if not any(c["sources"][0] == n["best"].path and key_of[c["indicator"]] == n["indicator"] for n in same):
-            continue
-        for h, z in zip(m["headers"], c["z"], strict=True):
-            (tried if z is not None else untested).append(h)
-            if z is not None and abs(z) > float(m["threshold"]):
-                rejected.append(h)
-    tried, rejected, untested = (list(dict.fromkeys(x)) for x in (tried, rejected, untested))
-    kept = [h for h in tried if h not in rejected]
-    text = f"The largest disagreement is {where}: {zs}."
-    if tried:
-        text += (
-            f" Tried on it: {_join(tried)}; "
-            + (
-                "each rejected"
-                if set(rejected) == set(tried)
-                else f"{_join(rejected)} rejected"
-                if rejected
-                else "none rejected"
-            )
-            + (f", {_join(kept)} not rejected in some indicator" if kept else "")
-            + "."
+def _where(table, dt, d) -> str:
+    return f"T.{paper_table_number(table)} $\\Delta t={dt:g}$" + (f" $d={d}$" if table in HIGH_D else "")
+
+
+def _rerun_of(m, table, row):
+    return next((r for r in m["reruns"] if (r["table"], r["row"]) == (table, row)), None)
+
+
+def _rerun_words(r, key, skip=()) -> tuple[str, bool]:
+    """The reruns' Delta of one indicator in words (``skip``: the hypotheses with a predicted sign, reported apart by
+    :func:`hypotheses_sentence`), and whether each keeps the sign of the reading's Delta."""
+    vs = [(name, v["diff"][key]) for name, v in r["variants"].items() if key in v["diff"] and name not in skip]
+    words = _join(f"${d:+.3f}$ ({tex_escape(name)})" for name, d in vs)
+    base = r["base"].get(key)
+    same = base is not None and all((d > 0) == (base > 0) for _, d in vs)
+    return words, same and bool(vs)
+
+
+def disagreements_sentence(numbers, m, plan, rule) -> str:
+    """The out-of-sample differences (in sample where there is none): the row of the largest |Delta| that the rule
+    calls differs, the hypotheses tried on it, the reruns of that row (one thing changed each) and what would
+    settle what they leave open."""
+    differ = [n for n in numbers if n["verdict"] == "differs"]
+    if not differ:
+        return "No paper number differs under the rule."
+    out = [n for n in differ if not n["in_sample"]]
+    top = max(out or differ, key=lambda n: abs(n["best"].diff))
+    same = [n for n in differ if (n["table"], n["row"]) == (top["table"], top["row"])]
+    where = _where(top["table"], top["dt"], top["d"])
+    tables = sorted({paper_table_number(n["table"]) for n in out})
+    text = (
+        f"{_plural(len(out), 'number')} differ out of sample"
+        + (f" (in T.{', T.'.join(map(str, tables))})" if out else "")
+        + f"; the largest is {where}: "
+        + _join(
+            f"{INDICATOR_TEX[n['indicator']]} $\\Delta={n['best'].diff:+.3f}"
+            f"\\pm{rule.half_width(n['best'].se, n['best'].runs):.3f}$ on {n['best'].runs} runs"
+            for n in same
         )
-    else:
-        text += " No hypothesis of the residuals was tried on it."
-    settle = []
-    if untested:
-        settle.append(f"the reruns {_join(untested)} on this row (config \\texttt{{residuals.rows}})")
-    if top["grade"] != "strong":
-        settle.append(f"{STRONG_RUNS} or more runs")
-    settle.append(
-        "the paper's per-run values or its code (its split of the $10^3\\times10^3$ evaluations and its"
-        " treatment outside the box)"
+        + "."
     )
+    key_of = {v: k for k, v in INDICATOR_TEX.items()}
+    said = {}  # per reading of the paper's evaluations (literal, the splits): rejected / reproduces / undecided where
+    for c in m["cells"]:
+        if any(c["sources"][0] == n["best"].path and key_of[c["indicator"]] == n["indicator"] for n in same):
+            for h, x in zip(m["headers"][:3], c["h"][:3], strict=True):
+                if x is not None:
+                    said.setdefault(x[1], {}).setdefault(h, []).append(c["indicator"])
+    if said:
+        words = []
+        for verdict, what in (("differs", "rejected"), ("reproduced", "reproduces it"), ("undecided", "undecided")):
+            hs = said.get(verdict, {})
+            if hs:
+                words.append(_join(f"{h} ({_join(ind)})" for h, ind in hs.items()) + f" {what}")
+        text += " Of the readings of the paper's evaluations tried on it: " + "; ".join(words)
+        text += " (undecided: not rejected, only by a spread too wide to decide)." if "undecided" in said else "."
+    r = _rerun_of(m, top["table"], top["row"])
+    if r is not None:
+        parts, systematic = [], True
+        for n in same:
+            words, kept_sign = _rerun_words(r, n["indicator"], m["predicted"])
+            if words:
+                parts.append(f"{INDICATOR_TEX[n['indicator']]} {words}")
+                systematic &= kept_sign
+        if parts:
+            runs = sorted({v["runs"] for name, v in r["variants"].items() if name not in m["predicted"]})
+            text += (
+                f" Its reruns with one thing changed ({'/'.join(map(str, runs))} runs each) give {'; '.join(parts)}"
+                + (
+                    ": the difference keeps its sign in every variant, so it is systematic, not an accident of our"
+                    " streams, truncation or storage."
+                    if systematic
+                    else ": not every variant keeps its sign."
+                )
+            )
+    settle = [
+        "the paper's per-run values or its code (its split of the $10^3\\times10^3$ evaluations and its treatment"
+        " outside the box)"
+    ]
+    if r is None:
+        settle.insert(0, "the reruns of \\texttt{residuals.variants} on this row (config \\texttt{residuals.rows})")
     return text + " What would settle it: " + _join(settle) + "."
 
 
 def theory_sentence(r, allc) -> str:
-    """Under the theory reading: its paper numbers within 3 s.e., and below the fitted Delta t how many lie under the
+    """Under the theory reading: its paper numbers under the rule, and below the fitted Delta t how many lie under the
     paper's (each number once, by its strongest run set)."""
     numbers = paper_numbers([c for c in allc if c.reading == r["name"]], r["name"], fallback=False)
     below_dt = [n for n in numbers if n["best"].se and n["dt"] < FIT_DT - 1e-12]
     below = sum(n["best"].diff < 0 for n in below_dt)
     return (
-        f"Under \\emph{{{r['name']}}}, the reading the theory asks for, {r['within']} of its {r['cells']} paper"
-        f" numbers with a standard error are within three standard errors; below $\\Delta t={FIT_DT:g}$ ours lie"
-        f" under the paper's in {below} of {len(below_dt)}: its $\\mathrm{{MSE}}_Y$ has no floor."
+        f"Under \\emph{{{r['name']}}}, the reading the theory asks for, of its {r['numbers']} paper numbers"
+        f" {_counts(r['totals']['all'])}; below $\\Delta t={FIT_DT:g}$ ours lie under the paper's in {below} of"
+        f" {len(below_dt)}: its $\\mathrm{{MSE}}_Y$ has no floor."
     )
 
 
 def sign_sentence(high, m) -> str:
-    return (
+    """The high-d sign finding: its sign test, what the rule decides of those numbers, the reruns at d >= 11 (one
+    thing changed each) and what would settle the rest."""
+    text = (
         f"Open finding: in Tables~9--13 our $\\mathrm{{MSE}}_{{Y,\\max}}$ lies above the paper's in"
         f" {high['pos']} of {high['n']} rows (sign test $p={high['p']:.2g}$, differences"
-        f" ${high['lo']:+.2f}$ to ${high['hi']:+.2f}$),"
-        " which no hypothesis we tried accounts for (the split $10^3\\times1$ moves the paper's maximum up, the"
-        " wrong way, and only widens the spread; float32 storage, truncation and another seed were tried on"
-        f" {_plural(len(m['rows']), 'lower-dimensional row')}). What would settle it: those reruns at $d\\ge11$, the"
+        f" ${high['lo']:+.2f}$ to ${high['hi']:+.2f}$; the rule: {_counts(high)})."
+    )
+    high_reruns = [r for r in m["reruns"] if r["table"] in HIGH_D]
+    holds = True
+    parts = []
+    for r in high_reruns:
+        words, same = _rerun_words(r, "mse_y_max", m["predicted"])
+        if words:
+            runs = sorted({v["runs"] for name, v in r["variants"].items() if name not in m["predicted"]})
+            # a row the preset's cases do not run: its reruns are not the reading's runs (other runs, other seed)
+            seeds = {v["seed"] for name, v in r["variants"].items() if not name.startswith("seed")}
+            apart = bool(seeds - {r["seed"]})
+            parts.append(
+                f"{_where(r['table'], r['dt'], r['d'])} (the reading ${r['base']['mse_y_max']:+.3f}$ on {r['runs']}"
+                f" runs; reruns on {'/'.join(map(str, runs))}"
+                + (f", seed {_join(map(str, sorted(seeds)))} against {r['seed']}" if apart else "")
+                + f"): {words}"
+            )
+            holds &= same
+    if parts:
+        text += (
+            " Its reruns with one thing changed give "
+            + "; ".join(parts)
+            + (": the sign holds in every variant" if holds else ": the sign does not hold in every variant")
+            + ", and the split $10^3\\times1$ moves the paper's maximum up, the wrong way."
+        )
+    else:
+        text += " No rerun at $d\\ge11$ exists yet (config \\texttt{residuals.rows})."
+    return (
+        text + " What would settle it: enough runs for the rule to decide (the evidence campaign's $d\\ge11$ rows), the"
         " paper's single-run values, or a run of its code."
+    )
+
+
+def _sign_of(text: str) -> int:
+    """The sign a prediction states first: +1, -1, or 0 where it begins with neither."""
+    t = text.strip()
+    return 1 if t.startswith("+") else -1 if t.startswith(("-", "\\textminus", "−")) else 0
+
+
+def hypotheses_sentence(m) -> str:
+    """The hypotheses from the paper's text whose sign was predicted before their run: the prediction, the measured
+    shift of ours (paired on the runs shared with the reading, so free of the runs' noise) and Delta under each."""
+    if not m["predicted"]:
+        return ""
+    parts = []
+    for name, predicted in m["predicted"].items():
+        r = next((x for x in m["reruns"] if name in x["variants"]), None)
+        if r is None:
+            parts.append(f"\\emph{{{tex_escape(name)}}} (predicted {tex_escape(predicted)}) is not run yet")
+            continue
+        v = r["variants"][name]
+        sign = _sign_of(predicted)
+        shift = v["shift"] or {}
+        seen = {k: (d, se) for k, (d, se, _) in shift.items()}
+        measured = _join(f"{INDICATOR_TEX[k]} {fmt_sci(d)} (s.e.\\ {fmt_sci(se)})" for k, (d, se) in seen.items())
+        clear = [k for k, (d, se) in seen.items() if abs(d) > 3 * se]
+        agree = [k for k in clear if (seen[k][0] > 0) == (sign > 0)]
+        verdict = (
+            "no shift beyond 3 of its standard errors"
+            if not clear
+            else f"the predicted sign on {len(agree)} of the {len(clear)} indicators it moves"
+        )
+        deltas = _join(f"{INDICATOR_TEX[k]} ${d:+.3f}$ ({v['verdict'][k]})" for k, d in v["diff"].items())
+        rejected = [INDICATOR_TEX[k] for k, x in v["verdict"].items() if x == "differs"]
+        deltas += f": rejected for {_join(rejected)}" if rejected else ": not rejected"
+        paired = (
+            f"shift of ours on the {next(iter(shift.values()))[2]} runs it shares with the reading {measured},"
+            f" {verdict}"
+            if shift
+            else "no run shared with the reading (no paired shift)"
+        )
+        parts.append(
+            f"\\emph{{{tex_escape(name)}}} ({v['runs']} runs on {_where(r['table'], r['dt'], r['d'])}; predicted"
+            f" {tex_escape(predicted)}): {paired}; under it {deltas}"
+        )
+    return (
+        "Hypotheses from the paper's text that could move the numbers below $\\Delta t=0.2$, each with its sign"
+        " written in the config before its run (Table~\\ref{tab:residuals}): " + "; ".join(parts) + "."
     )
 
 
@@ -221,16 +333,16 @@ def speed_sentence(beats, claims, n_timed, like_words) -> str:
 def limitations(plan, fit, not_run, totals, every, measured) -> str:
     store = Counter(c.storage for c in every)
     arith = Counter(c.arithmetic for c in every)
-    w = totals["weak"]
+    a = totals["all"]
     return (
         f"\\item \\emph{{A fitted reading.}} \\emph{{{FIT_READING}}} was chosen by comparing with the paper's"
-        f" $\\Delta t={FIT_DT:g}$ values: its {totals['in_sample_within']} in-sample numbers within three standard"
-        " errors are not evidence."
+        f" $\\Delta t={FIT_DT:g}$ values: its {totals['in']['reproduced']} in-sample numbers reproduced are not"
+        " evidence."
         f"\n\\item \\emph{{Rows not run}} (under any reading): {_plural(len(not_run), 'row')}"
         + (" (" + _join(_row_words(r) for r in not_run) + ")" if not_run else "")
-        + f"; {w['n']} paper numbers of {_plural(w['rows'], 'row')} rest on weak evidence (2--{STRONG_RUNS - 1} runs;"
-        f" with 2 runs only a difference beyond {z_limit(2):.0f} standard errors is significant) and"
-        f" {totals['none']['n']} on one run."
+        + f"; {a['two_runs']} paper numbers rest on 2 runs (undecided whatever their value unless their standard"
+        f" error is below $\\delta/{plan.equivalence.t(2):.0f}$), {a['n'] - a['strong'] - a['one_run']} on fewer than"
+        f" {STRONG_RUNS} and {a['one_run']} on one run."
         "\n\\item \\emph{Arithmetic.} Of our "
         + f"{len(every)} cells, "
         + _join(
@@ -317,23 +429,16 @@ def regenerate(plan) -> str:
 
 def table_sentence(table, allc) -> str:
     """Counts only (the cells are in the table): per reading, rows and paper numbers judged once by their strongest
-    run set (:func:`srmdp.paper.verdict.evidence_totals`), per grade of evidence."""
+    run set under the rule (:func:`srmdp.paper.verdict.evidence_totals`), out of sample and in sample."""
     mine = [c for c in allc if c.table == table]
     if not mine:
         return "No value of ours for this table."
     parts = []
     for name in dict.fromkeys(c.reading for c in mine):
         t = evidence_totals(paper_numbers([c for c in mine if c.reading == name], name, fallback=False))
-        words = []
-        for g in ("strong", "weak"):
-            x = t[g]
-            if x["n"]:
-                words.append(
-                    f"{g}: {x['within']} of {x['n']} within 3 s.e. ({x['in_sample_within']} in-sample),"
-                    f" {x['beyond']} beyond, {x['inconclusive']} inconclusive"
-                )
-        if t["none"]["n"]:
-            words.append(f"{t['none']['n']} from a single run")
+        words = [
+            f"{where}: {_counts(t[s])}" for s, where in (("out", "out of sample"), ("in", "in sample")) if t[s]["n"]
+        ]
         parts.append(
             f"\\emph{{{name}}}: {_plural(t['rows'], 'row')}, {t['numbers']} paper numbers; " + "; ".join(words)
         )
@@ -341,29 +446,34 @@ def table_sentence(table, allc) -> str:
 
 
 def residuals_sentence(m, fit=None) -> str:
-    """Per hypothesis: the cells beyond the threshold it does not reject, those within it moves out, its r.m.s."""
+    """Per hypothesis: of the numbers listed, how many it rejects (differs under it) and reproduces, how many
+    reproduced numbers it breaks, its r.m.s. of z."""
     parts = []
     for h, t in zip(m["headers"], m["tally"], strict=True):
         if not t["of"] and not t["within"]:
             continue
         rms = "" if t["rms"] is None else f", r.m.s.\\ of $z$ {t['rms']:.1f}"
-        parts.append(f"{h}: does not reject {t['explains']} of {t['of']}, breaks {t['breaks']} of {t['within']}{rms}")
+        parts.append(
+            f"{h}: rejected for {t['rejects']} and reproducing {t['accounts']} of {t['of']}, breaks {t['breaks']} of"
+            f" {t['within']}{rms}"
+        )
     left = sum(1 for c in m["cells"] if not c["explained"])
     counted = (
         ""
         if fit is None
         else (
             f" (run sets: a paper number may have several; Table~\\ref{{tab:summary}} counts each number once, by its"
-            f" strongest run set: {fit['out_of_3']} beyond 3 standard errors, {fit['unexplained']} of them rejected by"
+            f" strongest run set: {fit['totals']['all']['differs']} differ, {fit['unexplained']} of them rejected by"
             " every hypothesis tried)"
         )
     )
     return (
-        f"Of the {len(m['cells'])} cells of \\emph{{{m['reading']}}} beyond {m['threshold']} standard errors"
-        f"{counted}"
-        f" and the {m['n_within']} within (r.m.s.\\ of $z$ over all {m['rms0']:.1f} under our own spread), per"
-        " hypothesis: " + "; ".join(parts) + f"; {_plural(left, 'cell')} no hypothesis accounts for. A hypothesis that"
-        " brings a cell within its spread only by widening the spread does not explain it: it is not rejected."
+        f"Table~\\ref{{tab:residuals}} lists {len(m['cells'])} run sets of \\emph{{{m['reading']}}}: those the rule"
+        f" calls differs and those of the rerun rows it does not call reproduced{counted}, beside the {m['n_within']}"
+        " reproduced of the same rows; per hypothesis, judged by the same rule: "
+        + "; ".join(parts)
+        + f"; {_plural(left, 'run set')} every hypothesis tried rejects. A hypothesis that leaves a number undecided"
+        " only by widening the spread does not explain it: it is only not rejected."
     )
 
 

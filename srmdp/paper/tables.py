@@ -110,16 +110,10 @@ def table_model(plan, table, summaries, timings, gpu_files, campaign=()):
 
             for j, line in enumerate(mine):
                 line.update(first=j == 0, in_sample=in_sample and line["run"])
-                for k in INDICATORS:  # ours - paper, and in units of our standard error
-                    v, se = line.get(k), line.get(k + "_se")
-                    line[k + "_d"] = None if v is None else v - r[k]
-                    line[k + "_z"] = (v - r[k]) / se if v is not None and se else None
+                _judge(plan, line, r)
             lines += mine
         for line in _other_reading_lines(plan, merged, by_path):
-            for k in INDICATORS:
-                v, se = line.get(k), line.get(k + "_se")
-                line[k + "_d"] = None if v is None else v - r[k]
-                line[k + "_z"] = (v - r[k]) / se if v is not None and se else None
+            _judge(plan, line, r)
             lines.append(line)
         any_run = any(line["run"] for line in lines)
         for line in lines:  # "not run" only where no reading has a run of the row
@@ -148,6 +142,15 @@ def table_model(plan, table, summaries, timings, gpu_files, campaign=()):
         "readings": [{"name": tex_escape(x.name), "describe": x.describe()} for x in plan.paper_readings],
         "hardware": [{"mark": n, "label": tex_escape(h)} for h, n in sorted(hardware.items(), key=lambda kv: kv[1])],
     }
+
+
+def _judge(plan, line, paper):
+    """A line's ours - paper, its z and the equivalence rule's verdict, per indicator (``*_d``, ``*_z``, ``*_v``)."""
+    for k in INDICATORS:
+        v, se = line.get(k), line.get(k + "_se")
+        line[k + "_d"] = None if v is None else v - paper[k]
+        line[k + "_z"] = (v - paper[k]) / se if v is not None and se else None
+        line[k + "_v"] = None if v is None else plan.equivalence.verdict(v - paper[k], se, int(line.get("runs") or 1))
 
 
 def campaign_lines(plan, merged, readings=None) -> list:
@@ -202,7 +205,7 @@ def agreement_model(plan, summaries, campaign=()):
     rows = []
     for s in plan.selected:
         paper = next(r for r in paper_rows() if r["table"] == s.table and r["row"] == s.row)
-        cells = []
+        cells, verdicts = [], []
         dmax = []  # per reading: the largest |ours - paper| over the three indicators
         sources = []
         for reading in plan.paper_readings:
@@ -214,6 +217,9 @@ def agreement_model(plan, summaries, campaign=()):
                     z = (res[k] - paper[k]) / res[k + "_se"]
                 if res is not None and res.get(k) is not None:
                     diffs.append(abs(res[k] - paper[k]))
+                    verdicts.append(plan.equivalence.verdict(res[k] - paper[k], res.get(k + "_se"), int(res["runs"])))
+                else:
+                    verdicts.append(None)
                 cells.append(z)
             dmax.append(max(diffs) if diffs else None)
             if res is not None:
@@ -225,6 +231,7 @@ def agreement_model(plan, summaries, campaign=()):
                 "d": paper["d"],
                 "dt": f"{paper['dt']:g}",
                 "z": cells,
+                "v": verdicts,
                 "dmax": dmax,
                 "sources": sources,
                 "in_sample": math.isclose(paper["dt"], FIT_DT),
@@ -237,13 +244,16 @@ def agreement_model(plan, summaries, campaign=()):
         entries = campaign_entries(plan, merged)
         for kind in sorted({e["kind"] for e in entries}, key=str):
             mine = [e for e in entries if e["kind"] == kind]
-            cells, sources, dmax = [], [], []
+            cells, verdicts, sources, dmax = [], [], [], []
             for reading in plan.paper_readings:
                 e = next((x for x in mine if x["name"] == reading.name), None)
                 diffs = []
                 for k in INDICATORS:
                     ok = e is not None and e.get(k) is not None and e.get(k + "_se")
                     cells.append((e[k] - paper[k]) / e[k + "_se"] if ok else None)
+                    verdicts.append(
+                        plan.equivalence.verdict(e[k] - paper[k], e.get(k + "_se"), int(e["runs"])) if ok else None
+                    )
                     if e is not None and e.get(k) is not None:
                         diffs.append(abs(e[k] - paper[k]))
                 dmax.append(max(diffs) if diffs else None)
@@ -261,6 +271,7 @@ def agreement_model(plan, summaries, campaign=()):
                     "d": paper["d"],
                     "dt": f"{paper['dt']:g}",
                     "z": cells,
+                    "v": verdicts,
                     "dmax": dmax,
                     "sources": sources,
                     "in_sample": math.isclose(paper["dt"], FIT_DT),
@@ -271,6 +282,7 @@ def agreement_model(plan, summaries, campaign=()):
         "preset": tex_escape(plan.preset),
         "readings": [{"name": tex_escape(x.name), "describe": x.describe()} for x in plan.paper_readings],
         "indicators": [INDICATOR_TEX[k] for k in INDICATORS],
+        "rule": plan.equivalence.words(),
     }
 
 

@@ -13,7 +13,7 @@ from .latex import INDICATOR_TEX
 from .rows import canonical_table, paper_case, paper_rows, paper_table_number, table_ids
 
 HIGH_D = ("LP1d11", "LP1d12", "LP1d13", "LP1d14", "LP1d15_19")
-COST_RUNS = 10  # the runs a row not run would need for a verdict at 3 s.e. (t-limit 4.1 at 10 runs)
+COST_RUNS = 10  # the runs priced for a row not run
 GPU_MODEL = "NVIDIA H100 80GB HBM3"  # the device of the campaign, whose throughput table prices the rows not run
 
 
@@ -63,12 +63,16 @@ def pooled_sign(allc, reading, tables, indicator):
         if c.table in tables and c.indicator == indicator
     ]
     pos = sum(c.diff > 0 for c in cs)
+    v = Counter(c.verdict for c in cs)
     return {
         "n": len(cs),
         "pos": pos,
         "p": binomial_p(pos, len(cs)),
         "lo": min((c.diff for c in cs), default=0.0),
         "hi": max((c.diff for c in cs), default=0.0),
+        "reproduced": v["reproduced"],
+        "differs": v["differs"],
+        "undecided": v["undecided"],
     }
 
 
@@ -119,21 +123,22 @@ def rows_not_run(allc, reading=None, campaign_results=(), results=()):
 
 
 def scorecard(allc, reading, expl):
-    """One line per paper table: its paper numbers judged once by their strongest run set
-    (:func:`paper_numbers`, totals from :func:`evidence_totals`), the largest |Delta| among the numbers with a
-    standard error, with the hypotheses of the residuals that do not reject it, and the verdict on the strongest
-    evidence."""
+    """One line per paper table: its paper numbers judged once by their strongest run set (:func:`paper_numbers`,
+    counted by :func:`evidence_totals`, out of sample and in sample apart), the largest |Delta| among the numbers
+    that differ (else among all with a standard error) with the hypotheses of the residuals that do not reject it,
+    and the table's word (:func:`table_word`)."""
     numbers = paper_numbers(allc, reading)
     out = []
     for t in table_ids():
         mine = [n for n in numbers if n["table"] == t]
         tot = evidence_totals(mine)
-        judged = [n for n in mine if n["grade"] != "none"]
-        worst = max(judged, key=lambda n: abs(n["best"].diff), default=None)
+        differ = [n for n in mine if n["verdict"] == "differs"]
+        pool = differ or [n for n in mine if n["grade"] != "none"]
+        worst = max(pool, key=lambda n: abs(n["best"].diff), default=None)
         hyp = "--"
         if worst is not None:
-            if worst["verdict"] == "within":
-                hyp = "within 3 s.e."
+            if worst["verdict"] != "differs":
+                hyp = worst["verdict"]
             else:
                 found, tested = expl.get((worst["best"].path, worst["indicator"]), ([], False))
                 hyp = ", ".join(found) if found else ("none" if tested else "not tested")
@@ -146,13 +151,13 @@ def scorecard(allc, reading, expl):
                 "rows": sum(r["table"] == t for r in paper_rows()),
                 "totals": tot,
                 "worst": None if w is None else w.diff,
-                "worst_grade": "" if worst is None else worst["grade"],
+                "worst_verdict": "" if worst is None else worst["verdict"],
                 "worst_where": ""
                 if w is None
                 else f"{INDICATOR_TEX[w.indicator]} $\\Delta t={w.dt:g}$"
                 + ("" if w.table not in HIGH_D else f" $d={w.d}$"),
                 "hypothesis": hyp,
-                "verdict": _evidence_verdict(tot),
+                "verdict": table_word(tot),
             }
         )
     return out
@@ -195,13 +200,9 @@ def claim_scorecard(claims, outcome):
 
 
 # --- each paper number judged once, by the strength of its evidence -----------------------------------------------
-STRONG_RUNS = 8  # >= 8 runs: a standard error with >= 7 degrees of freedom (t-limit 5.0 at 8 runs against 3.0)
-GRADES = ("strong", "weak", "none")
-GRADE_WORDS = {
-    "strong": f"strong ($\\ge{STRONG_RUNS}$ runs)",
-    "weak": f"weak (2--{STRONG_RUNS - 1} runs)",
-    "none": "none (1 run, no standard error)",
-}
+STRONG_RUNS = 8  # >= 8 runs: a standard error with >= 7 degrees of freedom
+SAMPLES = ("out", "in")  # out of sample (what the fit did not see) first: the headline
+SENSITIVITY = (("half", 0.5), ("double", 2.0))  # p. 1's counts at delta/2 and 2 delta beside delta
 
 
 def grade_of(runs, se) -> str:
@@ -230,7 +231,6 @@ def paper_numbers(allc, reading, fallback=True) -> list:
             continue
         pool = same or cs
         best = max(pool, key=lambda c: (c.runs, c.se is not None, c.device == "CPU = GPU", -pool.index(c)))
-        grade = grade_of(best.runs, best.se)
         out.append(
             {
                 "table": key[0],
@@ -240,8 +240,8 @@ def paper_numbers(allc, reading, fallback=True) -> list:
                 "dt": best.dt,
                 "reading": best.reading,
                 "best": best,
-                "grade": grade,
-                "verdict": best.verdict if grade != "none" else None,
+                "grade": grade_of(best.runs, best.se),
+                "verdict": best.verdict,
                 "in_sample": best.in_sample,
                 "other_reading": not same,
                 "supporting": [c for c in cs if c is not best],
@@ -250,43 +250,48 @@ def paper_numbers(allc, reading, fallback=True) -> list:
     return out
 
 
+def _count(numbers, verdict=lambda n: n["verdict"]) -> dict:
+    v = Counter(verdict(n) for n in numbers)
+    return {
+        "n": len(numbers),
+        "reproduced": v["reproduced"],
+        "differs": v["differs"],
+        "undecided": v["undecided"],
+        "one_run": sum(n["grade"] == "none" for n in numbers),
+        "two_runs": sum(n["best"].runs == 2 for n in numbers),
+        "strong": sum(n["grade"] == "strong" for n in numbers),
+        "rows": len({(n["table"], n["row"]) for n in numbers}),
+    }
+
+
 def evidence_totals(numbers) -> dict:
-    """The one count of the report: paper numbers and rows, and per grade how many agree (within 3 s.e.), are
-    inconclusive (3 s.e. < |z| <= the t-limit of their runs) or disagree (beyond it), and how many of those within
-    are in-sample.  Every total of the text and of the scorecard is read from here."""
-    out = {"numbers": len(numbers), "rows": len({(n["table"], n["row"]) for n in numbers})}
-    for g in GRADES:
-        ns = [n for n in numbers if n["grade"] == g]
-        v = Counter(n["verdict"] for n in ns)
-        out[g] = {
-            "n": len(ns),
-            "within": v["within"],
-            "inconclusive": v["inconclusive"],
-            "beyond": v["beyond"],
-            "in_sample_within": sum(n["in_sample"] and n["verdict"] == "within" for n in ns),
-            "rows": len({(n["table"], n["row"]) for n in ns}),
+    """The one count of the report: paper numbers and rows, and out of sample (``out``) and in sample (``in``, where
+    the reading was fitted) how many the rule calls reproduced, differs and undecided, with the same counts at
+    delta/2 and 2 delta (``sensitivity``).  Every total of the text and of the scorecard is read from here."""
+    out = {
+        "numbers": len(numbers),
+        "rows": len({(n["table"], n["row"]) for n in numbers}),
+        "other_reading": sum(n["other_reading"] for n in numbers),
+        "all": _count(numbers),
+    }
+    for sample in SAMPLES:
+        ns = [n for n in numbers if n["in_sample"] == (sample == "in")]
+        out[sample] = _count(ns)
+        out[sample]["sensitivity"] = {
+            name: _count(ns, lambda n, f=f: n["best"].verdict_at(f)) for name, f in SENSITIVITY
         }
-    for k in ("within", "inconclusive", "beyond", "in_sample_within"):
-        out[k] = sum(out[g][k] for g in GRADES)
-    out["judged"] = out["within"] + out["beyond"]
-    out["other_reading"] = sum(n["other_reading"] for n in numbers)
     return out
 
 
-def _evidence_verdict(t) -> str:
-    """A table's verdict from its totals: the outcome on its strongest evidence, the grade named; "in-sample only"
-    wherever every agreement of that grade is in-sample, with or without numbers beyond."""
+def table_word(t) -> str:
+    """A table's word from its totals, out of sample first: ``reproduced``, ``differs`` or ``partly`` where the rule
+    decided some of its numbers (``in sample only`` where only the fitted rows decided), else ``undecided``."""
     if not t["numbers"]:
         return "not run"
-    for g in ("strong", "weak"):
-        x = t[g]
-        if x["within"] + x["beyond"] == 0:
+    for sample, where in (("out", "out of sample"), ("in", "in sample only")):
+        x = t[sample]
+        if x["reproduced"] + x["differs"] == 0:
             continue
-        if x["within"] and x["within"] == x["in_sample_within"]:
-            word = "in-sample only" + (f", {x['beyond']} beyond" if x["beyond"] else "")
-        elif x["beyond"] == 0:
-            word = "reproduced"
-        else:
-            word = "partly" if x["within"] else "not reproduced"
-        return f"{word} ({g})"
-    return "inconclusive (weak)" if t["weak"]["inconclusive"] else "no s.e."
+        word = "reproduced" if not x["differs"] else "differs" if not x["reproduced"] else "partly"
+        return f"{word} ({where}: {x['reproduced'] + x['differs']} of {x['n']} decided)"
+    return "undecided"

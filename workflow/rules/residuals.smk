@@ -16,10 +16,11 @@ rule residual_solve:
         ENV
     threads: PLAN.threads
     resources:
-        mem_mb=lambda wc, threads: PLAN.mem_mb(wc.key, threads),
-        runtime=lambda wc, threads: PLAN.runtime_min(
-            wc.key, PLAN.by_key[wc.key].runs, threads
-        ),
+        mem_mb=lambda wc, threads: PLAN.residual_mem_mb(wc.key, threads),
+        runtime=lambda wc, threads: int(
+            3 * PLAN.residual_seconds(wc.variant, wc.key, threads) / 60
+        )
+        + 5,
     params:
         args=lambda wc: PLAN.residual_args(wc.variant, wc.key),
     shell:
