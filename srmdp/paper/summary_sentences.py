@@ -18,6 +18,11 @@ from .tables import FIT_DT, FIT_READING  # the fitted reading and where; float32
 from .verdict import COST_RUNS, HIGH_D, STRONG_RUNS, evidence_totals, paper_numbers
 
 
+def _verb(n: int, verb: str) -> str:
+    """``verb`` agreeing with a count: "1 differs", "2 differ"."""
+    return verb + "s" if n == 1 else verb
+
+
 def _join(items, empty="none") -> str:
     """``a``, ``a and b``, ``a, b and c``; ``empty`` for no item."""
     items = list(items)
@@ -74,7 +79,7 @@ def scope_sentence(totals, not_run, camp, numbers) -> str:
 
 
 def _counts(x) -> str:
-    return f"{x['reproduced']} reproduced, {x['differs']} differ, {x['undecided']} undecided"
+    return f"{x['reproduced']} reproduced, {x['differs']} {_verb(x['differs'], 'differ')}, {x['undecided']} undecided"
 
 
 def _sensitivity(x) -> str:
@@ -92,7 +97,8 @@ def agreement_sentence(t, rule) -> str:
         f" $\\Delta=\\text{{ours}}-\\text{{paper}}$ lies inside $\\pm\\delta$, \\emph{{differs}} when it lies wholly"
         f" outside, \\emph{{undecided}} otherwise; {rule.words()}. \\textbf{{Out of sample}} ($\\Delta t<{FIT_DT:g}$,"
         f" rows the fit did not see): of {o['n']} numbers of {_plural(o['rows'], 'row')},"
-        f" \\textbf{{{o['reproduced']} are reproduced and {o['differs']} differ}}; {o['undecided']} are undecided,"
+        f" \\textbf{{{o['reproduced']} are reproduced and {o['differs']} {_verb(o['differs'], 'differ')}}};"
+        f" {o['undecided']} are undecided,"
         f" {o['two_runs']} of them on 2 runs, whose interval is {rule.t(2):.0f} standard errors wide on each side."
         f" The margin's weight: {_sensitivity(o)}. In sample ($\\Delta t={FIT_DT:g}$, where the reading was fitted:"
         f" not evidence): {_counts(i)} of {i['n']} ({_sensitivity(i)})."
@@ -133,7 +139,7 @@ def disagreements_sentence(numbers, m, plan, rule) -> str:
     where = _where(top["table"], top["dt"], top["d"])
     tables = sorted({paper_table_number(n["table"]) for n in out})
     text = (
-        f"{_plural(len(out), 'number')} differ out of sample"
+        f"{_plural(len(out), 'number')} {_verb(len(out), 'differ')} out of sample"
         + (f" (in T.{', T.'.join(map(str, tables))})" if out else "")
         + f"; the largest is {where}: "
         + _join(
@@ -463,7 +469,8 @@ def residuals_sentence(m, fit=None) -> str:
         if fit is None
         else (
             f" (run sets: a paper number may have several; Table~\\ref{{tab:summary}} counts each number once, by its"
-            f" strongest run set: {fit['totals']['all']['differs']} differ, {fit['unexplained']} of them rejected by"
+            f" strongest run set: {fit['totals']['all']['differs']} {_verb(fit['totals']['all']['differs'], 'differ')},"
+            f" {fit['unexplained']} of them rejected by"
             " every hypothesis tried)"
         )
     )
