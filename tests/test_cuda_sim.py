@@ -186,9 +186,9 @@ def test_paths_bitwise_per_path(cpu_kernels):
         out = np.zeros((n, 2 + d))
         if on_gpu:
             dev = cuda.to_device(out)
-            k.path_responses[(n + 31) // 32, 32](coef, i, case_arg(rec), dev)
+            k.path_responses[(n + 31) // 32, 32](coef, np.zeros((1, 1, 1)), i, case_arg(rec), dev)
             return dev.copy_to_host()
-        k.path_responses(coef, i, rec, out)
+        k.path_responses(coef, np.zeros((1, 1, 1)), i, rec, out)
         return out
 
     for z_cv in (False, True, "martingale"):
