@@ -23,6 +23,13 @@ specialises).  For time step i and stratum k (eq. PsiM), path m uses its own str
   them from pass 1 in ``cache`` (M (2d+1) doubles per worker); the GPU (``REPLAY``) replays the
   path's first step from its stream instead.  Same draws, same operations: the same numbers.
 
+With the curvature correction (``CURVATURE``, bound by the builder for ``Case.curvature_correction``; beyond the
+paper, :mod:`srmdp.curvature`) every driver value of both passes loses :func:`curvature_term`, 1/2 sum_l
+d2f/dz_l^2 Var z^M_l + 1/2 d2f/dy^2 Var y^M, each variance sigma^2_c |L^{-1} phi(x)|^2 of the regression that made
+the estimate (``cvar[j, s]``: the residual variances and L^{-1} of stratum s at time j, written after its Cholesky
+by :func:`srmdp.regression.residual_variances` from the responses' sums of squares); the CPU's pass-1 cache keeps
+Var y_{i+1}(x_{i+1}) beside y_{i+1}.  Off, the code is the paper scheme's as before, bit for bit.
+
 Arithmetic (``Case.arithmetic``, bound by the builder as ``REAL``): the path state, normals, basis values, the
 estimates, the problem's functions and the per-path responses and products are of type REAL; the record's
 float64 fields are cast where they enter (``REAL(c.dt)``), literals are ``REAL(...)``.  What stays float64: the

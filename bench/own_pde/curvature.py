@@ -134,6 +134,8 @@ def main():
     p.add_argument("--runs-d8", type=int, default=6)
     p.add_argument("--only", nargs="+", help="problem:d ... (of CONFIGS' pairs; default all)")
     p.add_argument("--out", default="data/own_pde/curvature.json")
+    p.add_argument("--paths", type=int, nargs="+", help="only the CONFIGS rows of these M")
+    p.add_argument("--mcv", choices=("off", "on"), help="only without / with the martingale control variate")
     p.add_argument("--offdiag", action="store_true", help="measure the off-diagonal covariance of z^M instead")
     a = p.parse_args()
     out = Path(a.out)
@@ -146,11 +148,21 @@ def main():
     for problem, d, n, cells, m in CONFIGS:
         if a.only and f"{problem}:{d}" not in a.only:
             continue
-        for mcv in (False, True):
+        if a.paths and m not in a.paths:
+            continue
+        for mcv in (False, True) if a.mcv is None else (a.mcv == "on",):
             for cc in (False, True):
                 if (problem, d, m, mcv, cc) in done:
                     continue
-                r = row(problem, d, n, cells, m, a.runs_d8 if d == 8 else a.runs, mcv, cc)
+                try:
+                    r = row(problem, d, n, cells, m, a.runs_d8 if d == 8 else a.runs, mcv, cc)
+                except srmdp.NumericalError as exc:  # the martingale control variate at a small M can diverge
+                    r = {"problem": problem, "d": d, "N": n, "cells": cells, "M": m, "martingale_cv": mcv}
+                    r.update(curvature_correction=cc, diverged=str(exc))
+                    print(f"{problem} d={d} M={m} mcv={mcv} cc={cc}: {exc}", flush=True)
+                    rows.append(r)
+                    out.write_text(json.dumps(rows, indent=1) + "\n")
+                    continue
                 rows.append(r)
                 out.parent.mkdir(parents=True, exist_ok=True)
                 out.write_text(json.dumps(rows, indent=1) + "\n")
