@@ -24,7 +24,8 @@ import srmdp
 
 REFERENCE = {"hjb_lq": {4: 1.1014483483, 8: 1.9018262280}, "quadratic_z": {4: 0.6435710057, 8: 0.6435710057}}
 # (problem, d, N, #C, M): M and 4M solved.  d = 4: the N = 10, #C 5 at two scales of M; d = 8: N = 5, #C 3
-# (the issue's) at M = 100 (a c N/M term of ~0.4 at c = -7.5, resolved by a few runs; 225 -> 900 costs 2.3x)
+# (the issue's) at M = 100 (a c N/M term of ~0.4 at c = -7.5, resolved by a few runs; 225 -> 900 costs 2.3x).  With
+# the martingale control variate M = 125 (d = 4) and M = 100 (d = 8) diverge: a row says so
 CONFIGS = [
     ("hjb_lq", 4, 10, 5, 125),
     ("hjb_lq", 4, 10, 5, 500),
