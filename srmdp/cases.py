@@ -43,11 +43,10 @@ RECORD = np.dtype(
     ]
 )
 
-# Control variates beyond the paper (srmdp.scheme; measured in bench/zcv.md) for users' problems: the defaults
-# srmdp.solve takes.  The paper's rows and the workflow's paper readings keep the paper's scheme (Case's own
-# defaults, both off).  z_cv: Z error / 4-10 on reaction_diffusion, quadratic_z, bs_barenblatt (d=4, dt=0.1, LP1,
-# #C=5, M=500) and / 3-9 on the paper's rows, Y never worse, +9-10 % time.  martingale_cv: a further / 1.7-4.5 in
-# every case measured for +3-6 % time, but new, not yet run on a GPU, and harmful when z^M is poorer than |z|.
+# The Z control variate (srmdp.scheme) is on by default for users' problems in srmdp.solve: it divides the Z error
+# at a few per cent more time and never worsened Y where measured (bench/zcv.md).  The martingale control variate
+# stays off: it can harm where z^M is poorer than |z| (bench/zcv.md).  The paper's rows and the workflow's paper
+# readings keep the paper's scheme (Case's own defaults, both off).
 Z_CV_DEFAULT_FOR_USER_PROBLEMS = True
 
 PRECISIONS = ("float64", "float32")

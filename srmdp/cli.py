@@ -10,9 +10,12 @@ written after the compute with status 1, an interrupt with 130; ``srmdp solve --
 met within the budget writes its finest answer and exits with status 4 (:data:`srmdp.cli_solution.TOL_NOT_MET`).
 """
 
+import os
 import sys
 from importlib.metadata import entry_points
 
+from . import __version__
+from .adapt import adapted_spec
 from .aggregate import aggregate
 from .cases import Case
 from .cli_common import Parser, exit_status, number
@@ -32,20 +35,18 @@ COMMANDS_GROUP = "srmdp.commands"
 TABLES_GROUP = "srmdp.tables"
 
 
-BUILTIN = ("run", "aggregate", "solve", "eval", "-h", "--help")
+BUILTIN = ("run", "aggregate", "solve", "eval", "-h", "--help", "--version")
 
 
 def build_parser():
-    extra = ", ".join(sorted(plugin_commands()))
-    p = Parser(
-        prog="srmdp",
-        description="Stratified regression MDP (Gobet et al., SISC 2016)."
-        + (f" Also: srmdp {{{extra}}} ... (see srmdp COMMAND --help)." if extra else ""),
-    )
-    sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
+    p = Parser(prog="srmdp", description="Stratified regression MDP (Gobet et al., SISC 2016).")
+    p.add_argument("--version", action="version", version=f"srmdp {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=Parser, metavar="COMMAND")
 
     r = sub.add_parser("run", help="run one case (a paper row or free parameters)")
     add_arguments(r, "run")  # one argument per option of srmdp run (srmdp.options)
+    # --out is checked after the case (a bad --table or a missing --d is named first), not by argparse
+    r._option_string_actions["--out"].required = False
 
     a = sub.add_parser("aggregate", help="gather run chunks of one case into a summary")
     a.add_argument("chunks", nargs="+")
@@ -58,7 +59,17 @@ def build_parser():
     a.add_argument("--out", required=True)
 
     add_parsers(sub, number)
+    for name, ep in sorted(plugin_commands().items()):  # listed in --help; main() hands their arguments over
+        sub.add_parser(name, help=_plugin_help(ep), add_help=False)
     return p
+
+
+def _plugin_help(ep) -> str:
+    """A plugin command's line in ``srmdp --help``: its entry point's ``summary`` (loaded, not run)."""
+    try:
+        return str(ep.load().summary)
+    except Exception:  # a broken or summary-less plugin is listed all the same; running it says what is wrong
+        return f"see srmdp {ep.name} --help"
 
 
 def case_from_args(args) -> Case:
@@ -80,7 +91,9 @@ def case_from_args(args) -> Case:
         }
     )
     free = {"d": args.d, "basis": args.basis, "cells": args.cells, "paths": args.paths}
+    box = {"half-width": args.half_width, "strata": None if args.strata == "box" else args.strata}
     if args.table:
+        free.update(box)  # a paper row is in the paper's box
         given = [k for k, v in free.items() if v is not None]
         if given:
             raise ConfigError(f"invalid arguments: --table cannot be combined with --{', --'.join(given)}")
@@ -92,6 +105,8 @@ def case_from_args(args) -> Case:
         raise ConfigError(
             f"missing --{', --'.join(missing)}: give --table T or all of --d --dt --basis --cells --paths"
         )
+    if args.strata == "adapted":  # as srmdp solve does it (srmdp.solve_request): the problem in adapted coordinates
+        given["problem"] = adapted_spec(args.problem, args.d)
     return make_case(given)
 
 
@@ -122,12 +137,16 @@ def _write(path, res):
 
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] not in BUILTIN:
-        plugin = plugin_commands().get(argv[0])
-        if plugin is not None:
-            return plugin.load()(argv[1:])
-    args = build_parser().parse_args(argv)
-    return exit_status(lambda: _command(args))
+    try:
+        if argv and argv[0] not in BUILTIN:
+            plugin = plugin_commands().get(argv[0])
+            if plugin is not None:
+                return plugin.load()(argv[1:])
+        args = build_parser().parse_args(argv)
+        return exit_status(lambda: _command(args))
+    except BrokenPipeError:  # stdout closed by its reader (`srmdp plan | head`): stop quietly, as a shell tool does
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + 13  # SIGPIPE
 
 
 def _command(args) -> int:
@@ -145,6 +164,8 @@ def _command(args) -> int:
     # run: every check (arguments, output path, memory model) before any compilation or compute
     case = case_from_args(args)
     threads = check_threads(args.threads)
+    if args.out is None:
+        raise ConfigError("missing --out: the result JSON's file name")
     check_writable(args.out)
     try:
         res = run_case(

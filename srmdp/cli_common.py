@@ -11,7 +11,12 @@ from .exceptions import ConfigError
 
 
 class Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line and exit status 2."""
+    """An argument parser whose errors are one line and exit status 2, and which takes no abbreviation of an option
+    (``--path 300`` is an error, not ``--paths 300``)."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message):
         self.exit(2, f"{self.prog.split()[0]}: error: {' '.join(str(message).split())}\n")

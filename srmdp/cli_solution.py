@@ -92,6 +92,33 @@ def values_csv(y, z) -> str:
     return out.getvalue()
 
 
+def answer_lines(sol) -> list:
+    """What ``srmdp solve`` says of the answer it returns: the rule that chose each of its parameters, and for a
+    refinement its level (a step of the refinement may change a parameter after the rules chose it: that
+    parameter's line gives the answer's value and says so)."""
+    c = sol.case
+    expected = {  # {parameter: (how its rule's line ends when it chose the answer's value, the answer's value)}
+        "dt": (f"(N = {c.steps})", f"T/{c.steps} = {c.time_step:g} (N = {c.steps})"),
+        "cells": (f"= {c.cells}", str(c.cells)),
+        "paths": (f"= {c.paths}", str(c.paths)),
+    }
+    lines = []
+    for key, how in sol.rules.items():
+        if key not in expected or how.endswith(expected[key][0]):
+            lines.append(f"{key}: {how}")
+        else:
+            lines.append(f"{key}: {expected[key][1]} (a step of the refinement changed it; its rule gave {how})")
+    key = (c.steps, c.cells, c.paths)
+    same = [r for r in sol.refinement if (r.get("steps"), r.get("cells"), r.get("paths")) == key]
+    row = same[-1] if same else None
+    if row is not None:
+        lines.append(
+            f"answer: level {row['level']} ({row['kind']}) of the refinement: N = {c.steps}, dt = {c.time_step:g},"
+            f" #C = {c.cells}, M = {c.paths}, {sol.result.get('runs', sol.runs)} runs"
+        )
+    return lines
+
+
 def main(args):
     """Run ``solve`` or ``eval``; ConfigError propagates to :func:`srmdp.cli.main` (exit status 2)."""
     from .results import check_writable
@@ -113,8 +140,8 @@ def main(args):
         except NumericalError as exc:
             print(f"srmdp: numerical error: {exc}; no solution written", file=sys.stderr)
             return 3
-        for key, how in sol.rules.items():
-            print(f"srmdp: {key}: {how}", file=sys.stderr)
+        for line in answer_lines(sol):
+            print(f"srmdp: {line}", file=sys.stderr)
         try:
             sol.save(args.out)
         except OSError as exc:

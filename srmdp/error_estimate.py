@@ -27,12 +27,12 @@ adapted strata's xi = 0) is at a cell's centre; with an even #C it is on a corne
 fit is least accurate and its bias is of another size (allen_cahn, d = 4, box L = 3, LP1, N = 5, M = 125:
 u0 - exact is -0.230, -0.051 at #C = 1, 3, but -0.035 at #C = 2; -0.024, -0.015 at #C = 5, 7 with M = 500).
 The errors fall with h only along one parity, so the coarse level keeps #C's parity (:func:`coarser`): #C = 3
-is estimated against #C = 1, not 2 (against 2 the estimate said 0.03 for an error of 0.051; against 1, 0.12
-with the constants before their calibration, srmdp/problems/README.md).
+is estimated against #C = 1, not 2 (against 2 the estimate understated an error of 0.051 as 0.03:
+bench/own_pde/NOTES.md, "x0's place in its cell").
 
 Both standard errors are needed: an estimate needs >= 2 runs per level (``runs=1``: u0_error None, with
 the reason).  The orders were chosen on the coverage benchmark (``bench/own_pde/own_pde_coverage.py``, 360 solves
-on three problems with exact solutions, d = 2 and 4, rules' and user-given #C, M; ``srmdp/problems/README.md``):
+on three problems with exact solutions, d = 2 and 4, rules' and user-given #C, M; ``bench/own_pde/NOTES.md``):
 with these orders 98-100 % of the errors are within u0_error and 100 % within 2 u0_error, the median
 u0_error / |error| 3.6-12; with the slower orders 1/2 for dt and M, 100 % / 100 % but a median of 5-19 (an
 estimate that overstates the error that much makes ``tol`` climb levels it does not need).  It is an
@@ -49,8 +49,8 @@ from .bases import BASES
 # bias = BIAS_SCALE (|u_N - u_N'| + NOISE s_diff) / (rho - 1): NOISE s.e.s of the difference guard against a chance
 # agreement of the levels.  Fitted by bench/own_pde/own_pde_calibrate.py on quadratic_z, reaction_diffusion (d = 2, 4,
 # rules' and user-given #C, M; 120 solves): the (C, NOISE) of the grid with the smallest median overstatement whose
-# coverage at 2x is >= 97 % there (97.5 %, median 1.8); on the held-out running_cost, hjb_lq and gobet2016 (180
-# solves) 96.1 % at 2x, median 2.3 (srmdp/problems/README.md).  Before: C = 1, NOISE = 1 (held out: 96.1 %, 2.5).
+# coverage at 2x is >= 97 % there, checked on the held-out running_cost, hjb_lq and gobet2016 (the measurement:
+# bench/own_pde/NOTES.md).
 NOISE = 1.5
 BIAS_SCALE = 0.7
 RICHARDSON_NOISE = 1.0  # the same role in srmdp.refine's estimate of an extrapolated u0 (its coverage, measured)

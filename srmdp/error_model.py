@@ -2,22 +2,26 @@
 
 u0 at a level (N, #C, M) is modelled as
 
-    u0 = u* + a / N + b h^q + c N / M + noise,      h = 1 / #C,  q = 1 (LP0) or 2 (LP1, LP2d),
+    u0 = u* + a / N + b h^p + c N / M + noise,      h = 1 / #C,
 
 the scheme's three biases (:mod:`srmdp.error_estimate`: the time step's first order for y, the cells' h^q,
 the regression's second-order bias O(N nb / M), summed over the N regressions) and the runs' noise (the
 level's s.e.).  The terms have signs of their own: on ``hjb_lq`` (d = 4, adapted strata, LP1, seed 0;
-srmdp/problems/README.md) a ~ +0.36, b ~ +0.3 and c ~ -3 (the quadratic driver's noise in z biases y down,
+bench/own_pde/NOTES.md) a ~ +0.36, b ~ +0.3 and c ~ -3 (the quadratic driver's noise in z biases y down,
 E|z^|^2 = |z|^2 + Var z^), so refining N alone at a fixed M makes the M term grow, and a Richardson value in dt at
 a fixed M carries c (N + N1) / M.
 
 :func:`fit` fits (u*, a, b, c) by least squares weighted by the levels' s.e. to the completed levels of the
 answer's #C parity (x0's place in its cell, :mod:`srmdp.error_estimate`) with N >= 2 and #C >= 2 (the
 coarsest levels are not in the asymptotic regime); a term is fitted only where the levels vary in it, and the
-fit needs a residual degree of freedom.  :func:`predicted_error` is the model's error of a plain value or of a
-Richardson value at a level: the terms' absolute values summed (no cancellation between terms is counted on:
-the fit is noisy) and combined with the value's s.e.  The model chooses steps only; the answer's estimate
-stays the one against a strictly coarser level (:mod:`srmdp.error_estimate`, :mod:`srmdp.richardson`).
+fit needs a residual degree of freedom.  The cells' order p is the basis's q (1 for LP0, 2 for LP1 and LP2d)
+unless the levels hold >= 3 values of #C and a degree of freedom more: then p is fitted too, on :data:`P_GRID`
+(the smallest chi^2; ``model["p"]``).  With the driver's curvature corrected (issue 38) c is near 0: it is
+fitted all the same, and its |c| N / M then adds little to a prediction.  :func:`predicted_error` is the
+model's error of a plain value or of a Richardson value at a level: the terms' absolute values summed (no
+cancellation between terms is counted on: the fit is noisy) and combined with the value's s.e.  The model
+chooses steps only; the answer's estimate stays the one against a strictly coarser level
+(:mod:`srmdp.error_estimate`, :mod:`srmdp.richardson`).
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ import numpy as np
 from .bases import BASES
 
 TERMS = ("dt", "cells", "paths")
+P_GRID = tuple(1.0 + 0.25 * k for k in range(13))  # the cells' order, where fitted: 1 .. 4
 MIN_TERMS = 2  # a fit with fewer identified bias terms does not choose (the caller's fallback does)
 
 
@@ -36,15 +41,16 @@ def exponent(basis) -> float:
     return 1.0 if BASES[basis].rules == "LP0" else 2.0
 
 
-def features(steps, cells, paths, q):
-    """The terms' regressors at (N, #C, M): (1/N, #C^-q, N/M)."""
-    return (1.0 / steps, float(cells) ** -q, steps / paths)
+def features(steps, cells, paths, p):
+    """The terms' regressors at (N, #C, M): (1/N, #C^-p, N/M)."""
+    return (1.0 / steps, float(cells) ** -p, steps / paths)
 
 
 def fit(rows, parity, q):
     """The model fitted to ``rows`` (refinement rows: steps, cells, paths, u0, u0_se, status): {"u_inf", "coef":
-    {term: value}, "chi2": residual chi^2 per degree of freedom, "levels": how many} or None when fewer than
-    MIN_TERMS terms can be identified with a residual degree of freedom."""
+    {term: value}, "p": the cells' order, "chi2": residual chi^2 per degree of freedom, "levels": how many} or None
+    when fewer than MIN_TERMS terms can be identified with a residual degree of freedom (``q``: the basis's order,
+    p where it is not fitted)."""
     pts = [
         r
         for r in rows
@@ -57,7 +63,23 @@ def fit(rows, parity, q):
     ]
     if len(pts) < MIN_TERMS + 2:
         return None
-    x = np.array([features(r["steps"], r["cells"], r["paths"], q) for r in pts])
+    base = _fit(pts, q)
+    if base is None or base["coef"]["cells"] is None or len({r["cells"] for r in pts}) < 3:
+        return base
+    terms = [k for k, c in base["coef"].items() if c is not None]
+    if len(pts) <= len(terms) + 2:  # no degree of freedom left for p
+        return base
+    fits = [
+        f
+        for f in (_fit(pts, p) for p in P_GRID)
+        if f is not None and [k for k, c in f["coef"].items() if c is not None] == terms
+    ]
+    return min(fits + [base], key=lambda f: f["chi2"])
+
+
+def _fit(pts, p):
+    """fit's least squares at the cells' order ``p``."""
+    x = np.array([features(r["steps"], r["cells"], r["paths"], p) for r in pts])
     y = np.array([r["u0"] for r in pts])
     w = 1.0 / np.array([r["u0_se"] for r in pts])
     # a term is fitted only where the levels vary in it (relative spread), and where it adds to the rank
@@ -78,15 +100,16 @@ def fit(rows, parity, q):
     return {
         "u_inf": float(sol[0]),
         "coef": coef,
+        "p": float(p),
         "chi2": float(resid @ resid / (len(pts) - len(cols) - 1)),
         "levels": len(pts),
     }
 
 
-def bias_terms(model, steps, cells, paths, q, partner=None):
+def bias_terms(model, steps, cells, paths, partner=None):
     """|each term| of the model's bias at (N, #C, M); with ``partner`` N1 < N, of the Richardson value in dt of
     the pair (N1, N) at that #C and M (the dt term gone, the M term c (N + N1) / M).  An unidentified term: None."""
-    f = features(steps, cells, paths, q)
+    f = features(steps, cells, paths, model["p"])
     out = {}
     for j, name in enumerate(TERMS):
         c = model["coef"][name]
@@ -101,10 +124,10 @@ def bias_terms(model, steps, cells, paths, q, partner=None):
     return out
 
 
-def predicted_error(model, steps, cells, paths, q, se, partner=None):
+def predicted_error(model, steps, cells, paths, se, partner=None):
     """The model's error of the plain value at (N, #C, M) with s.e. ``se`` (or of the Richardson value with
     ``partner``: its s.e. amplified, ((N se)^2 + (N1 se)^2)^(1/2) / (N - N1)); unidentified terms count 0."""
-    terms = bias_terms(model, steps, cells, paths, q, partner)
+    terms = bias_terms(model, steps, cells, paths, partner)
     bias = sum(v for v in terms.values() if v is not None)
     if partner is not None:
         se = math.hypot(steps * se, partner * se) / (steps - partner)

@@ -40,10 +40,12 @@ SURFACES = ("api", "solve", "run", "campaign", "lsmdp", "beyond_solve", "case", 
 RUNS_DEFAULT = 2  # an error estimate needs >= 2 runs per level (the s.e. of u(N) - u(N/2)); 4 with tol
 RUNS_DEFAULT_TOL = 4
 
-# Why the solve-only options (half_width, strata, keep, error, tol, budget_s, guard) are not on `srmdp run`: a run
-# computes one given case (a paper row, or d, dt, basis, #C and M all given) in its box for the workflow's tables;
-# choosing the strata, refining and estimating the error are the solve's.
-SOLVE_ONLY = "srmdp run computes one given case; strata, refinement and the error estimate are srmdp solve's"
+# Why the solve-only options (keep, error, tol, budget_s, guard) are not on `srmdp run`: a run computes one given
+# case (a paper row, or d, dt, basis, #C and M all given) for the workflow's tables; refining and estimating the
+# error are the solve's.  Its strata (half_width, strata) are as a solve's, so that both give one answer.
+SOLVE_ONLY = "srmdp run computes one given case; refinement and the error estimate are srmdp solve's"
+# Why `srmdp run` takes the box by default: the workflow's results were computed in the problem's box.
+RUN_BOX = "srmdp run computes the given case in the problem's box unless told (the workflow's results are)"
 # Why `srmdp run` has no default d, dt, basis, #C, M: with --table they are the paper row's, in free form all given.
 RUN_GIVEN = "srmdp run: with --table the paper row's, in free form all of --d --dt --basis --cells --paths given"
 
@@ -140,14 +142,16 @@ class SolveOptions:
         "L of the strata box [-L, L]^d (default: the problem's BOX_HALF_WIDTH,"
         " else 6.5; with --strata adapted: standard deviations of X_t, default 3)",
         {"type": "number"},
-        on=("case",),
+        on=CASE,
     )
     strata: str | None = _opt(
         None,
         "box: the paper's [-L, L]^d at every step; adapted: at each step a box centred on"
         " the law of X_t (srmdp.adapt). Default: box for the paper's problem, adapted for"
-        " the others (srmdp/problems/README.md, the measurement)",
+        " the others (bench/own_pde/NOTES.md, the measurement)",
         {"choices": STRATA},
+        on=("run",),
+        differs={"run": Differs("box", RUN_BOX, "box (default): the problem's [-L, L]^d; adapted: as srmdp solve's")},
     )
     precision: str = _opt(
         "float64",

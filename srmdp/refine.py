@@ -14,9 +14,11 @@ R = (N u_N - N1 u_N1) / (N - N1), whose s.e. is the levels' noise amplified ((N 
 (N - N1) (x2.2 for N1 = N/2).  It is used only where a third level at the same #C and M confirms the order
 (both differences out of their noise, their ratio that of an order in [0.8, 1.5]: z's order 1/2 is refused).
 Its estimate compares it with the latest Richardson value strictly coarser in N, #C and M -- never a level
-coarser in M only, and never a plain value, whose dt bias it does not have -- with rho_dt squared (the
-first-order term is gone), plus the next order, |R - R'| N2 / (N - N2) from the triple's coarse pair R', and
-its own s.e.  A level's best value (``row["best"]``) is the one of the two with the smaller estimate.
+coarser in M only -- with rho_dt squared (the first-order term is gone), or where there is none, with the latest
+plain level strictly coarser, u' - a / N' (its dt term removed by the pair's slope a, so that it has R's dt bias:
+none; rho of #C and M only; :func:`srmdp.richardson.corrected`), plus the next order, |R - R'| N2 / (N - N2) from
+the triple's coarse pair R', and its own s.e.  A level's best value (``row["best"]``) is the one of the two with
+the smaller estimate.
 
 **tol met** needs the best estimate <= tol at two consecutive estimated levels: one noisy difference (two
 coarse levels agreeing by chance) does not end the climb.  **The answer** is the finest level that completed
@@ -220,7 +222,7 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
         except DivergenceError as exc:
             secs = _clock() - t0
             per_run = getattr(exc, "seconds_per_run", None)  # None: it diverged in its first run
-            if per_run:  # a run's seconds without the compilation (secs has it: 225 s against 0.1 s measured)
+            if per_run:  # a run's seconds without the compilation (secs includes it, and it can be most of secs)
                 state["rate"] = max(rate or 0.0, case.path_steps / max(per_run, 1e-9))
             row.update(status="diverged", seconds=secs, message=str(exc))
             rows.append(row)

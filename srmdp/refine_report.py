@@ -35,6 +35,7 @@ def answer(state, tol, budget, say, consecutive):
             "rho": ext["rho"],
             "next_order": ext["next_order"],
             "against": ext["against"],
+            "against_kind": ext["against_kind"],  # "richardson" or "corrected plain" (srmdp.richardson.extrapolate)
             "richardson": True,
         }
         sol.result["u0"], sol.result["u0_se"] = ext["u0"], ext["u0_se"]

@@ -169,11 +169,13 @@ def write_atomic(path, write, binary=False):
     """Write a file atomically: ``write(fh)`` fills a hidden temp file ``.<name>.<random>.tmp`` in the same
     directory, which is flushed, fsync'ed and renamed over ``path`` (``os.replace``, atomic on POSIX); then
     the directory is fsync'ed so the rename survives a crash.  The one writer of results, solutions and
-    evaluations: a reader sees the old file or the whole new one, never a truncated one."""
+    evaluations: a reader sees the old file or the whole new one, never a truncated one.  The file gets the mode
+    ``open`` would give it (0666 less the umask), not mkstemp's 0600."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, "wb" if binary else "w") as fh:
             write(fh)
             fh.flush()
@@ -194,6 +196,13 @@ def write_atomic(path, write, binary=False):
     except OSError:  # some file systems cannot fsync a directory; the rename itself is still atomic
         pass
     return path
+
+
+def _umask() -> int:
+    """The process's umask (read by setting it and setting it back: POSIX has no other way)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def read_json(path):

@@ -2,7 +2,8 @@
 
 Two levels that differ in dt only (the same #C and M) give R = (N u_N - N1 u_N1) / (N - N1); a third level at
 the same #C and M checks the first order (:func:`richardson`); :func:`extrapolate` estimates R against a
-coarser Richardson value (:func:`reduction_richardson`) and makes it a level's best value where its estimate
+coarser Richardson value (:func:`reduction_richardson`), or where none exists against a coarser plain level with
+its dt term removed by the pair's slope (:func:`corrected`), and makes it a level's best value where its estimate
 is the smaller.
 """
 
@@ -39,18 +40,23 @@ def extrapolate(case, row, done):
     if not ext["order_confirmed"]:
         return
     # its estimate: against the latest Richardson value strictly coarser in N, #C (same parity) and M, with
-    # rho_dt squared (the first-order term is gone), plus the next order
+    # rho_dt squared (the first-order term is gone), plus the next order; else against the latest plain level
+    # strictly coarser, its dt term removed by the pair's slope (:func:`corrected`)
     for c_low, r_low, _ in reversed(done):
         low = r_low.get("richardson")
         if low is None or coarser(case, c_low)[0] is None:
             continue
         rho = reduction_richardson(case, c_low)
-        if rho < RHO_MIN:
-            continue
-        diff_se = math.hypot(ext["u0_se"], low["u0_se"])
-        bias = (abs(ext["u0"] - low["u0"]) + RICHARDSON_NOISE * diff_se) / (rho - 1.0) + ext["next_order"]
-        ext.update(u0_error=math.hypot(bias, ext["u0_se"]), bias=bias, rho=rho, against=r_low["level"])
-        break
+        if rho >= RHO_MIN:
+            _estimate(ext, rho, low["u0"], math.hypot(ext["u0_se"], low["u0_se"]), r_low["level"], "richardson")
+            break
+    else:
+        for c_low, r_low, _ in reversed(done):
+            rho = reduction_richardson(case, c_low, dt=False) if coarser(case, c_low)[0] else 0.0
+            if rho >= RHO_MIN:
+                ref, diff_se = corrected(row, partners[0], r_low)
+                _estimate(ext, rho, ref, diff_se, r_low["level"], "corrected plain")
+                break
     plain = row["best"] if row["best"] is None or row["best"]["kind"] == "plain" else row.get("plain_best")
     row["plain_best"], row["best"] = plain, plain
     if ext.get("u0_error") is not None and (plain is None or ext["u0_error"] <= plain["u0_error"]):
@@ -63,14 +69,31 @@ def extrapolate(case, row, done):
         }
 
 
-def reduction_richardson(fine, coarse) -> float:
-    """rho of two Richardson values: as :func:`srmdp.error_estimate.reduction` with the dt term second order."""
+def _estimate(ext, rho, ref, diff_se, level, against):
+    """The Richardson value's estimate against ``ref`` at error reduction ``rho`` (``diff_se``: the s.e. of their
+    difference), plus the next order."""
+    bias = (abs(ext["u0"] - ref) + RICHARDSON_NOISE * diff_se) / (rho - 1.0) + ext["next_order"]
+    ext.update(u0_error=math.hypot(bias, ext["u0_se"]), bias=bias, rho=rho, against=level, against_kind=against)
+
+
+def corrected(row, p1, low):
+    """(value, s.e. of R minus it) of the plain level ``low`` (N' steps) with its dt term removed by the slope of the
+    pair (``row`` at N, ``p1`` at N1): u' - a / N', a = (u1 - u) N N1 / (N - N1), the pair's first-order
+    coefficient; the s.e. from the weights of u, u1 and u' in R - (u' - a / N') (independent levels)."""
+    n, n1, nl = row["steps"], p1["steps"], low["steps"]
+    a = (p1["u0"] - row["u0"]) * n * n1 / (n - n1)
+    # R - (u' - a / N') = wu u + w1 u1 - u': wu = N (N' - N1) / ((N - N1) N'), w1 = N1 (N - N') / ((N - N1) N')
+    wu = n * (nl - n1) / ((n - n1) * nl)
+    w1 = n1 * (n - nl) / ((n - n1) * nl)
+    return low["u0"] - a / nl, math.sqrt((wu * row["u0_se"]) ** 2 + (w1 * p1["u0_se"]) ** 2 + low["u0_se"] ** 2)
+
+
+def reduction_richardson(fine, coarse, dt=True) -> float:
+    """rho of two Richardson values: as :func:`srmdp.error_estimate.reduction` with the dt term second order
+    (``dt=False``: without it, for a coarse value whose dt term was removed, :func:`corrected`)."""
     q = 1.0 if BASES[fine.basis].rules == "LP0" else 2.0
-    return min(
-        (fine.steps / coarse.steps) ** 2,
-        (fine.cells / coarse.cells) ** q,
-        fine.paths * coarse.steps / (coarse.paths * fine.steps),
-    )
+    terms = [(fine.cells / coarse.cells) ** q, fine.paths * coarse.steps / (coarse.paths * fine.steps)]
+    return min(terms + ([(fine.steps / coarse.steps) ** 2] if dt else []))
 
 
 def richardson(row, p1, p2=None) -> dict:

@@ -26,6 +26,7 @@ from .results import checksum_ok, seal, write_atomic
 
 FORMAT = "srmdp-solution"
 SOLUTION_FORMAT_VERSION = 1
+ZIP_MAGIC = b"PK\x03\x04"  # the first bytes of every .npz (a zip archive)
 
 
 def saved_spec(problem: Problem) -> str:
@@ -78,6 +79,13 @@ def read(path):
     where = f"invalid solution file {path}"
     if not Path(path).is_file():
         raise ConfigError(f"{where}: no such file")
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4)
+    except OSError as exc:
+        raise ConfigError(f"{where}: cannot read it ({exc.strerror or exc})") from None
+    if head != ZIP_MAGIC:  # np.load would take it for a pickle and answer with its allow_pickle hint
+        raise ConfigError(f"{where}: damaged or not an srmdp solution (not a .npz archive, which srmdp solve writes)")
     try:
         with np.load(path, allow_pickle=False) as f:
             if set(f.files) != {"coef", "meta"}:

@@ -25,7 +25,7 @@ from .solution import Solution
 from .solution_file import saved_spec
 
 # strata for problems other than the paper's when the user does not choose (the paper's problem keeps the
-# paper's box): decided by measurement, srmdp/problems/README.md ("Defaults").
+# paper's box): decided by measurement, bench/own_pde/NOTES.md ("Defaults decided by measurement").
 STRATA_DEFAULT_FOR_USER_PROBLEMS = "adapted"
 # The case options a request takes from its record as given; d, dt, basis, #C and M are the level's (case_at).
 _GIVEN_BY_LEVEL_OR_OPTS = ("outside", "trunc_y", "trunc_z", "precision", "arithmetic", "half_width", "martingale_cv")

@@ -2,7 +2,7 @@
 reduction per second.
 
 Once the answer has an estimate, before each level of the ladder the error model fitted to the levels so far
-(:mod:`srmdp.error_model`: u0 = u* + a/N + b h^q + c N/M; :func:`answer_model`) prices the ladder's next level
+(:mod:`srmdp.error_model`: u0 = u* + a/N + b h^p + c N/M; :func:`answer_model`) prices the ladder's next level
 (with its dt partners; :func:`ladder_gain`) and the steps from the answer (:mod:`srmdp.fill_steps`;
 :func:`model_gain`) in predicted error reduction per second; a step from the answer is taken instead
 (:func:`srmdp.refine.prefer_step`; ``step-<kind>`` in the rows) where it is the better buy.  Only what can
@@ -40,26 +40,29 @@ def answer_model(state):
     return fit(same_ladder(state), case.cells % 2, exponent(case.basis))
 
 
-def _now(model, case, row, best, q):
+def _now(model, case, row, best):
     """The model's error of the answer's best value (plain, or Richardson with its finer partner)."""
     ext = row.get("richardson")
     if best["kind"] == "richardson" and ext is not None and ext.get("partner_steps"):
-        return predicted_error(model, case.steps, case.cells, case.paths, q, row["u0_se"], ext["partner_steps"][0])
-    return predicted_error(model, case.steps, case.cells, case.paths, q, row["u0_se"])
+        return predicted_error(model, case.steps, case.cells, case.paths, row["u0_se"], ext["partner_steps"][0])
+    return predicted_error(model, case.steps, case.cells, case.paths, row["u0_se"])
 
 
 def estimable(case, rows, richardson=False):
     """Whether a value at ``case`` would have an estimate from the completed ``rows`` (a level strictly coarser
     in N, #C of its parity and M, :func:`srmdp.error_estimate.coarser`; for a Richardson value, a coarser
-    Richardson value, :func:`srmdp.richardson.extrapolate`): a value without one cannot become the answer."""
+    Richardson value or a coarser plain level with its dt term removed, :func:`srmdp.richardson.extrapolate`): a
+    value without one cannot become the answer."""
     from .error_estimate import RHO_MIN, coarser
     from .richardson import reduction_richardson
 
     for r in rows:
-        if r.get("status") != "ok" or r.get("u0") is None or (richardson and r.get("richardson") is None):
+        if r.get("status") != "ok" or r.get("u0") is None:
             continue
         low = SimpleNamespace(steps=r["steps"], cells=r["cells"], paths=r["paths"], basis=case.basis)
-        if coarser(case, low)[0] is not None and (not richardson or reduction_richardson(case, low) >= RHO_MIN):
+        if coarser(case, low)[0] is not None and (
+            not richardson or reduction_richardson(case, low, dt=False) >= RHO_MIN
+        ):
             return True
     return False
 
@@ -72,28 +75,27 @@ def model_gain(model, kind, case, row, best, rows=(), batch=None):
         return None
     if kind in ("runs", "runs-partners"):
         return _pooling_gain(model, kind, case, row, best, rows, batch)
-    q = exponent(case.basis)
     term = {"dt": "dt", "dt-partners": "dt", "paths": "paths", "cells": "cells"}[kind]
-    if bias_terms(model, case.steps, case.cells, case.paths, q)[term] is None:
+    if bias_terms(model, case.steps, case.cells, case.paths)[term] is None:
         return None
     se = row["u0_se"]
-    now = _now(model, case, row, best, q)
+    now = _now(model, case, row, best)
     n, c, m = case.steps, case.cells, case.paths
     after = now
     if kind == "dt-partners":
         if estimable(case, rows, richardson=True):
-            after = predicted_error(model, n, c, m, q, se, partner=n // 2)
+            after = predicted_error(model, n, c, m, se, partner=n // 2)
     elif kind == "dt":  # N doubled at the same #C, M: its plain value, or its Richardson value with the answer
         new = replace(case, dt=case.maturity / (2 * n))
         if estimable(new, rows):
-            after = predicted_error(model, 2 * n, c, m, q, se)
+            after = predicted_error(model, 2 * n, c, m, se)
         if estimable(new, rows, richardson=True):
-            after = min(after, predicted_error(model, 2 * n, c, m, q, se, partner=n))
+            after = min(after, predicted_error(model, 2 * n, c, m, se, partner=n))
     elif kind == "paths":
         if estimable(replace(case, paths=2 * m), rows):
-            after = predicted_error(model, n, c, 2 * m, q, se / math.sqrt(2.0))
+            after = predicted_error(model, n, c, 2 * m, se / math.sqrt(2.0))
     elif estimable(replace(case, cells=c + 2), rows):
-        after = predicted_error(model, n, c + 2, m, q, se)
+        after = predicted_error(model, n, c + 2, m, se)
     return max(now - after, 0.0)
 
 
@@ -101,7 +103,6 @@ def _pooling_gain(model, kind, case, row, best, rows, batch):
     """The model's noise term: the answer's s.e. x (R / (R + k))^(1/2), its bias unchanged ("runs": its own
     level's runs; "runs-partners": its Richardson partners' too, so that a Richardson value, the answer's or one
     that could be estimated, has the pooled s.e.)."""
-    q = exponent(case.basis)
     n, c, m, se = case.steps, case.cells, case.paths, row["u0_se"]
     shrunk = se * math.sqrt(row["runs"] / (row["runs"] + batch))
     ext = row.get("richardson")
@@ -109,12 +110,12 @@ def _pooling_gain(model, kind, case, row, best, rows, batch):
         n1 = ext["partner_steps"][0]
         # predicted_error takes one s.e. for both levels of a Richardson value: with "runs", the answer's share only
         s = shrunk if kind == "runs-partners" else math.hypot(n * shrunk, n1 * se) / math.hypot(n, n1)
-        after = predicted_error(model, n, c, m, q, s, partner=n1)
+        after = predicted_error(model, n, c, m, s, partner=n1)
     else:
-        after = predicted_error(model, n, c, m, q, shrunk)
+        after = predicted_error(model, n, c, m, shrunk)
         if kind == "runs-partners" and ext is not None and estimable(case, rows, richardson=True):
-            after = min(after, predicted_error(model, n, c, m, q, shrunk, partner=ext["partner_steps"][0]))
-    return max(_now(model, case, row, best, q) - after, 0.0)
+            after = min(after, predicted_error(model, n, c, m, shrunk, partner=ext["partner_steps"][0]))
+    return max(_now(model, case, row, best) - after, 0.0)
 
 
 def ladder_gain(model, state, group):
@@ -126,20 +127,19 @@ def ladder_gain(model, state, group):
     if model is None or ans is None or ans[1]["best"] is None:
         return None
     case, row, best = ans[0].case, ans[1], ans[1]["best"]
-    q = exponent(case.basis)
     last = group[-1]
     for name, a, b in (
         ("dt", case.steps, last.steps),
         ("cells", case.cells, last.cells),
         ("paths", case.paths, last.paths),
     ):
-        if a != b and bias_terms(model, case.steps, case.cells, case.paths, q)[name] is None:
+        if a != b and bias_terms(model, case.steps, case.cells, case.paths)[name] is None:
             return None
     rows = same_ladder(state)
     if not estimable(last, rows):
         return None
     se = row["u0_se"] * math.sqrt(case.paths / last.paths)
-    after = predicted_error(model, last.steps, last.cells, last.paths, q, se)
+    after = predicted_error(model, last.steps, last.cells, last.paths, se)
     # its Richardson partners: in the group, or run already (the ladder's dt partners run before their level)
     done = [(r["steps"], r["cells"], r["paths"]) for r in rows if r.get("status") == "ok"]
     partners = [
@@ -148,5 +148,5 @@ def ladder_gain(model, state, group):
         if (c, m) == (last.cells, last.paths) and n < last.steps
     ]
     if partners:
-        after = min(after, predicted_error(model, last.steps, last.cells, last.paths, q, se, partner=max(partners)))
-    return max(_now(model, case, row, best, q) - after, 0.0)
+        after = min(after, predicted_error(model, last.steps, last.cells, last.paths, se, partner=max(partners)))
+    return max(_now(model, case, row, best) - after, 0.0)

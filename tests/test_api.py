@@ -378,11 +378,3 @@ def test_zip_of_a_solution_is_plain_numpy(saved):
         assert sorted(z.namelist()) == ["coef.npy", "meta.npy"]
     with np.load(saved, allow_pickle=False) as f:
         assert json.loads(str(f["meta"][()]))["format"] == "srmdp-solution"
-
-
-def test_readme_example_is_the_shipped_file(root):
-    """The README's worked example is examples/allen_cahn.py verbatim (its commands use that file)."""
-    readme = (root / "README.md").read_text()
-    section = readme[readme.index("## Your own PDE") : readme.index("## What is implemented")]
-    block = section.split("```python\n", 1)[1].split("```", 1)[0]
-    assert block == (root / "examples" / "allen_cahn.py").read_text()

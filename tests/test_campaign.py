@@ -961,7 +961,7 @@ def test_a_killed_campaign_keeps_every_finished_chunk(tmp_path):
 @pytest.mark.slow
 def test_workflow_aggregates_gpu_chunks_into_the_tables(tmp_path):
     """A preset with no CPU case: the tables show the paper and the data/gpu/ lines (aggregate_gpu jobs only)."""
-    from test_workflow import copy_repo, snakemake
+    from tests.support.workflow import copy_repo, snakemake
 
     repo = copy_repo(tmp_path / "repo")
     gpu = repo / "data" / "gpu"

@@ -55,8 +55,8 @@ def test_layout_pads_rows_and_bounds_float32_only():
 
 
 def test_default_bound_is_what_shared_memory_admits_in_the_occupancy_model():
-    from bench.sm90 import occupancy
     from srmdp.cuda_launch import default_min_blocks, shared_blocks
+    from tests.support.sm90 import occupancy
 
     for smem in (0, 3776, 19456, 27648, 31744, 35840, 45000):
         assert min(shared_blocks(smem), 16) == occupancy(0, 128, smem)[1]  # 16: the warp limit at 128 threads

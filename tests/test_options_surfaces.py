@@ -146,8 +146,8 @@ def test_the_check_names_an_option_deleted_from_one_surface():
 
 def test_the_check_names_an_option_added_by_hand_or_a_changed_default():
     run = subparser(build_parser(), "run")
-    run.add_argument("--half-width", type=float)  # declared for solve and Case, not for run
-    assert mismatches({"run": parser_options(run)}) == ["half_width: on run, not declared there"]
+    run.add_argument("--keep")  # declared for solve, not for run
+    assert mismatches({"run": parser_options(run)}) == ["keep: on run, not declared there"]
     grown = make_dataclass("Grown", [("stratify", bool, False)], bases=(Case,), frozen=True)
     assert mismatches({"case": {f.name: None for f in fields(grown)}}) == ["stratify: on case, not declared there"]
     solve = subparser(build_parser(), "solve")
@@ -202,8 +202,8 @@ def test_the_workflows_run_options_are_run_options_and_render_back(preset):
 
 
 def test_command_line_refuses_an_option_the_command_does_not_take():
-    with pytest.raises(ValueError, match="half_width"):
-        opts.command_line({"half_width": 3.0})
+    with pytest.raises(ValueError, match="keep"):
+        opts.command_line({"keep": "all"})
     assert opts.command_line({"trunc_y": 0.1 + 0.2, "z_cv": False, "martingale_cv": True}) == (
         "--trunc-y 0.30000000000000004 --martingale-cv"
     )  # a float exactly; a default flag left out

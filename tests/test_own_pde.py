@@ -437,7 +437,7 @@ PTX_SCRIPT = """
 import importlib.util, os, sys, tempfile
 root = sys.argv[1]
 sys.path[:0] = [root]
-from bench.sm90 import stub_current_device
+from tests.support.sm90 import stub_current_device
 stub_current_device()
 from numba import cuda, float64
 from srmdp.build import problem_source
@@ -657,6 +657,7 @@ def test_richardson_in_dt_removes_a_first_order_time_error(monkeypatch):
     assert err < 1e-3 and abs(ext["plain_u0"] - sol.result["u0"]) > 10 * err
     true_err = abs(sol.result["u0"] - 1.0)
     assert true_err <= sol.result["error_estimate"]["u0_error"]
+    assert sol.result["error_estimate"]["against_kind"] == "richardson"  # a coarser Richardson value exists here
     assert any("Richardson in dt" in line for line in lines)
 
     def half_order(case):
@@ -683,6 +684,40 @@ def test_richardson_order_check():
     flat = [row(n, 1.0 + 1e-5 / n, i) for i, n in enumerate((2, 5, 10))]  # a dt term below the noise
     assert not richardson(flat[2], flat[1], flat[0])["order_confirmed"]
     assert not richardson(first[2], first[1])["order_confirmed"]  # two levels: not checked
+
+
+def test_a_richardson_value_without_a_coarser_one_is_estimated_against_a_corrected_plain_level():
+    """u0 = 1 + 0.5/N + 0.4/#C^2: the fine triple N = 2, 5, 10 at #C 5, M 400 has no coarser Richardson value, only
+    the plain level N = 5, #C 3, M 100; its dt term removed by the pair's slope leaves 1 + 0.4/9 exactly, so the
+    estimate is the cells' difference / (rho - 1), rho = min((5/3)^2, 400 x 5 / (100 x 10)) = 2, plus the noise
+    term, and covers the error 0.4/25.  With N' = N1 the corrected value is u1 itself (the weight of u is 0)."""
+    from types import SimpleNamespace
+
+    from srmdp.richardson import corrected, extrapolate
+    from srmdp.step_choice import estimable
+
+    def u0(n, c):
+        return 1.0 + 0.5 / n + 0.4 / c**2
+
+    se = 1e-4
+    done = []
+    for i, (n, c, m) in enumerate([(5, 3, 100), (2, 5, 400), (5, 5, 400), (10, 5, 400)]):
+        case = SimpleNamespace(steps=n, cells=c, paths=m, basis="LP1")
+        row = {"level": i, "steps": n, "cells": c, "paths": m, "u0": u0(n, c), "u0_se": se, "u0_error": None}
+        row["best"] = None
+        extrapolate(case, row, done)
+        done.append((case, row, None))
+    ext = done[-1][1]["richardson"]
+    assert ext["order_confirmed"] and ext["against_kind"] == "corrected plain" and ext["rho"] == pytest.approx(2.0)
+    diff = 0.4 / 9 - 0.4 / 25
+    assert ext["bias"] == pytest.approx(diff, rel=0.05) and ext["u0_error"] >= abs(ext["u0"] - 1.0) >= 0.4 / 25 - 1e-3
+    assert done[-1][1]["best"]["kind"] == "richardson"  # the plain value has no estimate here: N = 5 is not coarser
+    fine, p1 = done[-1][1], done[-2][1]
+    ref, diff_se = corrected(fine, p1, dict(p1, u0=p1["u0"] + 0.1))  # N' = N1 = 5
+    assert ext["u0"] - ref == pytest.approx(-0.1, rel=1e-9) and diff_se == pytest.approx(math.hypot(se, se))
+    # the refinement's step choice knows it: a Richardson value at (10, 5, 400) is estimable from the plain level
+    rows = [dict(done[0][1], status="ok")]
+    assert estimable(done[-1][0], rows, richardson=True) and not estimable(done[-1][0], [], richardson=True)
 
 
 # ------------------------------------------------------------------ the error model that chooses the steps
@@ -720,11 +755,28 @@ def test_the_error_model_recovers_its_terms_with_their_signs():
     assert model["coef"]["paths"] == pytest.approx(-3.0, abs=1e-2)
     assert model["u_inf"] == pytest.approx(1.0, abs=1e-4)
     # the terms' absolute values are summed (no cancellation counted on); Richardson removes dt, keeps c (N + N1) / M
-    assert predicted_error(model, 10, 5, 2000, 2.0, 0.0) == pytest.approx(0.036 + 0.012 + 0.015, abs=1e-3)
-    assert predicted_error(model, 10, 5, 2000, 2.0, 0.0, partner=5) == pytest.approx(0.012 + 0.0225, abs=1e-3)
+    assert predicted_error(model, 10, 5, 2000, 0.0) == pytest.approx(0.036 + 0.012 + 0.015, abs=1e-3)
+    assert predicted_error(model, 10, 5, 2000, 0.0, partner=5) == pytest.approx(0.012 + 0.0225, abs=1e-3)
     fixed_n = fit(_rows(u0, [(10, 3, 500), (10, 5, 500), (10, 3, 2000), (10, 7, 500), (10, 5, 1000)]), 1, 2.0)
     assert fixed_n["coef"]["dt"] is None and fixed_n["coef"]["paths"] is not None
     assert fit(_rows(u0, cases[:2]), 1, 2.0) is None
+
+
+def test_the_model_fits_the_cells_order_where_the_levels_identify_it_and_works_with_c_zero():
+    """u0 = 1 + 0.36/N + 0.3/#C^3 with no N/M term (the driver's curvature corrected: c = 0): with #C 3, 5, 7 and a
+    degree of freedom to spare the fit finds p = 3 and c = 0, and predicts the Richardson value's error as the cells'
+    term alone; with two values of #C p is the basis's q = 2, not fitted."""
+    from srmdp.error_model import fit, predicted_error
+
+    def u0(n, c, m):
+        return 1.0 + 0.36 / n + 0.3 / c**3
+
+    cases = [(2, 3, 500), (5, 3, 500), (10, 3, 500), (10, 5, 500), (5, 5, 2000), (10, 7, 2000), (5, 7, 1000)]
+    model = fit(_rows(u0, cases), parity=1, q=2.0)
+    assert model["p"] == 3.0 and model["coef"]["cells"] == pytest.approx(0.3, abs=1e-6)
+    assert model["coef"]["paths"] == pytest.approx(0.0, abs=1e-6)
+    assert predicted_error(model, 10, 7, 2000, 0.0, partner=5) == pytest.approx(0.3 / 7**3, abs=1e-6)
+    assert fit(_rows(u0, [c for c in cases if c[1] != 7]), parity=1, q=2.0)["p"] == 2.0
 
 
 def test_the_model_prices_a_step_that_cannot_be_estimated_at_zero():

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -23,6 +24,7 @@ class _Sol:
 
     def __init__(self, met):
         self.tol, self.tol_met, self.rules, self.u0_error, self.u0_error_reason = 0.01, met, {}, 0.05, None
+        self.case, self.refinement, self.runs = SimpleNamespace(steps=40, time_step=0.025, cells=5, paths=500), [], 4
         self.result = {
             "u0": 1.0,
             "refinement_stop": None if met else "budget: level N = 40 would take about 90 s",

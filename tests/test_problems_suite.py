@@ -371,7 +371,7 @@ CUDA_SCRIPT = textwrap.dedent("""
     import importlib, sys
     root = sys.argv[1]
     sys.path[:0] = [root, root + "/tests"]
-    from bench.sm90 import stub_current_device
+    from tests.support.sm90 import stub_current_device
     stub_current_device()
     from numba import cuda, float64
     from test_problems_suite import NAMES, compile_module

@@ -2,7 +2,7 @@
 
 Needs root and Debian's slurmctld, slurmd, slurm-client and munge (installed with apt-get when
 missing) and snakemake-executor-plugin-slurm (`pip install -e ".[slurm]"`); skips with the reason
-where any of that is unavailable. The cluster follows the facts in design.md: config at the default
+where any of that is unavailable. The cluster is set up as the executor needs it in a container: config at the default
 /etc/slurm/slurm.conf (the plugin strips SLURM_CONF), proctrack/linuxproc and task/none (no
 cgroups in a container), accounting off, so the executor checks job status with squeue and
 MinJobAge keeps finished jobs visible long enough. Daemons started here are stopped afterwards by
@@ -21,7 +21,8 @@ import time
 from pathlib import Path
 
 import pytest
-from test_workflow import copy_repo, ran_jobs, snakemake
+
+from tests.support.workflow import copy_repo, ran_jobs, snakemake
 
 pytestmark = pytest.mark.slow
 

@@ -6,8 +6,8 @@ Runs ``bench/gpu/gpu_ptxas.py`` in a subprocess without NUMBA_ENABLE_CUDASIM (th
 compile): it stubs numba-cuda's current device (compute capability 9.0), calls
 ``numba.cuda.compile_ptx`` and assembles with the ptxas of the nvidia-cuda-nvcc-cu12 wheel
 (``ptxas -arch=sm_90 -v``).  The full sweep over every d is ``python bench/gpu/gpu_ptxas.py``.  The three tests share
-their compiles through the PTX and ptxas cache of ``bench.sm90`` (beside the kernel modules, keyed by their source
-and the toolchain): run on unchanged sources they compile nothing.
+their compiles through the PTX and ptxas cache of ``tests.support.sm90`` (beside the kernel modules, keyed by their
+source and the toolchain): run on unchanged sources they compile nothing.
 """
 
 import json

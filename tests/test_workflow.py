@@ -23,6 +23,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.workflow import copy_repo, ran_jobs, snakemake
+
 ROOT = Path(__file__).resolve().parent.parent
 PRESETS = ["config/config.yaml", "config/paper.yaml", "config/ci.yaml"]
 CI_OUT = Path("out") / "ci"  # the ci preset's tables, figures and PDF: its own folder, never the committed ones
@@ -46,46 +48,6 @@ pytestmark = pytest.mark.skipif(
     shutil.which("snakemake") is None and not shutil.which(os.path.join(os.path.dirname(sys.executable), "snakemake")),
     reason="snakemake is not installed",
 )
-
-
-def _env():
-    env = dict(os.environ)
-    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
-    env.pop("NUMBA_ENABLE_CUDASIM", None)  # the CPU path only
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
-    return env
-
-
-def snakemake(cwd, *args, check=True, timeout=900):
-    cmd = [sys.executable, "-m", "snakemake", *args]
-    proc = subprocess.run(cmd, cwd=cwd, env=_env(), capture_output=True, text=True, timeout=timeout)
-    if check and proc.returncode != 0:
-        raise AssertionError(
-            f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stdout[-4000:]}\n{proc.stderr[-6000:]}"
-        )
-    return proc
-
-
-def copy_repo(dest: Path) -> Path:
-    """The repository's tracked and non-ignored files (no results, logs or .snakemake state)."""
-    out = subprocess.run(
-        ["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, capture_output=True, check=True
-    ).stdout.decode()
-    for rel in filter(None, out.split("\0")):
-        src = ROOT / rel
-        if not src.is_file() or rel.startswith(("tables/", "figures/", "results/", "logs/", "data/summaries/")):
-            continue
-        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(src, dest / rel)
-    return dest
-
-
-def ran_jobs(log: str) -> dict:
-    """{rule: count} of the jobs a (non-dry) run executed, from Snakemake's log."""
-    counts = {}
-    for rule in re.findall(r"Finished jobid: \d+ \(Rule: (\w+)\)", log):
-        counts[rule] = counts.get(rule, 0) + 1
-    return counts
 
 
 def _head(repo) -> str:
@@ -374,11 +336,21 @@ def test_dry_run_every_preset(preset):
     assert "solve" in out and "table" in out and "aggregate" in out, out[-2000:]
 
 
-def test_invalid_config_is_rejected(tmp_path):
+@pytest.mark.parametrize(
+    "text, line",
+    [
+        ("devices: [tpu]\n", "srmdp: error: config devices.0: 'tpu' is not one of ['cpu', 'gpu']"),
+        ("chunk_run: 3\n", "srmdp: error: config (top level): Additional properties are not allowed ('chunk_run' was"),
+    ],
+)
+def test_invalid_config_is_rejected_in_one_line(tmp_path, text, line):
+    """A preset that breaks the schema (a bad value, a misspelt key) is one line naming it and exit status 2, not
+    Snakemake's print of the whole schema (600 lines)."""
     bad = tmp_path / "bad.yaml"
-    bad.write_text("devices: [tpu]\n")
+    bad.write_text(text)
     proc = snakemake(ROOT, "-n", "--nolock", "--configfile", str(bad), check=False)
-    assert proc.returncode != 0 and "tpu" in proc.stdout + proc.stderr
+    errors = [s for s in (proc.stdout + proc.stderr).splitlines() if "error" in s.lower() or "schema" in s.lower()]
+    assert proc.returncode == 2 and len(errors) == 1 and errors[0].startswith(line), proc.stderr[-3000:]
 
 
 def test_lint_clean():

@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from bench.sm90 import (  # noqa: E402
+from tests.support.sm90 import (  # noqa: E402
     CONTRACTION,
     expanded,
     functions_sass,

@@ -5,7 +5,8 @@
 
 Compiles the kernel as ``bench/gpu/gpu_ptxas.py`` does (the same PTX, launch bounds by srmdp.cuda_launch's rule unless
 ``--min-blocks``), assembles it with a CUDA 13 ptxas and prints ``nvdisasm --print-life-ranges``' count of live
-registers: the kernel's peak, the path loop's (the largest loop nested in another, :func:`bench.sm90.sass_counts`)
+registers: the kernel's peak, the path loop's (the largest loop nested in another,
+:func:`tests.support.sm90.sass_counts`)
 peak with and without its inner loops (the ziggurat's slow path), and for the loop head, the peaks and each
 ``--at`` address the live registers with the instruction that last wrote each (textually before it: a hint, not a
 dataflow proof).  Why CUDA 13: nvdisasm 13 (nvidia-cuda-nvdisasm) computes life ranges only for the ELF format of
@@ -24,7 +25,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from bench.sm90 import find_tool, last_writer, life_ranges, stub_current_device  # noqa: E402
+from tests.support.sm90 import find_tool, last_writer, life_ranges, stub_current_device  # noqa: E402
 
 
 def show_live(rows, addr):

@@ -10,17 +10,18 @@ launch bounds spills registers (under launch bounds, i.e. a register cap, the sp
 in tests/test_sm90_compile.py) or uses more than 48 KB of static shared memory.  Must run *without*
 NUMBA_ENABLE_CUDASIM (the simulator does not compile).
 
-Each kernel's theoretical occupancy on sm_90 (:func:`bench.sm90.occupancy`: registers, warps, blocks and shared
+Each kernel's theoretical occupancy on sm_90 (:func:`tests.support.sm90.occupancy`: registers, warps, blocks and shared
 memory per SM, as CUDA's occupancy calculator) is printed and stored with its row; ``--compare`` prints
 registers, spills and occupancy against an earlier JSON of this script (``--table``: as Markdown).
 ``--arithmetic``: the type the kernels compute in (``Case.arithmetic``; a row without the key is float64).
 ``--sass``: also disassemble each cubin (``nvdisasm`` of the nvidia-cuda-nvcc-cu12 wheel, else on PATH) and
 count its instructions, FP64 ones apart, in the whole kernel and in the inner path loop
-(:func:`bench.sm90.sass_counts`).  ``--contraction``: also count each kernel's FMA, multiply and MUFU instructions
-with its calls expanded (:func:`bench.sm90.contraction_counts`); ``--compare`` then says per kernel whether a change
-of the source kept them, the SASS evidence that it changed no value on the device (the argument at
-:data:`bench.sm90.CONTRACTION`).  A source change is compared as ``--json before.json`` on the old tree,
-``--compare before.json`` on the new one.  The helpers are :mod:`bench.sm90`; this script is the sweep.
+(:func:`tests.support.sm90.sass_counts`).  ``--contraction``: also count each kernel's FMA, multiply and MUFU
+instructions with its calls expanded (:func:`tests.support.sm90.contraction_counts`); ``--compare`` then says per
+kernel whether a change of the source kept them, the SASS evidence that it changed no value on the device (the
+argument at :data:`tests.support.sm90.CONTRACTION`).  A source change is compared as ``--json before.json`` on the
+old tree, ``--compare before.json`` on the new one.  The helpers are :mod:`tests.support.sm90`; this script is the
+sweep.
 """
 
 import argparse
@@ -31,7 +32,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from bench.sm90 import (  # noqa: E402
+from tests.support.sm90 import (  # noqa: E402
     SHARED_LIMIT,
     compare,
     contraction_counts,

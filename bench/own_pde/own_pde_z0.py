@@ -1,6 +1,6 @@
 """z at a point: |z(0, x0) - z_exact| per component, d = 4, on the problems with an exact z.
 
-    python bench/own_pde/own_pde_z0.py --seeds 8 --json z0.json        # the table of srmdp/problems/README.md
+    python bench/own_pde/own_pde_z0.py --seeds 8 --json z0.json        # the table of bench/own_pde/NOTES.md
     python bench/own_pde/own_pde_z0.py --seeds 2 --problems gobet2016    # a quick look
 
 For each problem and configuration (the defaults; adapted strata; LP2d; dt halved) and seeds 0..S-1: one

@@ -35,9 +35,9 @@ def checkout_problem(extra=None) -> str | None:
     return None
 
 
-def _in_checkout(name: str, extra=None, module=None):
+def _in_checkout(name: str, summary: str, extra=None, module=None):
     """The entry point of ``srmdp NAME``: srmdp.paper.MODULE.main (MODULE: ``name`` unless given), once the
-    checkout and the modules ``extra`` of the [paper] extra are there."""
+    checkout and the modules ``extra`` of the [paper] extra are there; ``summary``: its line in ``srmdp --help``."""
     module = module or name
 
     def main(argv=None) -> int:
@@ -48,12 +48,16 @@ def _in_checkout(name: str, extra=None, module=None):
         return importlib.import_module(f"{__package__}.{module}").main(argv)
 
     main.__doc__ = f"``srmdp {name}`` (:func:`srmdp.paper.{module}.main`), in a checkout with the [paper] extra."
+    main.summary = summary
     return main
 
 
-plan = _in_checkout("plan", module="plan_cli")
-campaign = _in_checkout("campaign", extra=())  # the library, numba-cuda and the checkout's files: no extra
-beyond = _in_checkout("beyond", module="beyond_cli")
+plan = _in_checkout("plan", "a preset's jobs and their estimated cost, without running (checkout)", module="plan_cli")
+# the library, numba-cuda and the checkout's files: no extra
+campaign = _in_checkout("campaign", "the resumable GPU campaign of the paper's rows (checkout)", extra=())
+beyond = _in_checkout(
+    "beyond", "references, solves and coverage of the suite beyond the paper (checkout)", module="beyond_cli"
+)
 
 
 def lsmdp(argv=None) -> int:
@@ -61,6 +65,9 @@ def lsmdp(argv=None) -> int:
     from .lsmdp import main
 
     return main(argv)
+
+
+lsmdp.summary = "the non-stratified LSMDP baseline on a paper row"
 
 
 def cases(argv=None) -> int:
@@ -71,6 +78,9 @@ def cases(argv=None) -> int:
     p.add_argument("--table", help="only this table (an id or alias, e.g. LP1d6)")
     args = p.parse_args(argv)
     return exit_status(lambda: _cases(args.table))
+
+
+cases.summary = "the paper's 35 rows (table, row, d, dt, #C, K, M)"
 
 
 def _cases(table) -> int:

@@ -7,6 +7,9 @@ import os
 import sys
 from pathlib import Path
 
+import yaml
+
+from . import REPOSITORY
 from .plan import Plan, load_configs, validate_config
 
 
@@ -24,22 +27,58 @@ def main(argv=None):
             return 0
         print(usage, file=sys.stderr)
         return 2
+    if not Path("config/config.yaml").is_file():  # the preset's paths (results/, data/summaries/) are the root's
+        print(
+            f"srmdp plan: error: no config/config.yaml here: run it in the repository's root ({REPOSITORY})",
+            file=sys.stderr,
+        )
+        return 2
     paths = argv or ["config/config.yaml"]
-    if paths[0] != "config/config.yaml" and Path("config/config.yaml").exists():
+    if paths[0] != "config/config.yaml":
         paths = ["config/config.yaml", *paths]
     try:
         config = load_configs(paths)
         validate_config(config)
         plan = Plan(config)
-    except ValueError as exc:  # ConfigError, and the cross-references Plan checks: one line, exit status 2
-        print(f"srmdp plan: {exc}", file=sys.stderr)
+    except OSError as exc:  # a preset file that is not there or not readable
+        print(f"srmdp plan: error: cannot read {exc.filename}: {exc.strerror or exc}", file=sys.stderr)
         return 2
-    print(plan.cost_report())
+    except (ValueError, yaml.YAMLError) as exc:  # ConfigError, Plan's cross-references, bad YAML: one line, status 2
+        print(f"srmdp plan: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 2
+    print(plan.cost_report(done=published_or_done(plan)))
+    print(
+        f"srmdp: `snakemake` runs only the jobs whose result and published copy ({plan.published}/) are both missing;"
+        " `snakemake --forceall` runs them all"
+    )
     if os.path.isdir(plan.gpu_results):  # the paper's rows on the GPU: what they still need at measured rates
         from .gpu_plan import report
 
         print(report([plan.gpu_results], plan.readings[0]))
     return 0
+
+
+def published_or_done(plan):
+    """Whether the workflow leaves a compute job of ``plan`` unrun: its result is under results/, or the published
+    copy that the render jobs read is (the default preset's are committed, so its main job only re-renders)."""
+    results = plan.results + "/"
+
+    def done(target) -> bool:
+        if os.path.exists(target):
+            return True
+        if not target.startswith(results):
+            return False
+        rel = target[len(results) :]
+        parts = rel.split("/")
+        if parts[0] == "runs":  # runs/<reading>/<key>/<device>/chunk-<j>.json, published per (reading, key, device)
+            published = plan.summary_path(parts[1], parts[2], parts[3])
+        elif parts[0] == "residuals":  # residuals/<variant>/<key>/cpu.json
+            published = plan.residual_path(parts[1], parts[2])
+        else:  # timing, lsmdp, multicore, likeforlike, beyond: the same relative path
+            published = f"{plan.published}/{rel}"
+        return os.path.exists(published)
+
+    return done
 
 
 if __name__ == "__main__":

@@ -13,8 +13,16 @@ from srmdp.paper.rows import table_ids
 from srmdp.options import command_line
 
 # paper_code: the srmdp.paper modules a render job runs (its inputs: editing one renders again)
-from srmdp.paper.plan import Plan, paper_code
+from srmdp.paper.plan import Plan, paper_code, validate_config
+from srmdp.exceptions import ConfigError
 
+# A preset that breaks the schema is one line naming the key (srmdp plan's check), not Snakemake's print of the whole
+# schema; Snakemake's own validation then fills the schema's defaults.
+try:
+    validate_config(config)
+except ConfigError as exc:
+    print(f"srmdp: error: {exc}", file=sys.stderr)
+    sys.exit(2)
 validate(config, "../schemas/config.schema.yaml")
 
 PLAN = Plan(config)

@@ -1,5 +1,6 @@
-"""Build paper/main.pdf with latexmk (thin wrapper around srmdp.build_pdf); a preset other than the default builds
-out/<preset>/paper/main.pdf from a copy of paper/main.tex beside its own tables/ and figures/ (../tables)."""
+"""Build paper/main.pdf with latexmk (thin wrapper around srmdp.paper.latex.build_pdf); a preset other than the
+default builds out/<preset>/paper/main.pdf from a copy of paper/main.tex beside its own tables/ and figures/
+(../tables)."""
 
 import shutil
 import sys

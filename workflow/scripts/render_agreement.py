@@ -1,4 +1,4 @@
-"""Render tables/agreement.tex (thin wrapper around srmdp.render_agreement)."""
+"""Render tables/agreement.tex (thin wrapper around srmdp.paper.tables.render_agreement)."""
 
 from pathlib import Path
 

@@ -1,4 +1,4 @@
-"""Render tables/<table>.tex (thin wrapper: the logic is srmdp.render_table)."""
+"""Render tables/<table>.tex (thin wrapper: the logic is srmdp.paper.tables.render_table)."""
 
 from pathlib import Path
 

@@ -1,8 +1,8 @@
-"""The sm_90 tools' compile cache (bench/sm90.py; bench/gpu/gpu_ptxas.py and tests/test_sm90_compile.py use it): a
-hit only for the same key, a change of the key or of the compile's context compiles anew, SRMDP_PTX_CACHE=0 always
-compiles (no compile here: a counter stands in)."""
+"""The sm_90 tools' compile cache (tests/support/sm90.py; bench/gpu/gpu_ptxas.py and tests/test_sm90_compile.py use
+it): a hit only for the same key, a change of the key or of the compile's context compiles anew, SRMDP_PTX_CACHE=0
+always compiles (no compile here: a counter stands in)."""
 
-from bench import sm90
+from tests.support import sm90
 
 
 def test_cached_text_is_reused_only_for_the_same_key(tmp_path, monkeypatch):

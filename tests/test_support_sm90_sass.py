@@ -1,10 +1,10 @@
-"""The SASS scans of bench/sm90.py (no GPU, no compiler): the instruction counts (bench/gpu/gpu_ptxas.py --sass) and
-the live ranges (bench/gpu/gpu_liveregs.py) read labels, loops and FP64 instructions from nvdisasm text as they
-should; the contraction counts and the comparison of report rows."""
+"""The SASS scans of tests/support/sm90.py (no GPU, no compiler): the instruction counts (bench/gpu/gpu_ptxas.py
+--sass) and the live ranges (bench/gpu/gpu_liveregs.py) read labels, loops and FP64 instructions from nvdisasm text as
+they should; the contraction counts and the comparison of report rows."""
 
 import subprocess
 
-from bench import sm90
+from tests.support import sm90
 
 # a kernel with a loop over paths (.L_x_0) holding the path loop (.L_x_1), which holds a rare branch's loop (.L_x_2)
 SASS = """

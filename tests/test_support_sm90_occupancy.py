@@ -1,4 +1,4 @@
-"""The sm_90 occupancy arithmetic of :func:`bench.sm90.occupancy` against values of CUDA's occupancy calculator.
+"""The sm_90 occupancy arithmetic of :func:`tests.support.sm90.occupancy` against values of CUDA's occupancy calculator.
 
 128-thread blocks (4 warps) on an H100: registers are allocated per warp in units of 256 (8 per thread),
 65 536 per SM, at most 64 warps and 32 blocks per SM.  E.g. 166 registers -> 168 x 32 = 5 376 per warp,
@@ -8,7 +8,7 @@ kernel).  Exact integer arithmetic: no tolerance.
 
 import pytest
 
-from bench.sm90 import occupancy
+from tests.support.sm90 import occupancy
 
 
 @pytest.mark.parametrize(

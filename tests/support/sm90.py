@@ -9,8 +9,8 @@
 - :func:`life_ranges`, :func:`last_writer`: live registers along the SASS (``nvdisasm --print-life-ranges``);
 - :func:`compare`, :func:`contraction_change`: report rows before and after a change of the source.
 
-Imported as ``bench.sm90`` with the repository root on ``sys.path`` (the tools put it there; the tests' conftest
-does).  Tested by tests/test_bench_sm90_*.py.
+Imported as ``tests.support.sm90`` with the repository root on ``sys.path`` (the tools put it there; the tests' conftest
+does).  Tested by tests/test_support_sm90_*.py.
 """
 
 import functools

@@ -1,1 +1,0 @@
-"""bench/ as a package: its shared helpers (:mod:`bench.sm90`) import from the repository root."""
