@@ -9,10 +9,12 @@ that made it: Var = sigma^2_c phi(x)^T (Phi^T Phi)^{-1} phi(x), sigma^2_c the re
 (:func:`srmdp.regression.residual_variances`, from the normal equations and the responses' sums of squares).  The
 second derivatives are the problem's ``driver_zz``/``driver_yy`` where it defines them, else central differences
 of ``driver`` (3 driver calls per component and path step).  Only the diagonal: the drivers of the suite have a
-diagonal Hessian in z, and the off-diagonal covariance of z^M_l, z^M_m is measured small
-(``bench/own_pde/curvature.py``).  Cost: a Case field bound at compile time (CURVATURE): off, the kernels are those of
-the paper's scheme, bit for bit; on, N x K x ((d + 1) + nb (nb + 1) / 2) float64 of variances and per path step
-one leverage (nb (nb + 1) / 2 multiply-adds) and d second derivatives.
+diagonal Hessian in z, where it is exact; the off-diagonal covariance of z^M_l, z^M_m that a driver with mixed
+terms would need is noise-sized except at the last step (``bench/own_pde/curvature.py --offdiag``).
+
+Cost: a Case field bound at compile time (CURVATURE): off, the kernels are those of the paper's scheme, bit for bit;
+on, N x K x ((d + 1) + nb (nb + 1) / 2) float64 of variances and per path step one leverage (nb (nb + 1) / 2
+multiply-adds) and d second derivatives (+26 % CPU time on hjb_lq, d = 4, LP1: srmdp/problems/README.md).
 
 Default (:func:`default`, srmdp.solve's ``curvature_correction=None``): off for the paper's problem (its scheme);
 otherwise the problem's ``CURVATURE_CORRECTION`` where its file sets one, else on when the driver is curved.
