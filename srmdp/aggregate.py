@@ -251,6 +251,9 @@ def aggregate(paths, expect_runs=None, run_start=0, pool_devices=False) -> dict:
             {str(c["provenance"].get("git_commit")) for _, c in chunks if isinstance(c.get("provenance"), dict)}
         ),
     }
+    slowest = [c.get("seconds_per_run_max", c["seconds_per_run"] if c["runs"] == 1 else None) for _, c in chunks]
+    if all(v is not None for v in slowest):  # known where every chunk recorded it (or holds one run)
+        out["seconds_per_run_max"] = float(max(slowest))
     rss = [c.get("peak_rss_bytes") for _, c in chunks]
     if rss and all(_is_count(v, 1) for v in rss):  # measured peak RSS: the largest of the chunk processes
         out["peak_rss_bytes"] = max(rss)

@@ -217,6 +217,7 @@ def run_case(
         "path_steps_per_run": case.path_steps,
         "seconds_per_run": float(np.mean(solve_seconds)),
         "seconds_per_run_min": float(np.min(solve_seconds)),
+        "seconds_per_run_max": float(np.max(solve_seconds)),
         "path_steps_per_second": case.path_steps / float(np.min(solve_seconds)),
         "error_seconds_per_run": float(np.mean(error_seconds)),
         "compile_seconds": compile_seconds,

@@ -178,11 +178,18 @@ def test_gpu_speedup_like_for_like_pairs_same_precision_and_reading(tmp_path):
         return str(path)
 
     gpu = res(tmp_path / "gpu.json", "gpu", 0.05)
+    spread = json.loads(Path(gpu).read_text()) | {"seconds_per_run_min": 0.04}  # 2 runs: 0.04 and 0.06 s
+    Path(gpu).write_text(json.dumps(spread))
     cpu_1 = _timing(tmp_path / "t" / "cpu.json", "LP0d4", 2, seconds=4.0)  # the not-like-for-like timing job
     like = res(tmp_path / "like" / "LP0d4_r2.json", "cpu", 2.0)
+    three = json.loads(Path(like).read_text()) | {"runs": 3, "seconds_per_run_min": 1.8, "seconds_per_run_max": 2.3}
+    Path(like).write_text(json.dumps(three))
     times, camp = index_results([cpu_1]), index_results([gpu])  # the GPU side: the campaign summaries only
     line = next(c for c in claims.speedup_claims(times, index_results([like]), camp) if "LP0d4" in c["claim"])
-    assert "like for like 40.0 (40.0 against the GPU's fastest run) at $\\Delta t=0.1$" in line["ours"]
+    # the ratio of the means, and from the fastest CPU run over the slowest GPU run (1.8 / 0.06) to the slowest over
+    # the fastest (2.3 / 0.04), each side's runs named
+    assert "like for like 40.0 (run to run 30.0--57.5) at $\\Delta t=0.1$" in line["ours"]
+    assert "2 s/run (1.8--2.3, 3 runs)" in line["ours"] and "0.05 s/run (0.04--0.06, 2 runs)" in line["ours"]
     assert "both float32 storage, float64 arithmetic; what differs: 2 CPU cores" in line["ours"]
     assert line["sources"][-2:] == [like, gpu]
     other = res(tmp_path / "like2" / "LP0d4_r2.json", "cpu", 2.0, precision="float64")  # not the GPU's precision

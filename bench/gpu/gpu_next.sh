@@ -15,6 +15,9 @@
 #      --import-source yes, on LP0d4 r4's shape (step_thread) and LP1d6_1 r4's shape (step_block), float32
 #      arithmetic: ncu_<row>.ncu-rep (open in Nsight Compute's source view), ncu_<row>_source.csv (per source
 #      line: stall samples, L1/L2 sectors), ncu.txt (the sections);
+#   2b. like for like (Figure 1's GPU side): the seven rows of config likeforlike, reading theory, float32 storage and
+#      float64 arithmetic (the CPU side's), to 4 runs each (2 today) with `srmdp campaign run`, 110 s at most (a run
+#      takes 0.005-0.2 s on an H100): chunks in $OUT/like, packed into $OUT/like.tgz (paths data/gpu/campaign/<file>);
 #   4. the campaign, with the time left: `srmdp campaign run` in the paper's precision (float32 storage and float32
 #      arithmetic, reading paper-fit: chunks named .float32.f32a., the workflow's reading paper-fit-f32a, a run set
 #      of its own) on the four paper-fit rows with no run, one run per chunk (heavy rows), cheapest first, each
@@ -31,7 +34,7 @@
 # Dry run under the simulator (tests/test_gpu_tools.py, tests/test_bare_gpu_host.py):
 #   DRY=1 NUMBA_ENABLE_CUDASIM=1 bash bench/gpu/gpu_next.sh 300
 #   (tiny cases through the same commands, ncu printed not run, campaign on tiny free cases).
-# In $OUT (default /tmp/gpu_next): next.log, ab_heavy.jsonl, ab_f32.jsonl, ab_f64.jsonl (ab_heavy_old.jsonl),
+# In $OUT (default /tmp/gpu_next): next.log, like.tgz (like/), ab_heavy.jsonl, ab_f32.jsonl, ab_f64.jsonl (ab_heavy_old.jsonl),
 # ncu.txt, ncu_*.ncu-rep, ncu_*_source.csv, campaign.tgz (the chunks), campaign/.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -46,7 +49,7 @@ if [ "${1:-}" = --prepare ]; then
 fi
 T0=$(date +%s)
 TOTAL=${1:-540}
-PHASES=${PHASES:-warm ab ncu campaign}
+PHASES=${PHASES:-warm like ab ncu campaign}
 DRY=${DRY:-0}
 export OUT=${OUT:-/tmp/gpu_next}
 mkdir -p "$OUT" "$OUT/campaign"
@@ -61,6 +64,8 @@ HEAVY="LP0d4:4,LP1d6_1:4,LP0d6_0:4,LP0d11:3"
 # (modes: the one the kernels pick first; LP0d11 r3's 4.2 M strata in block mode at M = 8 would idle its threads)
 SHAPES=("LP0d4:0.02:4 16 thread,block" "LP1d6_1:0.02:4 200 block,thread" "LP0d11:0.05:3 8 thread")
 WARM="LP0d4:3,LP1d4:3,$HEAVY"
+# the like-for-like rows (config/config.yaml likeforlike.rows), TABLE:ROW
+LIKE="LP0d4:2,LP0d6_0:2,LP0d6_1:2,LP0d11:1,LP1d4:2,LP1d6_1:2,LP1d11:1"
 TINY=()
 if [ "$DRY" = 1 ]; then TINY=(--test-points 8) WARM=LP0d4:3; fi
 echo "== gpu_next $(hostname) $(date -u) commit $(git rev-parse --short HEAD 2>/dev/null || echo '?') phases: $PHASES"
@@ -86,6 +91,13 @@ heavy_ab() {  # heavy_ab TAG: the heavy shapes, float32 arithmetic, 45 s at most
 if has warm; then
   echo "== warm: every kernel at once $(el)"
   timeout 170 $PY bench/gpu/gpu_warm.py --cases "$WARM" --arithmetic float32,float64 --jobs 16 || echo "warm rc=$?"
+fi
+if has like; then  # Figure 1's GPU side: the like-for-like rows (config likeforlike) to 4 runs, >= 3 with a spread
+  echo "== like for like: the theory reading, float32 storage, float64 arithmetic, $LIKE to 4 runs $(el)"
+  DRYRUN=(); [ "$DRY" = 1 ] && DRYRUN=(--dry-run)  # the simulator would take hours: the plan only
+  timeout $(( $(left) < 120 ? $(left) : 120 )) $PY -m srmdp campaign run --budget 110 --reserve 3 --safety 1.3 \
+    --out "$OUT/like" --device gpu --precision float32 --readings theory --cases "$LIKE" --first-runs 4 \
+    --max-runs 4 --pack "$OUT/like.tgz" "${DRYRUN[@]}" || echo "like rc=$?"
 fi
 if has ab; then
   echo "== A/B: the heavy shapes, paths reduced, float32 arithmetic, thread and block $(el)"

@@ -1,8 +1,10 @@
 """The cost model of the reproduction: how long a job or a run chunk takes, before it runs.
 
-* :func:`estimate_seconds`: the workflow's CPU jobs (Snakemake's ``runtime`` resource and ``srmdp plan``):
-  start-up, JIT compilation, then the path steps at a per-step cost a + b d (+ the regression's nb^2
-  accumulations), calibrated on the 2-core development machine, deliberately on the safe side;
+* :func:`estimate_seconds`: the workflow's CPU jobs (Snakemake's ``runtime`` resource, which triples it, and
+  ``srmdp plan``): start-up, JIT compilation, then the path steps at a per-step cost a + b d, the regression's
+  nb^2 accumulations per path and time step, and a per-step overhead; fitted (bench/cpu/cost_fit.py) to the
+  committed one-thread runs of the paper's rows on the 2-core development machine (:func:`measured_cpu_runs`),
+  which it predicts within 30 % (tests/test_cost_model.py);
 * :class:`CostModel`: the GPU campaign's planner: this campaign's own measurements, else the repository's
   measurement of the same case on the same GPU model, else the shape model fitted to every measured GPU run
   (:mod:`srmdp.paper.shape_cost`: seconds as a function of strata, paths, steps, d and basis, per GPU model and
@@ -24,12 +26,16 @@ THROUGHPUT_FILE = REPOSITORY / "config" / "gpu_throughput.csv"
 FLOAT64_FACTOR = 1.2  # float64 coefficient storage vs the float32 rates of the table
 MIN_RATE_PATH_STEPS = 1e8  # a chunk measures the throughput only from this many path-steps per run on
 
-# Calibration of the cost model (seconds, one thread, float64), measured on the 2-core development
-# machine (see README "Expected times"); deliberately on the safe side.
+# Calibration of the cost model (one thread, float64 arithmetic) on the 2-core development machine
+# (CALIBRATION_HOST): the per-run constants are bench/cpu/cost_fit.py's least-squares fit to the committed runs
+# (bench/NOTES.md, "CPU cost model"); start-up and compilation are once per job.
+CALIBRATION_HOST = "AMD EPYC"  # the hardware model its runs record (provenance.hardware.model)
 COMPILE_SECONDS = 12.0  # Numba JIT compilation, once per job (process)
 STARTUP_SECONDS = 3.0  # interpreter + imports
-NS_PER_PATH_STEP = (60.0, 25.0)  # a + b*d ns per path step, whatever the basis
-NS_PER_REGRESSION_TERM = 5.0  # nb^2 accumulations per path and regression (bases with nb > 1)
+NS_PER_PATH_STEP = (7.02, 5.46)  # a + b*d ns per path step, whatever the basis
+NS_PER_REGRESSION_TERM = 1.88  # per nb^2, path and regression (K M N of them a run; bases with nb > 1)
+STEP_SECONDS = 2.7e-5  # per time step of a run: kernel launches, the per-step set-up
+ERROR_SECONDS_PER_POINT_STEP = 1.9e-7  # the test-point errors after a run, per point and time step
 
 
 # The jobs beyond the paper's rows (seconds on the 2-core development machine, compilation included, on the safe
@@ -53,18 +59,63 @@ def coverage_seconds(problems: int, seeds: int, dims: int) -> float:
     return problems * dims * (COVERAGE_COMPILE_SECONDS + seeds * COVERAGE_SECONDS_PER_SOLVE_SET)
 
 
-def estimate_seconds(case, runs: int, threads: int = 1, device: str = "cpu", test_points: int = 1000) -> float:
-    """A job's wall time: start-up, JIT compilation, then runs x (path steps x cost per step / threads)."""
+def solve_seconds(case, threads: int = 1) -> float:
+    """Seconds of one CPU run's solve (the backward loop, ``seconds_per_run`` of a result) of ``case`` on
+    ``threads`` threads of the calibration host."""
     a, b = NS_PER_PATH_STEP
-    ns = a + b * case.d
     nb = BASES[case.basis].size(case.d)
+    ns = case.path_steps * (a + b * case.d)
     if nb > 1:
-        ns += NS_PER_REGRESSION_TERM * nb**2 * 2.0 / (case.steps + 1)
-    per_run = case.path_steps * ns * 1e-9 / max(1, threads)
-    per_run += case.steps * test_points * 2e-6 + 0.01 * case.steps  # errors, per-step overheads
+        ns += case.strata * case.paths * case.steps * nb**2 * NS_PER_REGRESSION_TERM
+    return ns * 1e-9 / max(1, threads) + case.steps * STEP_SECONDS
+
+
+def run_seconds(case, threads: int = 1, test_points: int = 1000) -> float:
+    """Seconds of one CPU run: its solve (:func:`solve_seconds`) and its test-point errors."""
+    return solve_seconds(case, threads) + case.steps * test_points * ERROR_SECONDS_PER_POINT_STEP
+
+
+def estimate_seconds(case, runs: int, threads: int = 1, device: str = "cpu", test_points: int = 1000) -> float:
+    """A job's wall time: start-up, JIT compilation, then ``runs`` x :func:`run_seconds`."""
+    per_run = run_seconds(case, threads, test_points)
     if device == "gpu":
         per_run = per_run * threads / 200.0 + 0.02 * case.steps
     return STARTUP_SECONDS + COMPILE_SECONDS + runs * per_run
+
+
+def measured_cpu_runs(paths, host: str = CALIBRATION_HOST) -> list:
+    """The runs the CPU cost model is fitted to and checked on: per paper row, the fastest solve of a run
+    (``seconds_per_run_min``, :func:`solve_seconds`'s measure) among the result files in ``paths`` that
+    ran it on one thread of ``host``, in float64 (storage and arithmetic), without the Z control variate: a list of
+    ``(case dict, seconds, path)``, one per row.  The fastest, because the machine is shared: a slower run
+    measured the load beside it."""
+    from ..results import read_json
+
+    best = {}
+    for p in paths:
+        try:
+            res = read_json(p)
+        except (OSError, ValueError):
+            continue
+        case = res.get("case") if isinstance(res, dict) else None
+        hw = (res.get("provenance") or {}).get("hardware") or {} if isinstance(case, dict) else {}
+        if (
+            not isinstance(case, dict)
+            or not case.get("table")
+            or res.get("device") != "cpu"
+            or hw.get("threads") != 1
+            or str(hw.get("model")) != host
+            or case.get("precision", "float64") != "float64"
+            or case.get("z_cv")
+            or (res.get("reading") or {}).get("arithmetic", "float64") != "float64"
+            or not res.get("seconds_per_run")
+        ):
+            continue
+        secs = float(res.get("seconds_per_run_min") or res["seconds_per_run"])
+        key = (case["table"], int(case["row"]))
+        if key not in best or secs < best[key][1]:
+            best[key] = (case, secs, str(p))
+    return [best[k] for k in sorted(best)]
 
 
 @dataclass

@@ -7,9 +7,17 @@ from pathlib import Path
 
 from ..indicators import INDICATORS
 from ..readings import matches
-from .index import best_timing, campaign_entries, case_label, device_short, index_results
+from .index import best_timing, campaign_entries, case_label, device_short, index_results, machine_of
 from .latex import INDICATOR_LN_TEX
-from .record import device_words, gpu_timing, precision_short, precision_words, storage_of, threads_of, timing_of
+from .record import (
+    device_words,
+    gpu_timing,
+    like_ratio,
+    precision_short,
+    precision_words,
+    storage_of,
+    threads_of,
+)
 from .rows import paper_case, paper_rows, table_ids
 
 
@@ -41,61 +49,92 @@ def _gpu_entry(plan, camp, key, reading, precision="float32"):
     return max(cands, key=lambda e: e["runs"]) if cands else None
 
 
-def figure_speedup(plan, likeforlike, campaign, stem):
+def _runs_words(counts) -> str:
+    lo, hi = min(counts), max(counts)
+    return f"{lo} run{'s' if hi > 1 else ''}" if lo == hi else f"{lo}--{hi} runs"
+
+
+def figure_speedup(plan, likeforlike, campaign, stem, multicore=()):
     """GPU speed-up per paper row: the paper's (24 threads vs its GPU) beside ours like for like (all cores of
-    a CPU in float32 under the GPU result's reading, rule likeforlike, against the H100 campaign runs)."""
+    a CPU in float32 under the GPU result's reading, rule likeforlike, against the H100 campaign runs: bar, the
+    ratio of the mean times; whisker, the range of a CPU run over a GPU run), and beside the all-core timings of
+    other hosts (``multicore``: rule multicore's and those measured elsewhere, e.g. the GPU host's 16 cores)
+    against the same GPU line in the result's reading (their precisions named in the legend)."""
     plt = _pyplot()
     camp = index_results(campaign)
     like = index_results(likeforlike)
-    labels, paper_su, ours_su, fast_su, cpus, gpus, precs = [], [], [], [], set(), set(), set()
-    for r in paper_rows():
+    here = {machine_of(r) for rs in like.values() for r in rs}
+    others = index_results(multicore)
+    labels, paper_su = [], []
+    series = {"like": {}, "host": {}}  # series -> {row index: (ratio, lo, hi)}
+    words = {"like": set(), "host": set()}
+    runs = {"like": ([], []), "host": ([], [])}
+    for i, r in enumerate(paper_rows()):
         key = (r["table"], r["row"])
         labels.append(case_label(r))
         paper_su.append(r["cpu_s"] / r["gpu_s"])
-        ratio = fast = math.nan
+        pairs = []
         for cpu in like.get(key, []):
             name = next((x.name for x in plan.readings if matches(cpu, x)), None)
-            gpu = gpu_timing(camp.get(key, []), cpu, storage_of(cpu)) if name else None  # Table R6's timing too
+            gpu = gpu_timing(camp.get(key, []), cpu, storage_of(cpu)) if name else None  # Table R10's timing too
             if gpu is not None and cpu.get("seconds_per_run"):
-                ratio = cpu["seconds_per_run"] / timing_of(gpu)[0]
-                fast = cpu["seconds_per_run"] / timing_of(gpu)[1]
-                cpus.add(f"{device_words(cpu)[4:]}, {threads_of(cpu)} threads, {name}")
-                gpus.add(device_words(gpu)[4:])
-                precs.add(
-                    precision_words(cpu)
-                    if precision_words(cpu) == precision_words(gpu)
-                    else f"CPU {precision_words(cpu)}, GPU {precision_words(gpu)}"
-                )
-        ours_su.append(ratio)
-        fast_su.append(fast)
-    fig, ax = plt.subplots(figsize=(7.5, 4.0))
+                pairs.append(("like", cpu, gpu, f"{threads_of(cpu)} threads, {name}"))
+        for cpu in others.get(key, []):
+            if machine_of(cpu) in here or (threads_of(cpu) or 1) < 2 or cpu.get("device") != "cpu":
+                continue  # the like-for-like host, or a 1-thread timing
+            name = next((x.name for x in plan.readings if matches(cpu, x)), None)
+            gpu = gpu_timing(camp.get(key, []), cpu) if name else None
+            if gpu is not None and cpu.get("seconds_per_run"):
+                pairs.append(("host", cpu, gpu, f"{threads_of(cpu)} threads, {name}"))
+        for kind, cpu, gpu, what in pairs:
+            series[kind][i] = like_ratio(cpu, gpu)
+            runs[kind][0].append(int(cpu.get("runs") or 1))
+            runs[kind][1].append(int(gpu.get("runs") or 1))
+            prec = (
+                precision_words(cpu)
+                if precision_words(cpu) == precision_words(gpu)
+                else f"CPU {precision_words(cpu)}, GPU {precision_words(gpu)}"
+            )
+            words[kind].add(f"CPU {device_words(cpu)[4:]}, {what} vs {device_words(gpu)[4:]}, {prec}")
+    fig, ax = plt.subplots(figsize=(7.5, 4.3))
     x = list(range(len(labels)))
+    width = 0.27 if series["host"] else 0.4
     ax.bar(
-        [i - 0.2 for i in x],
+        [i - width for i in x] if series["host"] else [i - 0.2 for i in x],
         paper_su,
-        width=0.4,
+        width=width,
         color="#8da0cb",
         label="paper: 24 threads (2x Xeon E5-2620 v2) vs GTX TITAN Black, float32",
     )
-    have = [i for i, v in enumerate(ours_su) if math.isfinite(v)]
-    if have:
+    for kind, shift, color, head in (
+        ("like", 0.0 if series["host"] else 0.2, "#fc8d62", "ours like for like"),
+        ("host", width, "#66c2a5", "ours, another host's cores"),
+    ):
+        have = sorted(series[kind])
+        if not have:
+            continue
+        mid = [series[kind][i][0] for i in have]
+        lo = [mid[n] - (series[kind][i][1] if series[kind][i][1] is not None else mid[n]) for n, i in enumerate(have)]
+        hi = [(series[kind][i][2] if series[kind][i][2] is not None else mid[n]) - mid[n] for n, i in enumerate(have)]
+        cpu_runs, gpu_runs = runs[kind]
         ax.bar(
-            [i + 0.2 for i in have],
-            [ours_su[i] for i in have],
-            width=0.4,
-            color="#fc8d62",
-            yerr=[[0.0] * len(have), [fast_su[i] - ours_su[i] for i in have]],
+            [i + shift for i in have],
+            mid,
+            width=width,
+            color=color,
+            yerr=[lo, hi],
             error_kw={"lw": 0.8},
-            label=f"ours like for like: CPU {'; '.join(sorted(cpus))} vs {', '.join(sorted(gpus))},"
-            f"\n{'; '.join(sorted(precs))} (bar: mean GPU run; whisker: fastest)",
+            label=f"{head}: {'; '.join(sorted(words[kind]))}\n(CPU {_runs_words(cpu_runs)}, GPU"
+            f" {_runs_words(gpu_runs)} a row; bar: ratio of the mean times; whisker: a CPU run over a GPU run,"
+            " slowest to fastest)",
         )
     ax.axhline(1.0, color="k", lw=0.6)
     ax.set_yscale("log")
     ax.set_ylabel("CPU s / GPU s per run")
     ax.set_xticks(x, labels, rotation=70, ha="right", fontsize=7)
     # above the frame, not inside it: the labels are wider than the empty part of the plot
-    ax.legend(fontsize=6.5, loc="lower left", bbox_to_anchor=(0.0, 1.01), frameon=False, borderaxespad=0.0)
-    fig.subplots_adjust(top=0.84, bottom=0.24, left=0.09, right=0.98)
+    ax.legend(fontsize=6, loc="lower left", bbox_to_anchor=(0.0, 1.01), frameon=False, borderaxespad=0.0)
+    fig.subplots_adjust(top=0.78, bottom=0.24, left=0.09, right=0.98)
     _save(fig, stem)
     plt.close(fig)
 
@@ -108,31 +147,39 @@ def figure_time_vs_steps(plan, timings, campaign, stem):
     camp = index_results(campaign)
     fig, ax = plt.subplots(figsize=(7.5, 4.2))
     marker = {"LP0": "o", "LP1": "s"}
+    # each GPU model its own colour and markers, so that an H100 point and an H200 point of one basis differ
+    gpu_style = [("C3", ("o", "s")), ("C4", ("^", "D")), ("C5", ("v", "P"))]  # (LP0, LP1) markers
+    gpu_models = []
     series = {}
     for r in paper_rows():
         key = (r["table"], r["row"])
         steps = paper_case(r["table"], row=r["row"]).path_steps
-        series.setdefault(("paper CPU (24 threads)", "C0", False), []).append((steps, r["cpu_s"], r["basis"]))
-        series.setdefault(("paper GPU (GTX TITAN Black)", "C1", False), []).append((steps, r["gpu_s"], r["basis"]))
+        series.setdefault(("paper CPU (24 threads)", "C0", False, None), []).append((steps, r["cpu_s"], r["basis"]))
+        series.setdefault(("paper GPU (GTX TITAN Black)", "C1", False, None), []).append(
+            (steps, r["gpu_s"], r["basis"])
+        )
         cpu = best_timing(times.get(key, []), "cpu")
         if cpu is not None:
             thr = ((cpu.get("provenance") or {}).get("hardware") or {}).get("threads", "?")
-            series.setdefault((f"ours CPU {device_short(cpu)}, {thr} thread, f64", "C2", True), []).append(
+            series.setdefault((f"ours CPU {device_short(cpu)}, {thr} thread, f64", "C2", True, None), []).append(
                 (cpu.get("path_steps_per_run") or steps, cpu["seconds_per_run"], r["basis"])
             )
         gpu = _gpu_entry(plan, camp, key, plan.timing_reading)
         if gpu is not None:
             src = next(x for x in camp[key] if x["_path"] == gpu["sources"][0])
-            series.setdefault((f"ours GPU {gpu['model']}, {precision_short(src)}", "C3", True), []).append(
+            if gpu["model"] not in gpu_models:
+                gpu_models.append(gpu["model"])
+            color, marks = gpu_style[min(gpu_models.index(gpu["model"]), len(gpu_style) - 1)]
+            series.setdefault((f"ours GPU {gpu['model']}, {precision_short(src)}", color, True, marks), []).append(
                 (steps, gpu["seconds"], r["basis"])
             )
-    for (label, color, filled), pts in series.items():
+    for (label, color, filled, marks), pts in series.items():
         for basis in ("LP0", "LP1"):
             sel = [(x, y) for x, y, b in pts if b == basis]
             if sel:
                 ax.scatter(
                     *zip(*sel, strict=True),
-                    marker=marker[basis],
+                    marker=dict(zip(("LP0", "LP1"), marks, strict=True))[basis] if marks else marker[basis],
                     s=22,
                     edgecolors=color,
                     facecolors=color if filled else "none",

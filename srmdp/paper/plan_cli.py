@@ -20,9 +20,11 @@ def main(argv=None):
         usage = "usage: srmdp plan [config/config.yaml [config/PRESET.yaml]]"
         if set(argv) <= {"-h", "--help"}:
             print(
-                usage + "\n\nThe estimated cost (threads, memory, time) of every job of a preset; then what the"
-                " paper's rows still need on the GPU (8 runs each) at the measured rates, and the error of the"
-                " GPU cost model on held-out shapes."
+                usage + "\n\nThe estimated cost of a preset: per paper row, its runs present (the chunks that"
+                " exist) and wanted, the CPU cost model's seconds per run beside the fastest run measured, and the"
+                " time still to run; every other job with its threads, memory and time; then what the paper's rows"
+                " still need on the GPU (8 runs each) at the measured rates, and the error of the GPU cost model on"
+                " held-out shapes."
             )
             return 0
         print(usage, file=sys.stderr)

@@ -235,6 +235,53 @@ class PlanJobs:
             )
         return out
 
+    def row_needs(self, cores: int, done=os.path.exists, runs=None) -> list:
+        """Per paper row, reading and device of the preset: its run chunks' runs present (the files that exist) and
+        wanted, the cost model's seconds per run (:func:`srmdp.paper.cost.run_seconds`) beside the fastest run
+        measured by the chunks present, and the seconds of the chunks still to run (``runs``: whether a chunk runs;
+        default: the missing ones).  One entry per row, whatever its number of chunks."""
+        from ..results import read_json
+        from .cost import run_seconds
+
+        runs = runs or (lambda t: not done(t))
+        thr = min(self.threads, cores)
+        out = []
+        for s in self.selected:
+            case = self.case(s.key, self.readings[0].name)
+            for dev in self.devices:
+                for r in self.readings:
+                    if not r.runs_row(s.key):
+                        continue
+                    have, todo, fastest = 0, 0.0, None
+                    for j in range(s.chunks):
+                        path, n = self.chunk_path(r.name, s.key, dev, j), s.chunk_range(j)[1]
+                        if done(path):
+                            have += n
+                            try:
+                                res = read_json(path)
+                                secs = float(res.get("seconds_per_run_min") or res["seconds_per_run"])
+                            except (OSError, ValueError, KeyError, TypeError, AttributeError):
+                                secs = None
+                            if secs is not None and (fastest is None or secs < fastest):
+                                fastest = secs
+                        if runs(path):
+                            todo += self.job_seconds(s.key, n, thr, dev)
+                    out.append(
+                        {
+                            "reading": r.name,
+                            "key": s.key,
+                            "device": dev,
+                            "runs": have,
+                            "wanted": s.runs,
+                            "chunks": s.chunks,
+                            "model": run_seconds(case, thr, self.test_points) if dev == "cpu" else None,
+                            "measured": fastest,
+                            "todo": todo,
+                            "threads": thr,
+                        }
+                    )
+        return out
+
     def cost_report(self, cores: int | None = None, done=os.path.exists, pending=None, render_jobs=None) -> str:
         """The preset's compute jobs with the cost model's seconds.  ``pending``: the outputs of the compute jobs
         this invocation will run (from Snakemake's DAG; None: every job whose output is missing), ``render_jobs``:
@@ -250,12 +297,32 @@ class PlanJobs:
             + ("" if render_jobs is None else f" and runs {render_jobs} render jobs (publish, tables, figures, PDF)")
             + ":"
         ]
-        todo = 0.0
-        for kind, target, sec, thr, mem in jobs:
+        needs = self.row_needs(cores, done, runs)
+        chunks = {
+            self.chunk_path(r.name, s.key, dev, j)
+            for s in self.selected
+            for dev in self.devices
+            for r in self.readings
+            for j in range(s.chunks)
+        }
+        others = [j for j in jobs if j[1] not in chunks]
+        todo = sum(sec * thr for _, target, sec, thr, _ in jobs if runs(target))
+        if needs:
+            lines.append(
+                "  the paper's rows, one line each: runs present/wanted (chunks), the cost model's s/run beside the"
+                " fastest run of the chunks present, and the time its missing chunks take:"
+            )
+        for n in needs:
+            model = "--" if n["model"] is None else f"{n['model']:.3g}"
+            measured = "--" if n["measured"] is None else f"{n['measured']:.3g}"
+            rest = f"~{_hms(n['todo'])} on {n['threads']} thr" if n["todo"] else "done"
+            lines.append(
+                f"  rows  {n['reading'] + ' ' + n['key'] + ' ' + n['device']:<34} runs {n['runs']:>4}/{n['wanted']:<4}"
+                f" ({n['chunks']} chunks)  s/run model {model:>6}, measured {measured:>6}  {rest}"
+            )
+        for kind, target, sec, thr, mem in others:
             mark = f"~{_hms(sec)}" if runs(target) else "not run (up to date)"
-            if runs(target):
-                todo += sec * thr
-            if runs(target) or len(jobs) <= 40:
+            if runs(target) or len(others) <= 40:
                 lines.append(f"  {kind:<5} {target:<60} {thr} thr  {mem:>6} MB  {mark}")
         if not todo_jobs:
             lines.append("srmdp: no compute job to run: only the render jobs, about a minute or two")

@@ -13,6 +13,10 @@ from ..options import case_options, command_line, taken_by
 from ..readings import reading_key, reading_name
 
 
+def _rows(n: int) -> str:
+    return f"{n} row" if n == 1 else f"{n} rows"
+
+
 @dataclass(frozen=True)
 class PresetReading:
     """One named reading of a preset (config ``readings``): how the scheme is run (outside the box, truncation,
@@ -65,10 +69,10 @@ class PresetReading:
             out += ", $Z$ control variate $y^M_{i+1}(x_i)$"
             out += " and the martingale control variates" if self.martingale_cv else ""
             out += " (beyond the paper"
-            out += f"; {len(self.rows)} rows)" if self.rows is not None else ")"
+            out += f"; {_rows(len(self.rows))})" if self.rows is not None else ")"
         if self.arithmetic != "float64":
             out += f", {self.arithmetic} path arithmetic (sums over paths and solves in float64"
-            out += f"; {len(self.rows)} rows)" if self.rows is not None else ")"
+            out += f"; {_rows(len(self.rows))})" if self.rows is not None else ")"
         return out
 
     def runs_row(self, key: str) -> bool:

@@ -5,7 +5,8 @@
   float64: :func:`arithmetic_of`);
 * the device in a few words (:func:`device_words`): a summary written before the provenance recorded the host's
   logical CPUs (``cpus``) is named by the threads it used, never with a "?";
-* the GPU timing of a row (:func:`timing_of`): seconds per run, the mean over its runs, with the fastest run;
+* the timing of a result (:func:`timing_of`, :func:`slowest_of`): seconds per run, the mean over its runs, with the
+  fastest and the slowest run;
 * run identity (:func:`run_key`): seed, test points and the run indices of its chunks, so that a CPU and a GPU
   line computed from the same random streams are recognised as one.
 """
@@ -100,6 +101,16 @@ def timing_of(res):
     return float(mean), float(res.get("seconds_per_run_min") or mean)
 
 
+def slowest_of(res):
+    """The slowest run's seconds: ``seconds_per_run_max`` where the result records it; of one run, its time; of two
+    runs, 2 x mean - fastest (exact); else None (not recorded)."""
+    if res.get("seconds_per_run_max"):
+        return float(res["seconds_per_run_max"])
+    mean, fastest = timing_of(res)
+    runs = int(res.get("runs") or 1)
+    return mean if runs == 1 else (2 * mean - fastest if runs == 2 else None)
+
+
 CPU_EQ_GPU_TOL = 1e-6  # a CPU and a GPU value of the same runs within this of each other are one line
 INDICATOR_KEYS = ("mse_y_max", "mse_y_av", "mse_z_av")
 
@@ -161,10 +172,21 @@ def gpu_timing(results, like=None, storage=None):
     return max(cands, key=lambda r: (int(r.get("runs") or 0), -timing_of(r)[0])) if cands else None
 
 
+def like_ratio(cpu, gpu):
+    """CPU seconds per run over GPU seconds per run: (the ratio of the means, the smallest and the largest ratio
+    of a CPU run to a GPU run); an end is None where a side's slowest run is not recorded (:func:`slowest_of`)."""
+    (cm, cf), (gm, gf) = timing_of(cpu), timing_of(gpu)
+    cs, gs = slowest_of(cpu), slowest_of(gpu)
+    return cm / gm, None if gs is None else cf / gs, None if cs is None else cs / gf
+
+
 def timing_words(res) -> str:
-    """``0.0754 s/run (fastest 0.0743, 11 runs)``."""
+    """``0.0754 s/run (0.0743--0.0781, 11 runs)``: the mean, the fastest and slowest run (:func:`slowest_of`; the
+    fastest alone where the slowest is not recorded) and the runs."""
     mean, fastest = timing_of(res)
     runs = int(res.get("runs") or 1)
     if runs < 2:
         return f"{mean:.3g} s/run (1 run)"
-    return f"{mean:.3g} s/run (fastest {fastest:.3g}, {runs} runs)"
+    slowest = slowest_of(res)
+    spread = f"fastest {fastest:.3g}" if slowest is None else f"{fastest:.3g}--{slowest:.3g}"
+    return f"{mean:.3g} s/run ({spread}, {runs} runs)"

@@ -162,8 +162,8 @@ CLAIM_GROUPS = (("memory", "memory"), ("time", "times, speed-ups"), ("profiler",
 
 
 def claim_scorecard(claims, outcome):
-    """One line per claim group (the claims' ``group``): held / all, qualified, the paper's text against its own
-    table (never held), not checked."""
+    """One line per claim group (the claims' ``group``): held / all, then each outcome in Table R10's words (held,
+    not held, text = its table, not checked)."""
     out = []
     for key, label in CLAIM_GROUPS:
         mine = [c for c in claims if c.get("group") == key]
@@ -174,8 +174,8 @@ def claim_scorecard(claims, outcome):
             w
             for w, k in (
                 (f"{n['held']} held", "held"),
-                (f"{n['not held']} qualified", "not held"),
-                (f"{n['text = its table']} text = its own table", "text = its table"),
+                (f"{n['not held']} not held", "not held"),
+                (f"{n['text = its table']} text = its table", "text = its table"),
                 (f"{n['not checked']} not checked", "not checked"),
             )
             if n[k]
@@ -274,15 +274,18 @@ def evidence_totals(numbers) -> dict:
 
 
 def _evidence_verdict(t) -> str:
-    """A table's verdict from its totals: the outcome on its strongest evidence, the grade named."""
+    """A table's verdict from its totals: the outcome on its strongest evidence, the grade named; "in-sample only"
+    wherever every agreement of that grade is in-sample, with or without numbers beyond."""
     if not t["numbers"]:
         return "not run"
     for g in ("strong", "weak"):
         x = t[g]
         if x["within"] + x["beyond"] == 0:
             continue
-        if x["beyond"] == 0:
-            word = "in-sample only" if x["within"] == x["in_sample_within"] else "reproduced"
+        if x["within"] and x["within"] == x["in_sample_within"]:
+            word = "in-sample only" + (f", {x['beyond']} beyond" if x["beyond"] else "")
+        elif x["beyond"] == 0:
+            word = "reproduced"
         else:
             word = "partly" if x["within"] else "not reproduced"
         return f"{word} ({g})"

@@ -183,6 +183,7 @@ def figure_inputs(wildcards):
         "timings": PLAN.timings(),
         "campaign": PLAN.gpu_summaries(),
         "likeforlike": PLAN.likeforlike_files(),
+        "multicore": PLAN.multicore_files(),
     }
 
 

@@ -24,7 +24,15 @@ if fig in ("convergence_y", "convergence_z"):
         indicators=inds,
     )
 elif fig == "speedup":
-    run_logged(snakemake.log[0], figures.figure_speedup, plan, list(inp.likeforlike), list(inp.campaign), stem)
+    run_logged(
+        snakemake.log[0],
+        figures.figure_speedup,
+        plan,
+        list(inp.likeforlike),
+        list(inp.campaign),
+        stem,
+        multicore=list(inp.multicore),
+    )
 elif fig == "time_vs_steps":
     run_logged(snakemake.log[0], figures.figure_time_vs_steps, plan, list(inp.timings), list(inp.campaign), stem)
 else:

@@ -1,0 +1,44 @@
+"""``srmdp plan config/evidence.yaml``: what the evidence campaign still needs, one line per paper row (runs present
+and wanted, the cost model's seconds per run beside the fastest run measured, the time still to run), read from the
+chunks that exist."""
+
+import json
+import re
+
+import pytest
+from conftest import ROOT
+
+from srmdp.paper.cost import run_seconds
+from srmdp.paper.plan import Plan, load_configs
+from srmdp.paper.plan_cli import main
+
+
+def _evidence(tmp_path):
+    config = load_configs([str(ROOT / "config/config.yaml"), str(ROOT / "config/evidence.yaml")])
+    config["results_dir"] = str(tmp_path)
+    return Plan(config)
+
+
+def test_row_needs_counts_the_chunks_present_and_prices_the_rest(tmp_path):
+    plan = _evidence(tmp_path)
+    for j, secs in ((0, 80.0), (3, 70.0)):  # two of LP0d11 r2's eight one-run chunks, the fastest 70 s
+        p = tmp_path / plan.chunk_path("paper-fit", "LP0d11_r2", "cpu", j).removeprefix(f"{tmp_path}/")
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(json.dumps({"runs": 1, "seconds_per_run": secs, "seconds_per_run_min": secs}))
+    needs = {n["key"]: n for n in plan.row_needs(2)}
+    assert len(needs) == len(plan.selected) == 23  # one entry per row, whatever its chunks
+    row = needs["LP0d11_r2"]
+    assert (row["runs"], row["wanted"], row["chunks"], row["measured"]) == (2, 8, 8, 70.0)
+    assert row["model"] == run_seconds(plan.case("LP0d11_r2", "paper-fit"), 1, plan.test_points)
+    assert row["todo"] == pytest.approx(6 * plan.job_seconds("LP0d11_r2", 1, 1))  # the six missing chunks, a job each
+    assert needs["LP1d4_r2"]["wanted"] == 1000 and needs["LP1d4_r2"]["chunks"] == 10
+
+
+def test_srmdp_plan_prints_one_line_per_row(tmp_path, capsys, monkeypatch):
+    (tmp_path / "dir.yaml").write_text(f"results_dir: {tmp_path}\n")
+    monkeypatch.chdir(ROOT)
+    assert main(["config/evidence.yaml", str(tmp_path / "dir.yaml")]) == 0
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if line.startswith("  rows  ")]
+    assert len(rows) == 23 and "chunk-" not in out
+    assert re.search(r"rows  paper-fit LP1d4_r2 cpu\s+runs\s+0/1000 \(10 chunks\)  s/run model\s+0\.6", out)
