@@ -49,7 +49,7 @@ ARITHMETICS = ("float64", "float32")  # the type REAL a path is computed in (Cas
 # error of (x + L) * (1/h) against (x + L) / h in the arithmetic's type (a few units of its last place)
 EDGE_MARGIN = {"float64": 2.0**-40, "float32": 2.0**-16}
 # the relative step of the central differences of a driver without driver_zz / driver_yy (srmdp.scheme): about the
-# fourth root of the arithmetic's epsilon (rounding eps |f| / h^2 against truncation h^2 f / 12)
+# fourth root of the arithmetic's epsilon (rounding eps |f| / h^2 against truncation h^2 |f_4| / 12)
 FD_STEP = {"float64": 2.0**-13, "float32": 2.0**-6}
 SECOND_DERIVATIVES = ("driver_zz", "driver_yy")  # optional problem functions of the curvature correction
 REAL_NAME = "_srmdp_real"  # the arithmetic's type in a rewritten problem module (a name no problem file uses)
