@@ -47,7 +47,7 @@ FLOOR_FRACTION = 0.125  # s(t) >= s(T/8): the box at t ~ 0 keeps a width (the la
 PILOT_PATHS = 4096
 PILOT_SEED = 20160101
 SUFFIX = "#adapted-d"  # a problem spec with adapted strata: "<spec>#adapted-d<d>"
-NAMES = ("terminal", "driver", "forward", "y_exact", "z_exact")
+NAMES = ("terminal", "driver", "forward", "y_exact", "z_exact", "driver_zz", "driver_yy")
 ORIG = "_sa0_"
 
 WRAPPER = """
@@ -120,6 +120,25 @@ def z_exact(t, x, out, d):
     _sa0_z_exact(t, x, out, d)
     _sa_to_xi(t, x, d)
 """
+
+WRAPPER_SECOND = {
+    "driver_zz": """
+
+def driver_zz(t, x, y, z, l, d):
+    _sa_to_x(t, x, d)
+    f = _sa0_driver_zz(t, x, y, z, l, d)
+    _sa_to_xi(t, x, d)
+    return f
+""",
+    "driver_yy": """
+
+def driver_yy(t, x, y, z, d):
+    _sa_to_x(t, x, d)
+    f = _sa0_driver_yy(t, x, y, z, d)
+    _sa_to_xi(t, x, d)
+    return f
+""",
+}
 
 
 def split_spec(spec: str):
@@ -213,7 +232,8 @@ def adapted_source(problem, d: int) -> str:
         center=[float(v) for v in mean.ravel()],
         scale=[float(v) for v in sd.ravel()],
     )
-    return text + "\n" + wrap + (WRAPPER_EXACT if problem.has_exact else "")
+    second = "".join(w for n, w in WRAPPER_SECOND.items() if n in problem.module.__dict__)
+    return text + "\n" + wrap + (WRAPPER_EXACT if problem.has_exact else "") + second
 
 
 def xi_of(problem, t: float, X: np.ndarray) -> np.ndarray:

@@ -48,6 +48,10 @@ ARITHMETICS = ("float64", "float32")  # the type REAL a path is computed in (Cas
 # locate_fast's margin around a cell edge, relative to #C, within which the exact division decides: far above the
 # error of (x + L) * (1/h) against (x + L) / h in the arithmetic's type (a few units of its last place)
 EDGE_MARGIN = {"float64": 2.0**-40, "float32": 2.0**-16}
+# the relative step of the central differences of a driver without driver_zz / driver_yy (srmdp.scheme): about the
+# fourth root of the arithmetic's epsilon (rounding eps |f| / h^2 against truncation h^2 |f_4| / 12)
+FD_STEP = {"float64": 2.0**-13, "float32": 2.0**-6}
+SECOND_DERIVATIVES = ("driver_zz", "driver_yy")  # optional problem functions of the curvature correction
 REAL_NAME = "_srmdp_real"  # the arithmetic's type in a rewritten problem module (a name no problem file uses)
 
 _CPU = """import math
@@ -254,6 +258,11 @@ def kernel_source(
     footer = ["# ---- bindings of this build"] + [f"{k} = {_literal(v)}" for k, v in binds.items()]
     footer += [f"EDGE_MARGIN = REAL({EDGE_MARGIN[arithmetic]!r})"]
     footer += [f"basis_phi = {b.fill.__name__}", f"from {problem_module} import {', '.join(names)}  # noqa"]
+    if binds.get("CURVATURE"):  # the curvature correction's second derivatives: the problem's, else central differences
+        footer += [f"FD_STEP = REAL({FD_STEP[arithmetic]!r})"]
+        for n in SECOND_DERIVATIVES:
+            own = n in problem.module.__dict__
+            footer.append(f"from {problem_module} import {n}  # noqa" if own else f"{n} = central_{n}")
     return "\n".join(parts) + "\n" + "\n".join(footer) + "\n"
 
 
@@ -338,6 +347,8 @@ def check_compiles(problem, arithmetic: str = "float64"):
         "forward": (f8, vec, vec, f8, i8),
         "y_exact": (f8, vec, i8),
         "z_exact": (f8, vec, vec, i8),
+        "driver_zz": (f8, vec, f8, vec, i8, i8),
+        "driver_yy": (f8, vec, f8, vec, i8),
     }
     for name, sig in sigs.items():
         fn = getattr(mod, name, None)

@@ -90,6 +90,7 @@ class Case:
     z_cv: bool = False  # the control variate of the Z regression (srmdp.scheme), beyond the paper
     martingale_cv: bool = False  # with z_cv: the martingale control variates too (srmdp.scheme, bench/zcv.md)
     arithmetic: str = "float64"  # the kernels' arithmetic (float32: the paper's, §5), independent of precision
+    curvature_correction: bool = False  # the driver's curvature correction (srmdp.curvature), beyond the paper
 
     def __post_init__(self):
         if self.maturity is None or self.half_width is None:
@@ -144,6 +145,8 @@ class Case:
             del out["martingale_cv"]
         if self.arithmetic == "float64":  # likewise
             del out["arithmetic"]
+        if not self.curvature_correction:  # likewise
+            del out["curvature_correction"]
         return out
 
     @classmethod
@@ -222,10 +225,26 @@ class Case:
             bad("z_cv", self.z_cv, "must be true or false")
         if not isinstance(self.martingale_cv, (bool, np.bool_)):
             bad("martingale_cv", self.martingale_cv, "must be true or false")
+        if not isinstance(self.curvature_correction, (bool, np.bool_)):
+            bad("curvature_correction", self.curvature_correction, "must be true or false")
         if self.martingale_cv and not self.z_cv:
             bad("martingale_cv", self.martingale_cv, "needs z_cv=True (it adds to the Z control variate)")
 
     # --- the kernels' view ---------------------------------------------------------------------
+    @property
+    def kernel_bindings(self) -> tuple:
+        """The case's compile-time bindings of the kernels beyond (problem, basis, d, arithmetic): the curvature
+        correction's CURVATURE (none when off: the kernels of the paper's scheme, unchanged)."""
+        return (("CURVATURE", True),) if self.curvature_correction else ()
+
+    def variance_shape(self) -> tuple:
+        """The shape of the regressions' variances the kernels keep for the curvature correction (``cvar``,
+        :func:`srmdp.regression.residual_variances`): (N, K, (d + 1) + nb (nb + 1) / 2), or (1, 1, 1) unused."""
+        if not self.curvature_correction:
+            return (1, 1, 1)
+        nb = self.n_basis
+        return (self.steps, self.strata, self.d + 1 + nb * (nb + 1) // 2)
+
     @property
     def z_cv_flags(self) -> int:
         """The record's z_cv field: bit 1 z_cv, bit 2 martingale_cv (srmdp.scheme.ZCV_Y, ZCV_MART)."""

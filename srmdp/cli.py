@@ -76,7 +76,19 @@ def case_from_args(args) -> Case:
     """The case of ``srmdp run``'s arguments: a paper row (``--table``) under the given reading, or the free case."""
     given = {o.name: getattr(args, o.name) for o in on("case") if "run" in o.surfaces}
     options = case_options(
-        {k: given[k] for k in ("outside", "trunc_y", "trunc_z", "precision", "arithmetic", "z_cv", "martingale_cv")}
+        {
+            k: given[k]
+            for k in (
+                "outside",
+                "trunc_y",
+                "trunc_z",
+                "precision",
+                "arithmetic",
+                "z_cv",
+                "martingale_cv",
+                "curvature_correction",
+            )
+        }
     )
     free = {"d": args.d, "basis": args.basis, "cells": args.cells, "paths": args.paths}
     box = {"half-width": args.half_width, "strata": None if args.strata == "box" else args.strata}

@@ -23,9 +23,10 @@ class CpuBackend:
         self.problem = problem
 
     def allocate(self, case):
-        self.k = kernels(self.problem, case.basis, case.d, "cpu", arithmetic=case.arithmetic)
+        self.k = kernels(self.problem, case.basis, case.d, "cpu", case.kernel_bindings, arithmetic=case.arithmetic)
         dtype = np.float32 if case.precision == "float32" else np.float64
         self.coef = np.zeros((case.steps, case.strata, case.d + 1, case.n_basis), dtype=dtype)
+        self.cvar = np.zeros(case.variance_shape())
         self.nchunks = int(min(case.strata, 8 * self.threads))
         self.dropped = np.zeros(self.nchunks, np.int64)
         self.bad = np.full(self.nchunks, -1, np.int64)
@@ -40,7 +41,7 @@ class CpuBackend:
         rec0 = rec.copy()
         rec0[0].strata = 0
         rec0[0].points = 0
-        self.k.backward_step(self.coef, 0, rec0, 1, np.zeros(1, np.int64), np.full(1, -1, np.int64))
+        self.k.backward_step(self.coef, self.cvar, 0, rec0, 1, np.zeros(1, np.int64), np.full(1, -1, np.int64))
         if self.problem.has_exact:
             e = np.zeros((self.coef.shape[0], 0))
             self.k.test_errors(self.coef, rec0, 1, e, e.copy())
@@ -48,7 +49,7 @@ class CpuBackend:
 
     def backward_step(self, i, rec):
         self.bad[:] = -1
-        self.k.backward_step(self.coef, i, rec, self.nchunks, self.dropped, self.bad)
+        self.k.backward_step(self.coef, self.cvar, i, rec, self.nchunks, self.dropped, self.bad)
         bad = self.bad[self.bad >= 0]
         return int(bad.min()) if bad.size else -1
 

@@ -11,13 +11,14 @@ from numba import prange
 
 from .jit import kernel
 from .rng import REAL
-from .scheme import estimate_at, path_response, solve_stratum, test_point
+from .scheme import CURVATURE, cache_width, estimate_at, path_response, solve_stratum, test_point
 from .strata import UNBOUNDED, cell_setup
 
 
 @kernel
-def backward_step(coef, i, case, nchunks, dropped, bad):
-    """Time step i for all strata; per chunk: directions dropped, first stratum with a bad coefficient."""
+def backward_step(coef, cvar, i, case, nchunks, dropped, bad):
+    """Time step i for all strata; per chunk: directions dropped, first stratum with a bad coefficient.  ``cvar``:
+    the regressions' variances (N, K, (d + 1) + nb (nb + 1) / 2) with CURVATURE, else unused."""
     n_strata = case[0].strata
     d = case[0].d
     nb = case[0].nb
@@ -36,11 +37,13 @@ def backward_step(coef, i, case, nchunks, dropped, bad):
         phi = np.empty(nb, REAL)
         tmp = np.empty(nb)
         gram = np.empty(nb * nb)
-        acc = np.empty((d + 1) * nb)
-        cache = np.empty(case[0].paths * (2 * d + 1), REAL)
+        acc = np.empty((d + 1) * (nb + 1) if CURVATURE else (d + 1) * nb)
+        cache = np.empty(case[0].paths * cache_width(d), REAL)
         nd = 0
         for k in range(lo, hi):
-            dr, ok = solve_stratum(coef, i, k, case, cell, x, xp, dw, inc, u, ph, z, zp, phi, tmp, gram, acc, cache)
+            dr, ok = solve_stratum(
+                coef, cvar, i, k, case, cell, x, xp, dw, inc, u, ph, z, zp, phi, tmp, gram, acc, cache
+            )
             nd += dr
             if not ok and bad[q] < 0:
                 bad[q] = k
@@ -87,7 +90,7 @@ def evaluate_points(coef, j, case, points, y, z):
 
 
 @kernel
-def path_responses(coef, i, case, out):
+def path_responses(coef, cvar, i, case, out):
     """Diagnostics: out[k M + m] = (S_{Y,i+1}, w, Delta W_i) of path m of stratum k at time i (pass 1)."""
     d = case[0].d
     nb = case[0].nb
@@ -104,10 +107,10 @@ def path_responses(coef, i, case, out):
         z = np.empty(d + 1, REAL)
         zp = np.empty(d + 1, REAL)
         phi = np.empty(nb, REAL)
-        cache = np.empty(m_paths * (2 * d + 1), REAL)
+        cache = np.empty(m_paths * cache_width(d), REAL)
         cell_setup(k, cell, d, c.cells, c.half_width, c.h, c.outside == UNBOUNDED)
         for m in range(m_paths):
-            s, w = path_response(coef, i, k, m, c, cell, x, xp, dw, inc, u, ph, z, zp, phi, cache, d, nb)
+            s, w = path_response(coef, cvar, i, k, m, c, cell, x, xp, dw, inc, u, ph, z, zp, phi, cache, d, nb)
             out[k * m_paths + m, 0] = s
             out[k * m_paths + m, 1] = w
             for l in range(d):

@@ -111,12 +111,13 @@ class CudaBackend:
         self.case = case
         self._array_bytes = 0  # bytes of the device arrays of this case (memory_report)
         self.mode = choose_mode(case, self.info["sms"], self.request)
-        lay = layout(case.d, case.n_basis, self.block_request, case.arithmetic)
+        lay = layout(case.d, case.n_basis, self.block_request, case.arithmetic, curvature=case.curvature_correction)
         self.lay = dict(lay)
         self.k = kernels(self.problem, case.basis, case.d, current_target("gpu"), lay, arithmetic=case.arithmetic)
         self.step = self.k.step_thread if self.mode == THREAD else self.k.step_block
         dtype = np.float32 if case.precision == "float32" else np.float64
         self.coef = self._device_array((case.steps, case.strata, case.d + 1, case.n_basis), dtype)
+        self.cvar = self._device_array(case.variance_shape(), np.float64)
         flat = self.coef.reshape(self.coef.size)
         self._launch_per_item(self.k.fill_zero, flat.size, flat)
         self.counters = self._device_array(2, np.int64)
@@ -149,9 +150,9 @@ class CudaBackend:
         self.counters.copy_to_device(self._host_counters)
         if n_strata > 0:
             if self.mode == THREAD:
-                self._launch_per_item(self.step, n_strata, self.coef, i, d_rec, self.counters)
+                self._launch_per_item(self.step, n_strata, self.coef, self.cvar, i, d_rec, self.counters)
             else:
-                self.step[n_strata, self.lay["BLOCK_THREADS"]](self.coef, i, d_rec, self.counters)
+                self.step[n_strata, self.lay["BLOCK_THREADS"]](self.coef, self.cvar, i, d_rec, self.counters)
         self.counters.copy_to_host(self._host_counters)
         return int(self._host_counters[0]), int(self._host_counters[1])
 
@@ -162,7 +163,7 @@ class CudaBackend:
         rec0[0].points = 0
         d_rec = case_arg(rec0)
         threads = THREAD_BLOCK if self.mode == THREAD else self.lay["BLOCK_THREADS"]
-        self.step[1, threads](self.coef, 0, d_rec, self.counters)
+        self.step[1, threads](self.coef, self.cvar, 0, d_rec, self.counters)
         e = cuda.device_array(1, np.float64)
         if self.problem.has_exact:
             self.k.test_errors[1, 32](self.coef, d_rec, e, e)

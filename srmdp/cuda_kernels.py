@@ -28,9 +28,19 @@ import math
 from numba import cuda, float64, int64
 
 from .jit import device, kernel
-from .regression import cholesky, solve_into
+from .regression import cholesky, residual_variances, solve_into
 from .rng import REAL
-from .scheme import NB, D, add_back_z, estimate_at, path_driver_term, path_response, solve_stratum, test_point
+from .scheme import (
+    CURVATURE,
+    NB,
+    D,
+    add_back_z,
+    estimate_at,
+    path_driver_term,
+    path_response,
+    solve_stratum,
+    test_point,
+)
 from .strata import UNBOUNDED, cell_setup
 
 # --- bound by srmdp.build (defaults only make this module importable)
@@ -50,8 +60,9 @@ def stored_finite(coef, i, k):
 
 
 @kernel
-def step_thread(coef, i, case, counters):
-    """Time step i, one thread per stratum; counters = (dropped directions, first bad stratum)."""
+def step_thread(coef, cvar, i, case, counters):
+    """Time step i, one thread per stratum; counters = (dropped directions, first bad stratum); ``cvar``: the
+    regressions' variances with CURVATURE (:func:`srmdp.scheme.solve_stratum`), else unused."""
     k = int64(cuda.blockIdx.x) * cuda.blockDim.x + cuda.threadIdx.x
     if k >= case[0].strata:
         return
@@ -76,7 +87,7 @@ def step_thread(coef, i, case, counters):
     ph = cuda.local.array(BASIS_SIZE, REAL)
     tmp = cuda.local.array(BASIS_SIZE, float64)
     cache = cuda.local.array(1, REAL)  # unused: pass 2 replays
-    dropped, ok = solve_stratum(coef, i, k, case, cell, x, xp, dw, inc, u, ph, z, zp, phi, tmp, G, acc, cache)
+    dropped, ok = solve_stratum(coef, cvar, i, k, case, cell, x, xp, dw, inc, u, ph, z, zp, phi, tmp, G, acc, cache)
     if dropped > 0:
         cuda.atomic.add(counters, 0, dropped)
     if not (ok and stored_finite(coef, i, k)):
@@ -84,7 +95,7 @@ def step_thread(coef, i, case, counters):
 
 
 @kernel
-def step_block(coef, i, case, counters):
+def step_block(coef, cvar, i, case, counters):
     """Time step i, one block of BLOCK_THREADS threads per stratum (see the module's docstring)."""
     k = int64(cuda.blockIdx.x)
     tid = cuda.threadIdx.x
@@ -120,7 +131,7 @@ def step_block(coef, i, case, counters):
     for base in range(0, m_paths, BLOCK_THREADS):
         m = base + tid
         if m < m_paths:
-            s, w = path_response(coef, i, k, m, c, cell, x, xp, dw, inc, u, ph, z, zp, phi, cache, d, nb)
+            s, w = path_response(coef, cvar, i, k, m, c, cell, x, xp, dw, inc, u, ph, z, zp, phi, cache, d, nb)
             for a in range(BASIS_SIZE):
                 tile[row + a] = phi[a]
             tile[row + BASIS_SIZE] = s
@@ -146,6 +157,8 @@ def step_block(coef, i, case, counters):
         dropped = cholesky(G, nb)
         if dropped > 0:
             cuda.atomic.add(counters, 0, dropped)
+        if CURVATURE:  # the sums of squares are owned entries too (srmdp.cuda_launch.entries)
+            residual_variances(G, acc, D_PLUS_1, nb, m_paths, cvar, i, k, tmp)
     cuda.syncthreads()
     for l in range(tid, d, BLOCK_THREADS):  # z first (one component per thread) ...
         if not solve_into(G, acc, 1 + l, nb, coef, i, k, tmp):
@@ -156,7 +169,7 @@ def step_block(coef, i, case, counters):
     for base in range(0, m_paths, BLOCK_THREADS):
         m = base + tid
         if m < m_paths:
-            f = path_driver_term(coef, i, k, m, c, cell, x, xp, dw, u, ph, z, zp, phi, cache, d, nb)
+            f = path_driver_term(coef, cvar, i, k, m, c, cell, x, xp, dw, u, ph, z, zp, phi, cache, d, nb)
             for a in range(BASIS_SIZE):
                 tile[row + a] = phi[a]
             tile[row + BASIS_SIZE] = f
@@ -245,7 +258,7 @@ def fill_zero(a):
 
 
 @kernel
-def path_responses(coef, i, case, out):
+def path_responses(coef, cvar, i, case, out):
     """Diagnostics: out[k M + m] = (S_{Y,i+1}, w, Delta W_i) of path m of stratum k at time i (pass 1)."""
     t = int64(cuda.blockIdx.x) * cuda.blockDim.x + cuda.threadIdx.x
     c = case[0]
@@ -267,7 +280,7 @@ def path_responses(coef, i, case, out):
     d = D if D > 0 else c.d
     nb = NB if D > 0 else c.nb
     cell_setup(k, cell, d, c.cells, c.half_width, c.h, c.outside == UNBOUNDED)
-    s, w = path_response(coef, i, k, m, c, cell, x, xp, dw, inc, u, ph, z, zp, phi, cache, d, nb)
+    s, w = path_response(coef, cvar, i, k, m, c, cell, x, xp, dw, inc, u, ph, z, zp, phi, cache, d, nb)
     out[t, 0] = s
     out[t, 1] = w
     for l in range(D_PLUS_1 - 1):

@@ -76,11 +76,12 @@ def shared_bytes(d, nb, block):
     return 8 * (block * tile_stride(d, nb) + nb * nb + (d + 1) * nb + ne + 3 * d)
 
 
-def entries(d, nb):
+def entries(d, nb, curvature=False):
     """Owned entries of the normal equations: (tile column a, tile column b, destination).
 
     e < NG: G[a*nb + b] += phi_a phi_b (a <= b); else acc[c*nb + a] += phi_a S_c, S_c in tile column
-    nb + c.  Destinations index G for e < NG and acc otherwise.
+    nb + c, and with ``curvature`` then acc[(d+1) nb + c] += S_c^2 (the curvature correction's sums of squares,
+    :func:`srmdp.regression.residual_variances`).  Destinations index G for e < NG and acc otherwise.
     """
     pa, pb, dst = [], [], []
     for a in range(nb):
@@ -93,6 +94,10 @@ def entries(d, nb):
             pa.append(a)
             pb.append(nb + c)
             dst.append(c * nb + a)
+    for c in range(d + 1 if curvature else 0):
+        pa.append(nb + c)
+        pb.append(nb + c)
+        dst.append((d + 1) * nb + c)
     return (np.array(pa, np.int32), np.array(pb, np.int32), np.array(dst, np.int32), nb * (nb + 1) // 2)
 
 
@@ -106,14 +111,14 @@ def tile_stride(d, nb, width=8, pad=None):
     return conflict_free_stride(w, width) if (PAD_ROWS if pad is None else pad) else w
 
 
-def thread_row(d, nb, pad=None):
+def thread_row(d, nb, pad=None, curvature=False):
     """Row stride in doubles of step_thread's shared memory per thread (its cell data, G and acc: out of registers,
     -14 on LP0 d=4, bench/gpu_NOTES.md); 0 (local arrays) above SPECIALISE_MAX_D or beyond THREAD_ROW_BYTES per
     block (LP0 d=8: 35 doubles, 35.8 KB; LP1 thread mode from d=3 on).  The row holds 3d + nb^2 + (d+1) nb doubles;
     the stride is the smallest one at least that long whose accesses are free of bank conflicts
     (:func:`srmdp.shared_banks.conflict_free_stride`: the next odd number) unless ``pad`` (default
     :data:`PAD_ROWS`) is False: then the packed length (LP0: even, a 2-way conflict on every access)."""
-    row = 3 * d + nb * nb + (d + 1) * nb
+    row = 3 * d + nb * nb + (d + 1) * (nb + 1 if curvature else nb)  # curvature: the sums of squares too
     if PAD_ROWS if pad is None else pad:
         row = conflict_free_stride(row, 8)
     if d > SPECIALISE_MAX_D["cuda"] or 8 * row * THREAD_BLOCK > THREAD_ROW_BYTES:
@@ -154,17 +159,19 @@ def launch_bounds(d, threads, min_blocks=None, arithmetic="float64", smem=0, nb=
     return (int(threads), int(n))
 
 
-def layout(d, nb, block=0, arithmetic="float64", min_blocks=None, pad_rows=None):
+def layout(d, nb, block=0, arithmetic="float64", min_blocks=None, pad_rows=None, curvature=False):
     """Module constants of the kernels for sizes (d, nb), B threads per block (0: :func:`block_size`) and the
     arithmetic (it sets the default launch bounds, :func:`launch_bounds`; ``min_blocks``, ``pad_rows``: overrides
-    of SRMDP_CUDA_MIN_BLOCKS and SRMDP_CUDA_PAD_ROWS)."""
+    of SRMDP_CUDA_MIN_BLOCKS and SRMDP_CUDA_PAD_ROWS); ``curvature``: the curvature correction (CURVATURE, and
+    room for its sums of squares)."""
     b = int(block) if block else block_size(d, nb)
-    pa, pb, dst, ng = entries(d, nb)
-    row = thread_row(d, nb, pad_rows)
+    pa, pb, dst, ng = entries(d, nb, curvature)
+    row = thread_row(d, nb, pad_rows, curvature)
+    rhs = (d + 1) * (nb + 1 if curvature else nb)
     real = 4 if arithmetic == "float32" else 8
     tw = tile_stride(d, nb, real, pad_rows)
     smem_thread = 8 * row * THREAD_BLOCK
-    smem_block = real * b * tw + 8 * (nb * nb + (d + 1) * nb + len(pa) + 3 * d)
+    smem_block = real * b * tw + 8 * (nb * nb + rhs + len(pa) + 3 * d)
     pa, pb, dst = (Int32Array(int(v) for v in a) for a in (pa, pb, dst))
     bounds = (
         ("step_thread", launch_bounds(d, THREAD_BLOCK, min_blocks, arithmetic, smem_thread, nb)),
@@ -177,7 +184,7 @@ def layout(d, nb, block=0, arithmetic="float64", min_blocks=None, pad_rows=None)
         ("CELL_DATA_SIZE", 3 * d),
         ("BASIS_SIZE", nb),
         ("GRAM_SIZE", nb * nb),
-        ("RHS_SIZE", (d + 1) * nb),
+        ("RHS_SIZE", rhs),
         ("BLOCK_THREADS", b),
         ("TILE_WIDTH", tw),
         ("TILE_SIZE", b * tw),
@@ -187,7 +194,7 @@ def layout(d, nb, block=0, arithmetic="float64", min_blocks=None, pad_rows=None)
         ("GRAM_ENTRIES", ng),
         ("ENTRIES", len(pa)),
         ("LAUNCH_BOUNDS", tuple((k, v) for k, v in bounds if v)),
-    )
+    ) + ((("CURVATURE", True),) if curvature else ())
 
 
 # --- the case argument ----------------------------------------------------------------------------
@@ -216,4 +223,5 @@ def signatures(precision="float64"):
     rec = types.Tuple([types.NamedTuple(fields, CaseArg)])
     f1 = types.Array(types.float64, 1, "C")
     i1 = types.Array(types.int64, 1, "C")
-    return {"step": (coef, types.int64, rec, i1), "test": (coef, rec, f1, f1), "reduce": (f1, f1, rec, f1)}
+    cvar = types.Array(types.float64, 3, "C")
+    return {"step": (coef, cvar, types.int64, rec, i1), "test": (coef, rec, f1, f1), "reduce": (f1, f1, rec, f1)}

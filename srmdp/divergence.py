@@ -63,21 +63,37 @@ def _cell_centres(case, limit=SCALE_POINTS):
     return np.ascontiguousarray(axis[idx])
 
 
+def kernel_functions(problem):
+    """The problem's functions as the kernels compute them (compiled, :func:`srmdp.build.cpu_problem_module`): a
+    driver that fails where the guard looks (``math.sqrt`` of a negative, a division by zero) gives NaN or inf
+    there as it does in the kernels, not a Python exception; the run then stops on its non-finite coefficients
+    with the kernels' one-line error (exit status 3)."""
+    from .build import cpu_problem_module
+
+    return cpu_problem_module(problem)
+
+
 def data_scale(case, problem) -> float:
     """S = max |g| at the strata's centres + T max |f(t, x, 0, 0)| at the centres and up to SCALE_TIMES times
-    t_i (plain Python calls of the problem's functions; in the strata's coordinates for adapted strata)."""
-    mod = problem.module
+    t_i (the problem's functions as the kernels compute them, :func:`kernel_functions`, non-finite values left
+    out; in the strata's coordinates for adapted strata)."""
+    mod = kernel_functions(problem)
     T, d = case.maturity, case.d
     pts = _cell_centres(case)
     zero = np.zeros(d)
     times = np.unique(np.linspace(0, case.steps - 1, SCALE_TIMES).round().astype(int)) * (T / case.steps)
     g = f = 0.0
     for x in pts:
-        g = max(g, abs(float(mod.terminal(T, x.copy(), d))))
+        g = _finite_max(g, float(mod.terminal(T, x.copy(), d)))
         for t in times:
-            f = max(f, abs(float(mod.driver(float(t), x.copy(), 0.0, zero.copy(), d))))
+            f = _finite_max(f, float(mod.driver(float(t), x.copy(), 0.0, zero.copy(), d)))
     s = g + T * f
     return s if math.isfinite(s) else 0.0
+
+
+def _finite_max(m, v):
+    """max(m, |v|), v left out where it is not finite."""
+    return max(m, abs(v)) if math.isfinite(v) else m
 
 
 WIDEN = 2.0  # data-derived truncation bounds: WIDEN x the data's range (refinement's second remedy)
@@ -87,8 +103,9 @@ def data_bounds(case, problem):
     """Truncation bounds from the data, for a diverging refinement (:mod:`srmdp.refine`): (trunc_y, trunc_z) =
     WIDEN x (max |g| + T max |f(t, x, 0, 0)|, max_l |(sigma^T grad g)_l|) at the strata's centres, with
     sigma^T grad g from the problem's own forward step: (g(F(x, +h e_l)) - g(F(x, -h e_l))) / (2h), and at
-    least the y bound / sqrt(T) for z (a g that is flat where the strata are, with a running cost)."""
-    mod = problem.module
+    least the y bound / sqrt(T) for z (a g that is flat where the strata are, with a running cost).  The problem's
+    functions as the kernels compute them (:func:`kernel_functions`)."""
+    mod = kernel_functions(problem)
     T, d = case.maturity, case.d
     h = 1e-4
     zmax = 0.0
@@ -100,7 +117,7 @@ def data_bounds(case, problem):
                 dw[l] = sgn * h
                 mod.forward(T - h * h, xx, dw, h * h, d)
                 vals.append(float(mod.terminal(T, xx, d)))
-            zmax = max(zmax, abs(vals[0] - vals[1]) / (2 * h))
+            zmax = _finite_max(zmax, (vals[0] - vals[1]) / (2 * h))
     ybound = WIDEN * data_scale(case, problem)
     zbound = WIDEN * max(zmax, ybound / WIDEN / math.sqrt(T))
     if not (math.isfinite(ybound) and ybound > 0 and math.isfinite(zbound) and zbound > 0):

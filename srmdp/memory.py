@@ -4,7 +4,8 @@ Coefficients: N x K x (1 + q) x n_basis values (q = d; n_basis = 1 for LP0, d + 
 case's precision.  Work space: per CPU chunk (or GPU stratum) 7 (d+1) + 3d + nb^2 + (d+1) nb float64
 and the pass-1 cache of M paths (2d+1 doubles each), plus 3 N P float64 for the
 test-point errors of one run (e_Y, e_Z and one square at a time), plus the per-run errors and their second
-moments of all R runs (arrays, lists, JSON text), plus a constant for the Python objects of a run.
+moments of all R runs (arrays, lists, JSON text), plus a constant for the Python objects of a run.  With the
+curvature correction, the regressions' variances (:func:`variance_bytes`) and one more cached value per path.
 """
 
 import math
@@ -29,14 +30,21 @@ def scratch_sizes(d, nb):
     return 6 * (d + 1) + 3 * d + 3 * nb, nb * nb, (d + 1) * nb
 
 
-def pass_cache_width(d) -> int:
-    """Doubles per path that the CPU keeps between the two passes of a stratum: x_i, u_i, y_{i+1}."""
-    return 2 * int(d) + 1
+def pass_cache_width(d, curvature=False) -> int:
+    """Doubles per path that the CPU keeps between the two passes of a stratum: x_i, u_i, y_{i+1} (and its variance
+    with the curvature correction, :func:`srmdp.scheme.cache_width`)."""
+    return 2 * int(d) + (2 if curvature else 1)
+
+
+def variance_bytes(case) -> int:
+    """The regressions' variances of the curvature correction (float64, :meth:`srmdp.cases.Case.variance_shape`); 0
+    without it (its placeholder of one value is not counted)."""
+    return 8 * math.prod(case.variance_shape()) if case.curvature_correction else 0
 
 
 def workspace_bytes(case, test_points: int, workers: int) -> int:
     vec, gram, acc = scratch_sizes(case.d, case.n_basis)
-    per_worker = vec + gram + acc + case.paths * pass_cache_width(case.d)
+    per_worker = vec + gram + acc + case.paths * pass_cache_width(case.d, case.curvature_correction)
     return 8 * (workers * per_worker + 3 * case.steps * test_points)
 
 
@@ -58,6 +66,7 @@ RUN_OVERHEAD_BYTES = 512 * 2**10
 def required_bytes(case, test_points: int = 1000, workers: int = 64, runs: int = 1) -> int:
     return (
         coefficient_bytes(case)
+        + variance_bytes(case)
         + workspace_bytes(case, test_points, workers)
         + result_bytes(case, runs)
         + RUN_OVERHEAD_BYTES
@@ -130,7 +139,7 @@ def gpu_bytes(case, test_points: int, per_thread_normal_equations: bool, sms: in
     vec, gram, acc = scratch_sizes(case.d, case.n_basis)
     per_thread = vec + 16 + ((gram + acc) if per_thread_normal_equations else 0)
     local = GPU_RESIDENT_THREADS_PER_SM * sms * 8 * per_thread
-    return coefficient_bytes(case) + errors + local + GPU_RESERVE_BYTES
+    return coefficient_bytes(case) + variance_bytes(case) + errors + local + GPU_RESERVE_BYTES
 
 
 def check_fits(

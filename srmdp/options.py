@@ -242,6 +242,21 @@ class SolveOptions:
         {"flag": "bool"},
         on=CASE,
     )
+    curvature_correction: bool | None = _opt(
+        None,
+        "subtract the estimates' noise from the driver: 1/2 sum d2f/dz_l^2 Var z_l + 1/2 d2f/dy^2 Var y along every"
+        " path (beyond the paper; default: on for problems other than the paper's whose driver is curved,"
+        " srmdp.curvature)",
+        {"flag": "bool"},
+        on=CASE,
+        differs={
+            "run": Differs(
+                False,
+                "srmdp run computes the paper's rows and readings: the paper's scheme unless asked",
+                "curvature correction of the driver (beyond the paper; srmdp.curvature)",
+            )
+        },
+    )
     threads: int | None = _opt(None, "CPU threads (default: all)", {"type": int}, on=RUN + ("campaign",))
     test_points: int = _opt(
         1000,

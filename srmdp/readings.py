@@ -24,6 +24,7 @@ class ReadingKey(NamedTuple):
     z_cv: bool = False
     martingale_cv: bool = False
     arithmetic: str = "float64"
+    curvature_correction: bool = False
 
 
 def reading_of(res: dict) -> ReadingKey:
@@ -37,17 +38,18 @@ def reading_of(res: dict) -> ReadingKey:
         bool(r.get("z_cv", False)),
         bool(r.get("martingale_cv", False)),
         r.get("arithmetic") or "float64",
+        bool(r.get("curvature_correction", False)),
     )
 
 
 def same_reading(a: tuple, b: tuple) -> bool:
-    """Whether two readings are equal: ``a`` and ``b`` are :class:`ReadingKey` s or tuples of their first 3 to 6
+    """Whether two readings are equal: ``a`` and ``b`` are :class:`ReadingKey` s or tuples of their first 3 to 7
     fields (a missing flag is False, a missing arithmetic "float64"); truncation bounds are compared as floats
     (None = no truncation)."""
     a, b = ReadingKey(*a), ReadingKey(*b)
     if a.outside != b.outside or bool(a.z_cv) != bool(b.z_cv) or bool(a.martingale_cv) != bool(b.martingale_cv):
         return False
-    if a.arithmetic != b.arithmetic:
+    if a.arithmetic != b.arithmetic or bool(a.curvature_correction) != bool(b.curvature_correction):
         return False
     for x, y in ((a.trunc_y, b.trunc_y), (a.trunc_z, b.trunc_z)):
         if (x is None) != (y is None):
@@ -67,6 +69,7 @@ def reading_key(r) -> ReadingKey:
         bool(getattr(r, "z_cv", False)),
         bool(getattr(r, "martingale_cv", False)),
         getattr(r, "arithmetic", "float64"),
+        bool(getattr(r, "curvature_correction", False)),
     )
 
 

@@ -94,3 +94,36 @@ def evaluate(coef, i, k, c, phi, nb, bound):
     if v < -lim:
         return -lim
     return v
+
+
+@device
+def residual_variances(G, acc, nc, nb, paths, out, i, k, tmp):
+    """For the curvature correction (:func:`srmdp.scheme.curvature_term`), after :func:`cholesky`: into out[i, k, c]
+    the residual variance of response c < nc, sigma^2_c = (sum S_c^2 - |L^{-1} r_c|^2) / max(M - nb, 1) (the sum of
+    squares at acc[nc nb + c]; |L^{-1} r_c|^2 = r_c^T G^{-1} r_c the fit's share), and into out[i, k, nc + p (p + 1)
+    / 2 + q] the rows of L^{-1} (q <= p; a dropped direction's row 0), so that the variance of the fitted value at x
+    is sigma^2_c |L^{-1} phi(x)|^2 = sigma^2_c phi^T (Phi^T Phi)^{-1} phi (float64)."""
+    dof = max(paths - nb, 1)
+    for c in range(nc):
+        fit = 0.0
+        for p in range(nb):
+            s = acc[c * nb + p]
+            for q in range(p):
+                s -= G[p * nb + q] * tmp[q]
+            lpp = G[p * nb + p]
+            tmp[p] = s / lpp if lpp > 0.0 else 0.0
+            fit += tmp[p] * tmp[p]
+        out[i, k, c] = max(acc[nc * nb + c] - fit, 0.0) / dof
+    for p in range(nb):
+        row = nc + p * (p + 1) // 2
+        lpp = G[p * nb + p]
+        for q in range(p + 1):
+            if lpp <= 0.0:
+                out[i, k, row + q] = 0.0
+            elif q == p:
+                out[i, k, row + q] = 1.0 / lpp
+            else:
+                s = 0.0
+                for r in range(q, p):
+                    s += G[p * nb + r] * out[i, k, nc + r * (r + 1) // 2 + q]
+                out[i, k, row + q] = -s / lpp

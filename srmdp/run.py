@@ -206,6 +206,7 @@ def run_case(
             "trunc_z": d["trunc_z"],
             "z_cv": bool(case.z_cv),
             **({"martingale_cv": True} if case.martingale_cv else {}),
+            **({"curvature_correction": True} if case.curvature_correction else {}),
             "arithmetic": case.arithmetic,
         },
         "device": backend.device,

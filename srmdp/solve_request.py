@@ -15,6 +15,7 @@ from . import memory
 from .adapt import adapted_spec, split_spec
 from .bases import BASES
 from .cases import Z_CV_DEFAULT_FOR_USER_PROBLEMS
+from .curvature import default as curvature_default
 from .exceptions import ConfigError
 from .options import SolveOptions, make_case, on
 from .problems import DEFAULT as DEFAULT_PROBLEM
@@ -90,9 +91,12 @@ class SolveRequest:
         z_cv = opts.z_cv
         if z_cv is None:  # the paper's problem keeps the paper's scheme; other problems take the measured default
             z_cv = Z_CV_DEFAULT_FOR_USER_PROBLEMS and base_name != DEFAULT_PROBLEM
+        curvature = opts.curvature_correction
+        if curvature is None:  # off for the paper's problem; else the problem's, or on where its driver is curved
+            curvature = curvature_default(prob, opts.d, base_name == DEFAULT_PROBLEM)
         dt = prob.maturity / DEFAULT_STEPS if opts.dt is None else opts.dt
         case_values = {o.name: getattr(opts, o.name) for o in on("case") if o.name in _GIVEN_BY_LEVEL_OR_OPTS}
-        case_values.update(problem=spec, z_cv=z_cv)
+        case_values.update(problem=spec, z_cv=z_cv, curvature_correction=curvature)
         case_options = dict(case_values)  # the level's d, dt, #C, M join them (case_at)
         # validate dt and the options first (placeholders where the rules will decide)
         probe = make_case(

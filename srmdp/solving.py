@@ -23,8 +23,9 @@ def solve(
     problem file (the contract of :mod:`srmdp.problems`), or a loaded :class:`~srmdp.problems.Problem`.
     The options (``d`` required; ``dt``, ``basis``, ``cells``, ``paths``, ``outside``, ``trunc_y``,
     ``trunc_z``, ``half_width``, ``strata``, ``precision``, ``arithmetic``, ``device``, ``seed``, ``runs``,
-    ``z_cv``, ``martingale_cv``, ``threads``, ``test_points``, ``keep``, ``error``, ``tol``, ``budget_s``,
-    ``guard``) are the fields of :class:`srmdp.options.SolveOptions` (pass them as keywords, or ``options=`` a record).
+    ``z_cv``, ``martingale_cv``, ``curvature_correction``, ``threads``, ``test_points``, ``keep``, ``error``, ``tol``,
+    ``budget_s``, ``guard``) are the fields of :class:`srmdp.options.SolveOptions` (pass them as keywords, or
+    ``options=`` a record).
     Defaults: the paper's rules for dt (T/5), #C and M (:mod:`srmdp.rules`); 2 runs (4 with ``tol``).
 
     ``error`` (default True): also solve one level below, strictly coarser in N, #C and M, and set

@@ -186,9 +186,9 @@ def test_paths_bitwise_per_path(cpu_kernels):
         out = np.zeros((n, 2 + d))
         if on_gpu:
             dev = cuda.to_device(out)
-            k.path_responses[(n + 31) // 32, 32](coef, i, case_arg(rec), dev)
+            k.path_responses[(n + 31) // 32, 32](coef, np.zeros((1, 1, 1)), i, case_arg(rec), dev)
             return dev.copy_to_host()
-        k.path_responses(coef, i, rec, out)
+        k.path_responses(coef, np.zeros((1, 1, 1)), i, rec, out)
         return out
 
     for z_cv in (False, True, "martingale"):
@@ -238,3 +238,38 @@ def test_nonfinite_coefficient_is_reported():
     rec[0].sqdt = math.sqrt(1e-300)
     b.warm_up(rec)
     assert b.backward_step(case.steps - 1, rec) == 0
+
+
+# the curvature correction (srmdp.curvature): problems curved in z (driver_zz given) and in y (driver_yy given), and
+# the paper's driver through central differences in float32 arithmetic
+CURVED = [
+    ("quadratic_z", dict(d=2, dt=1 / 3, basis="LP1", cells=2, paths=10, z_cv=True), "block", 4),
+    ("quadratic_z", dict(d=2, dt=1 / 3, basis="LP1", cells=2, paths=10, z_cv=True), "thread", 0),
+    ("reaction_diffusion", dict(d=2, dt=1 / 3, basis="LP0", cells=3, paths=7), "block", 4),
+    ("gobet2016", dict(d=1, dt=0.25, basis="LP1", cells=4, paths=9, arithmetic="float32"), "block", 8),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name,kw,mode,block", CURVED, ids=[f"{n}-{m}{b or ''}" for n, _, m, b in CURVED])
+def test_curvature_correction_matches_cpu(name, kw, mode, block):
+    """With the correction the GPU's kernels (variances from the owned sums of squares in block mode, pass 2's
+    variance of y_{i+1} replayed) give the CPU's coefficients and variances; and the correction moves them (a
+    curved driver)."""
+    import dataclasses
+
+    from srmdp.cpu import CpuBackend
+    from srmdp.cuda import CudaBackend
+    from srmdp.problems import load_problem
+
+    problem = load_problem(name)
+    case = _case(problem=name, curvature_correction=True, **kw)
+    cpu = CpuBackend(problem)
+    c_cpu = _solve(cpu, case)[0]
+    gpu = CudaBackend(problem, mode=mode, block=block)
+    c_gpu = _solve(gpu, case)[0]
+    _agree(c_gpu, c_cpu, *((0.0, 0.0) if EXACT else (1e-8, 1e-10)))
+    _agree(gpu.cvar.copy_to_host(), cpu.cvar, *((0.0, 0.0) if EXACT else (1e-8, 1e-12)))
+    if name != "gobet2016":  # (its driver is bilinear: second differences of rounding size only)
+        off = _solve(CpuBackend(problem), dataclasses.replace(case, curvature_correction=False))[0]
+        assert not np.array_equal(off, c_cpu)

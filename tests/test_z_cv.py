@@ -15,7 +15,7 @@ from srmdp.run import run_case
 def _responses(case, coef, i, seed=3):
     k = kernels(load_problem("gobet2016"), case.basis, case.d, "cpu")
     out = np.zeros((case.strata * case.paths, 2 + case.d))
-    k.path_responses(coef, i, case.record(seed, 0, 0), out)
+    k.path_responses(coef, np.zeros(case.variance_shape()), i, case.record(seed, 0, 0), out)
     return out
 
 
@@ -87,7 +87,15 @@ def _z_coefficients(case, coef, i, runs, seed=3):
     out = []
     for r in range(runs):
         c = coef.copy()
-        k.backward_step(c, i, case.record(seed, r, 0), 4, np.zeros(4, np.int64), np.full(4, -1, np.int64))
+        k.backward_step(
+            c,
+            np.zeros(case.variance_shape()),
+            i,
+            case.record(seed, r, 0),
+            4,
+            np.zeros(4, np.int64),
+            np.full(4, -1, np.int64),
+        )
         out.append(c[i, :, 1:, :])
     return np.array(out)
 

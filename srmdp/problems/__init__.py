@@ -10,6 +10,9 @@ The contract (a user's file follows the same one as the modules shipped here):
   (default X = W: ``x[l] += dw[l]``);
 * optional ``y_exact(t, x, d)`` and ``z_exact(t, x, out, d)`` (both or neither): with them every
   run reports the error indicators, without them u(0, x0) and its standard error;
+* optional ``driver_zz(t, x, y, z, l, d)`` -> d2f/dz_l^2 and ``driver_yy(t, x, y, z, d)`` -> d2f/dy^2, for the
+  curvature correction (:mod:`srmdp.curvature`; without them, central differences of ``driver``), and
+  ``CURVATURE_CORRECTION`` (bool) to set that correction's default for the problem;
 * optional ``forward_moments(t, x0, d) -> (mean, sd)`` (plain Python, scalars or length-d arrays): the law
   of X_t started at x0 = (X0, ..., X0), for strata where the paths are (:mod:`srmdp.adapt`; without it a
   pilot simulation of ``forward`` stands in).
@@ -47,6 +50,8 @@ CONTRACT = {
     "forward": (("t", "x", "dw", "dt", "d"), False),
     "y_exact": (("t", "x", "d"), False),
     "z_exact": (("t", "x", "out", "d"), False),
+    "driver_zz": (("t", "x", "y", "z", "l", "d"), False),
+    "driver_yy": (("t", "x", "y", "z", "d"), False),
 }
 DEFAULT_FORWARD = '''
 
@@ -68,6 +73,7 @@ class Problem:
     x0: float
     has_exact: bool
     adapted_d: int = 0  # > 0: the problem in the coordinates of adapted strata of dimension d (srmdp.adapt)
+    curvature_correction: bool | None = None  # CURVATURE_CORRECTION: the correction's default (srmdp.curvature)
 
     @property
     def source_hash(self) -> str:
@@ -176,9 +182,20 @@ def _load(spec: str, path: Path, name: str, adapted_d, text: str) -> Problem:
         f"must be a number in (0, {MAX_HALF_WIDTH:g}]",
     )
     x0 = _number(module, where, "X0", 0.0, lambda v: True, "must be a finite number")
+    curvature = module.__dict__.get("CURVATURE_CORRECTION")
+    if curvature is not None and not isinstance(curvature, bool):
+        _fail(where, f"CURVATURE_CORRECTION = {curvature!r}: True or False (leave it out for the default)")
     source = text if "forward" in module.__dict__ else text.rstrip() + "\n" + DEFAULT_FORWARD
     return Problem(
-        name=name, path=path, source=source, module=module, maturity=maturity, half_width=half, x0=x0, has_exact=has_y
+        name=name,
+        path=path,
+        source=source,
+        module=module,
+        maturity=maturity,
+        half_width=half,
+        x0=x0,
+        has_exact=has_y,
+        curvature_correction=curvature,
     )
 
 
@@ -201,4 +218,5 @@ def _adapted(base: Problem, d: int) -> Problem:
         x0=0.0,
         has_exact=base.has_exact,
         adapted_d=int(d),
+        curvature_correction=base.curvature_correction,
     )

@@ -63,6 +63,11 @@ def driver(t, x, y, z, d):
     return -0.5 * LAM * s
 
 
+def driver_zz(t, x, y, z, l, d):
+    # d2f/dz_l^2 (the curvature correction, srmdp.curvature)
+    return -LAM
+
+
 def forward(t, x, dw, dt, d):
     # X = x + sqrt(2) W: exact
     for l in range(d):

@@ -72,6 +72,11 @@ def driver(t, x, y, z, d):
     return 0.5 * A * s
 
 
+def driver_zz(t, x, y, z, l, d):
+    # d2f/dz_l^2 (the curvature correction, srmdp.curvature)
+    return A
+
+
 def y_exact(t, x, d):
     return math.log(_v(t, x, d)) / A
 

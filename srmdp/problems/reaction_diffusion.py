@@ -64,6 +64,17 @@ def driver(t, x, y, z, d):
     return min(1.0, e * e)
 
 
+def driver_yy(t, x, y, z, d):
+    # d2f/dy^2 (the curvature correction, srmdp.curvature): 2 where (y - y*)^2 < 1, 0 where min{1, .} is 1
+    e = y - KAPPA - 1.0 - _oscillation(t, x, d)
+    return 2.0 if e * e < 1.0 else 0.0
+
+
+def driver_zz(t, x, y, z, l, d):
+    # f does not depend on z
+    return 0.0
+
+
 def y_exact(t, x, d):
     return 1.0 + KAPPA + _oscillation(t, x, d)
 
