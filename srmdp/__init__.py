@@ -3,11 +3,11 @@ Gobet, López-Salas, Turkedjiev and Vázquez (SISC 2016), on CPU (Numba) and GPU
 
 __version__ = "0.1.0"
 
-from .cases import Case  # noqa: E402
+from .case.cases import Case  # noqa: E402
 from .exceptions import ConfigError, NumericalError  # noqa: E402
 from .options import SolveOptions  # noqa: E402
-from .run import run_case  # noqa: E402
-from .solution import Solution, load  # noqa: E402
+from .runs.run import run_case  # noqa: E402
+from .solutions.solution import Solution, load  # noqa: E402
 from .solving import solve  # noqa: E402
 
 __all__ = [

@@ -9,9 +9,9 @@ Surfaces:
   (``srmdp run``), and the paper's commands that run cases: ``campaign`` (``srmdp campaign run``), ``lsmdp``
   (``srmdp lsmdp``), ``beyond_solve`` (``srmdp beyond solve``); the workflow's jobs pass their options as dicts,
   rendered by :func:`command_line`;
-- ``case``: the fields of :class:`srmdp.cases.Case` the option sets (:func:`make_case`, the one place a case is
+- ``case``: the fields of :class:`srmdp.case.cases.Case` the option sets (:func:`make_case`, the one place a case is
   made from options);
-- ``run_case``: the keywords of :func:`srmdp.run.run_case`.
+- ``run_case``: the keywords of :func:`srmdp.runs.run.run_case`.
 
 A field of :class:`SolveOptions` is an option of ``api`` and ``solve``, and of the surfaces its ``on`` names; the
 options that are not solve options (``problem``, ``--table``, ``--run-start``, ...) are :data:`COMMAND_OPTIONS`.
@@ -27,11 +27,11 @@ import math
 import shlex
 from dataclasses import dataclass, field, fields
 
-from .bases import BASES
-from .build import ARITHMETICS
-from .cases import PRECISIONS
+from .case.cases import PRECISIONS
 from .exceptions import ConfigError
-from .strata import OUTSIDE_MODES
+from .numerics.bases import BASES
+from .numerics.build import ARITHMETICS
+from .numerics.strata import OUTSIDE_MODES
 
 STRATA = ("box", "adapted")
 KEEP = ("all", "last")
@@ -110,14 +110,14 @@ class SolveOptions:
     )
     cells: int | None = _opt(
         None,
-        "#C, cells per axis (default: the paper's formula, srmdp.rules)",
+        "#C, cells per axis (default: the paper's formula, srmdp.numerics.rules)",
         {"type": int},
         on=CASE,
         differs={"run": Differs(None, RUN_GIVEN, "#C, cells per axis (free form)")},
     )
     paths: int | None = _opt(
         None,
-        "M, paths per stratum (default: the paper's formula, srmdp.rules)",
+        "M, paths per stratum (default: the paper's formula, srmdp.numerics.rules)",
         {"type": int},
         on=CASE,
         differs={"run": Differs(None, RUN_GIVEN, "M, paths per stratum (free form)")},
@@ -147,7 +147,7 @@ class SolveOptions:
     strata: str | None = _opt(
         None,
         "box: the paper's [-L, L]^d at every step; adapted: at each step a box centred on"
-        " the law of X_t (srmdp.adapt). Default: box for the paper's problem, adapted for"
+        " the law of X_t (srmdp.problems.adapt). Default: box for the paper's problem, adapted for"
         " the others (bench/own_pde/NOTES.md, the measurement)",
         {"choices": STRATA},
         on=("run",),
@@ -246,14 +246,14 @@ class SolveOptions:
         None,
         "subtract the estimates' noise from the driver: 1/2 sum d2f/dz_l^2 Var z_l + 1/2 d2f/dy^2 Var y along every"
         " path (beyond the paper; default: on for problems other than the paper's whose driver is curved,"
-        " srmdp.curvature)",
+        " srmdp.problems.curvature)",
         {"flag": "bool"},
         on=CASE,
         differs={
             "run": Differs(
                 False,
                 "srmdp run computes the paper's rows and readings: the paper's scheme unless asked",
-                "curvature correction of the driver (beyond the paper; srmdp.curvature)",
+                "curvature correction of the driver (beyond the paper; srmdp.problems.curvature)",
             )
         },
     )
@@ -286,7 +286,7 @@ class SolveOptions:
     )
     guard: bool = _opt(
         True,
-        "stop a run whose estimators blow up (srmdp.divergence)",
+        "stop a run whose estimators blow up (srmdp.kernels.divergence)",
         {
             "flag": "negate",
             "name": "--no-guard",
@@ -295,7 +295,7 @@ class SolveOptions:
     )
 
     def __post_init__(self):
-        from .cases import is_int, plain
+        from .case.cases import is_int, plain
 
         if self.d is None:
             raise ConfigError("invalid d=None: give the dimension d (an integer >= 1)")
@@ -458,11 +458,17 @@ def choice(name, allowed):
     return parse
 
 
+def number(text):
+    """A float argument (its range is checked with the case, in one place)."""
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+
+
 def add_arguments(parser, surface):
     """One argument of ``parser`` per option of ``surface`` ("solve", "run", "campaign"), ``--name-with-dashes``,
     with that surface's default and help."""
-    from .cli_common import number
-
     for o in on(surface):
         kw = {"dest": o.name, "help": o.help_on(surface)}
         if o.kind == "negate":
@@ -535,7 +541,7 @@ CASE_FROM_PROBLEM = {"maturity": "the problem's MATURITY (dt divides it)"}
 
 
 def case_options(values: dict) -> dict:
-    """The :class:`~srmdp.cases.Case` fields of option ``values`` (any of the ``case`` options): "no truncation"
+    """The :class:`~srmdp.case.cases.Case` fields of option ``values`` (any of the ``case`` options): "no truncation"
     (None) is inf and a bound a float, as the kernels hold it; ``martingale_cv`` implies ``z_cv``.  Every case made
     from options (``srmdp run``, :func:`srmdp.solve`, the paper's readings, the suite, the campaign) is made from
     this dict."""
@@ -553,8 +559,8 @@ def case_options(values: dict) -> dict:
 
 def make_case(values: dict, cls=None, **own):
     """The case of option ``values`` (the ``case`` options: d, dt, basis, cells, paths, the reading, the problem;
-    :func:`case_options`); ``cls``: a subclass of :class:`~srmdp.cases.Case` (the paper's rows) with its ``own``
+    :func:`case_options`); ``cls``: a subclass of :class:`~srmdp.case.cases.Case` (the paper's rows) with its ``own``
     fields (table, row)."""
-    from .cases import Case
+    from .case.cases import Case
 
     return (cls or Case)(**case_options(values), **own)

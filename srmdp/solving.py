@@ -1,6 +1,7 @@
-""":func:`srmdp.solve`: one level and its error estimate (the level below, :mod:`srmdp.error_estimate`), or a
-refinement to ``tol`` (:mod:`srmdp.refine`).  The request it validates is :class:`srmdp.solve_request.SolveRequest`;
-the object it returns is :class:`srmdp.solution.Solution`.
+""":func:`srmdp.solve`: one level and its error estimate (the level below, :mod:`srmdp.solutions.error_estimate`), or a
+refinement to ``tol`` (:mod:`srmdp.refine.refine`).  The request it validates is
+:class:`srmdp.solutions.solve_request.SolveRequest`;
+the object it returns is :class:`srmdp.solutions.solution.Solution`.
 """
 
 from __future__ import annotations
@@ -10,14 +11,14 @@ from dataclasses import replace
 import numpy as np
 
 from .options import SolveOptions
-from .solution import Solution
-from .solve_request import SolveRequest
+from .solutions.solution import Solution
+from .solutions.solve_request import SolveRequest
 
 
 def solve(
     problem="gobet2016", *, options: SolveOptions | None = None, progress=None, report=None, **kwargs
 ) -> Solution:
-    """Solve the BSDE / semilinear PDE ``problem`` by SRMDP; returns a :class:`~srmdp.solution.Solution`.
+    """Solve the BSDE / semilinear PDE ``problem`` by SRMDP; returns a :class:`~srmdp.solutions.solution.Solution`.
 
     ``problem``: a registered name (:data:`srmdp.problems.REGISTRY`), a path ``file.py[:NAME]`` to a
     problem file (the contract of :mod:`srmdp.problems`), or a loaded :class:`~srmdp.problems.Problem`.
@@ -26,18 +27,18 @@ def solve(
     ``z_cv``, ``martingale_cv``, ``curvature_correction``, ``threads``, ``test_points``, ``keep``, ``error``, ``tol``,
     ``budget_s``, ``guard``) are the fields of :class:`srmdp.options.SolveOptions` (pass them as keywords, or
     ``options=`` a record).
-    Defaults: the paper's rules for dt (T/5), #C and M (:mod:`srmdp.rules`); 2 runs (4 with ``tol``).
+    Defaults: the paper's rules for dt (T/5), #C and M (:mod:`srmdp.numerics.rules`); 2 runs (4 with ``tol``).
 
     ``error`` (default True): also solve one level below, strictly coarser in N, #C and M, and set
-    ``Solution.u0_error`` (:mod:`srmdp.error_estimate`; None with ``Solution.u0_error_reason`` when it
-    cannot be estimated honestly).  ``tol``: refine instead (:mod:`srmdp.refine`).  ``guard``: stop a run
-    whose estimators blow up (:mod:`srmdp.divergence`).  ``report(line)``: a line per refinement level.
+    ``Solution.u0_error`` (:mod:`srmdp.solutions.error_estimate`; None with ``Solution.u0_error_reason`` when it
+    cannot be estimated honestly).  ``tol``: refine instead (:mod:`srmdp.refine.refine`).  ``guard``: stop a run
+    whose estimators blow up (:mod:`srmdp.kernels.divergence`).  ``report(line)``: a line per refinement level.
     Everything is checked before anything is compiled or computed (one-line ConfigError), the memory included.
     """
     opts = replace(options, **kwargs) if options is not None else SolveOptions(**kwargs)
     req = SolveRequest.make(problem, opts, progress)
     if opts.tol is not None:
-        from .refine import refine
+        from .refine.refine import refine
 
         return refine(req, opts.tol, opts.budget_s, report=report)
     case, rules = req.case_at(req.steps)
@@ -55,8 +56,8 @@ def solve(
         if why:
             sol.result["error_estimate"] = {"u0_error": None, "reason": why}
         return sol
-    from .divergence import DivergenceError
-    from .error_estimate import total_error
+    from .kernels.divergence import DivergenceError
+    from .solutions.error_estimate import total_error
 
     try:
         low = req.run(coarse, {}, keep="last", z0=want_z0)
@@ -92,9 +93,9 @@ def solve(
 
 def z0_estimate(fine, coarse_result, case, coarse) -> dict:
     """z0 (the first step's, mean over the runs), its s.e., and z0_error per component from the level below
-    (:func:`srmdp.first_step.z0_error`), or None with the reason."""
-    from .error_estimate import RHO_MIN
-    from .first_step import z0_error, z0_rho
+    (:func:`srmdp.solutions.first_step.z0_error`), or None with the reason."""
+    from .solutions.error_estimate import RHO_MIN
+    from .solutions.first_step import z0_error, z0_rho
 
     zf, zc = np.array(fine["z0_runs"]), np.array(coarse_result["z0_runs"])
     sf, sc = (a.std(axis=0, ddof=1) / np.sqrt(len(a)) for a in (zf, zc))

@@ -21,7 +21,7 @@ def cpu_kernels():
     import numpy as np
     from numba import njit
 
-    from srmdp.build import kernels
+    from srmdp.numerics.build import kernels
     from srmdp.problems import load_problem
 
     k = kernels(load_problem("gobet2016"), "LP1", 0, "cpu")
@@ -73,10 +73,10 @@ def fast_simulator():
 
 
 def case_record(**fields):
-    """A case record (srmdp.cases.RECORD) with the given fields, the rest 0 (tests of single kernels)."""
+    """A case record (srmdp.case.cases.RECORD) with the given fields, the rest 0 (tests of single kernels)."""
     import numpy as np
 
-    from srmdp.cases import RECORD
+    from srmdp.case.cases import RECORD
 
     rec = np.rec.array(np.zeros(1, RECORD))
     for key, value in fields.items():
@@ -108,7 +108,7 @@ def cuda_usable():
     if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
         return True
     try:
-        from srmdp.gpu import gpu_unavailable_reason
+        from srmdp.kernels.gpu import gpu_unavailable_reason
 
         return gpu_unavailable_reason() is None
     except Exception:
@@ -119,7 +119,10 @@ def real_gpu():
     """A CUDA device, not the simulator, is usable (checked in a process without NUMBA_ENABLE_CUDASIM)."""
     import subprocess
 
-    code = "from srmdp.gpu import gpu_unavailable_reason; import sys; sys.exit(gpu_unavailable_reason() is not None)"
+    code = (
+        "from srmdp.kernels.gpu import gpu_unavailable_reason; import sys;"
+        " sys.exit(gpu_unavailable_reason() is not None)"
+    )
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, timeout=120).returncode == 0

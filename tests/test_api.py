@@ -20,16 +20,16 @@ import pytest
 from conftest import HEAT_PROBLEM
 
 import srmdp
-import srmdp.run
-from srmdp.cases import Case
-from srmdp.cli import main
+import srmdp.runs.run
+from srmdp.case.cases import Case
+from srmdp.case.results import seal
+from srmdp.cli.commands import main
 from srmdp.exceptions import ConfigError
+from srmdp.numerics.rules import paper_rule
 from srmdp.paper.rows import paper_rows, rule_table
 from srmdp.problems import gobet2016
-from srmdp.results import seal
-from srmdp.rules import paper_rule
-from srmdp.solution_file import SOLUTION_FORMAT_VERSION
-from srmdp.solve_request import check_memory
+from srmdp.solutions.solution_file import SOLUTION_FORMAT_VERSION
+from srmdp.solutions.solve_request import check_memory
 from srmdp.solving import solve
 
 TINY = dict(d=2, cells=3, paths=20, seed=3)  # dt = T/5: N = 5, K = 9
@@ -85,7 +85,7 @@ def _refused(status, stderr, *keywords):
 
 # --- the paper's rules ---------------------------------------------------------------------------
 def test_default_cells_and_paths_are_the_papers_formulas():
-    """Every paper row whose table is the rule for its (basis, d) is reproduced by srmdp.rules."""
+    """Every paper row whose table is the rule for its (basis, d) is reproduced by srmdp.numerics.rules."""
     checked = 0
     for r in paper_rows():
         rule = paper_rule(r["basis"], r["d"], int(round(1 / r["dt"])))
@@ -307,7 +307,7 @@ def test_cli_eval_refuses_bad_input_before_compute(tmp_path, saved):
     (tmp_path / "ok.csv").write_text("1,2\n")
     np.save(tmp_path / "strings.npy", np.array(["a", "b"]))
     (tmp_path / "dir.csv").mkdir()
-    with mock.patch.object(srmdp.solution.Solution, "evaluate", side_effect=AssertionError("computed")):
+    with mock.patch.object(srmdp.solutions.solution.Solution, "evaluate", side_effect=AssertionError("computed")):
         for argv, words in [
             (["--step", 0, "--points", tmp_path / "three.csv"], ("shape (1, 3)", "d = 2")),
             (["--step", 0, "--points", tmp_path / "bad.csv"], ("line 2",)),
@@ -330,7 +330,7 @@ def test_cli_eval_refuses_bad_input_before_compute(tmp_path, saved):
 
 
 def test_cli_solve_refuses_before_compute(tmp_path):
-    with mock.patch.object(srmdp.run, "make_backend", side_effect=AssertionError("computed")):
+    with mock.patch.object(srmdp.runs.run, "make_backend", side_effect=AssertionError("computed")):
         for argv, words, env in [
             (["--d", 2, "--out", tmp_path / "s.txt"], ("ends with .npz",), None),
             (["--d", 0, "--out", tmp_path / "s.npz"], ("invalid d=0",), None),
@@ -349,13 +349,13 @@ def test_cli_solve_refuses_before_compute(tmp_path):
 def test_memory_is_refused_up_front():
     case = Case(d=2, dt=0.2, basis="LP1", cells=3, paths=20)
     one = check_memory(case, 1, "all", 1000, available=2**40)
-    coef = srmdp.memory.coefficient_bytes(case)
+    coef = srmdp.case.memory.coefficient_bytes(case)
     assert check_memory(case, 4, "all", 1000, available=2**40) > one + 3 * coef - 1
     last = check_memory(case, 4, "last", 1000, available=2**40)  # one run's coefficients, four runs' results
     msg = _one_line_config_error(check_memory, case, 4, "all", 1000, available=last)
     assert "4 kept run(s)" in msg and "keep='last'" in msg
     assert check_memory(case, 4, "last", 1000, available=last)
-    with mock.patch.object(srmdp.run, "make_backend", side_effect=AssertionError("computed")):
+    with mock.patch.object(srmdp.runs.run, "make_backend", side_effect=AssertionError("computed")):
         with mock.patch.dict(os.environ, {"SRMDP_MEMORY_LIMIT": str(last)}):
             _one_line_config_error(solve, "gobet2016", runs=4, progress=False, match="keep='last'", **TINY)
 

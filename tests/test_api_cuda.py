@@ -30,7 +30,7 @@ def _agree(a, b):
 def test_solve_on_gpu_and_gpu_evaluate_match_cpu():
     from numba import cuda
 
-    from srmdp.cuda import CudaBackend
+    from srmdp.kernels.cuda import CudaBackend
     from srmdp.solving import solve
 
     kw = dict(d=2, dt=0.5, basis="LP1", cells=2, paths=6, runs=2, seed=4, test_points=8, progress=False)
@@ -54,7 +54,7 @@ def test_solve_on_gpu_and_gpu_evaluate_match_cpu():
 
 @pytest.mark.slow  # compile-dominated (25-70 s in the fast suite on 2 cores): the slow suite
 def test_adapted_strata_on_gpu_match_cpu():
-    """Strata where the paths are (srmdp.adapt) are a change of the problem's coordinates: the GPU kernels run
+    """Strata where the paths are (srmdp.problems.adapt) are a change of the problem's coordinates: the GPU kernels run
     the same generated problem (its tables as global constant arrays) and agree with the CPU."""
     from srmdp.solving import solve
 

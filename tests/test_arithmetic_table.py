@@ -9,7 +9,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from srmdp import indicators, readings
+from srmdp.case import readings
+from srmdp.numerics import indicators
 from srmdp.paper import summary_sentences, switch_tables
 from srmdp.paper.plan import Plan, load_configs
 

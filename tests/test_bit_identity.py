@@ -51,9 +51,9 @@ def _digest(*arrays):
 
 
 def fingerprint(spec, threads=2):
-    from srmdp.cases import Case
-    from srmdp.cpu import CpuBackend
-    from srmdp.run import run_case
+    from srmdp.case.cases import Case
+    from srmdp.kernels.cpu import CpuBackend
+    from srmdp.runs.run import run_case
 
     d, dt, basis, cells, paths, outside, ly, lz, precision = spec
     case = Case(

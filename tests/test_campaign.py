@@ -23,15 +23,15 @@ import numpy as np
 import pytest
 import yaml
 
-from srmdp.aggregate import ChunkError, aggregate, load_chunk
+from srmdp.case.results import identity_hash, write_json_atomic
 from srmdp.exceptions import ConfigError
-from srmdp.indicators import indicators
+from srmdp.numerics.indicators import indicators
 from srmdp.paper import campaign as cp
 from srmdp.paper import chunks
 from srmdp.paper.cost import CostModel, load_throughput
 from srmdp.paper.preset_reading import PresetReading
 from srmdp.paper.rows import PaperCase, paper_case, paper_rows
-from srmdp.results import identity_hash, write_json_atomic
+from srmdp.runs.aggregate import ChunkError, aggregate, load_chunk
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = ROOT / "tests" / "data" / "campaign_tiny.csv"
@@ -1032,14 +1032,14 @@ def test_refresh_rewrites_only_chunks_it_reproduces_bit_for_bit(tmp_path):
 
 @pytest.mark.slow  # compile-dominated (25-70 s in the fast suite on 2 cores): the slow suite
 def test_refresh_refuses_a_device_it_lacks_before_any_compute(tmp_path, monkeypatch):
-    from srmdp import gpu
+    from srmdp.kernels import gpu
 
     case = pcase("LP0d4", 1)
     cpu_chunk = write_chunk(tmp_path, case, 0, 1, reading="paper-fit", device="cpu")
     gpu_chunk = write_chunk(tmp_path, case, 1, 1, reading="paper-fit", device="gpu")
     before = cpu_chunk.read_text()
     monkeypatch.setattr(gpu, "gpu_unavailable_reason", lambda: "no GPU here")
-    monkeypatch.setattr("srmdp.run.run_case", lambda *a, **k: pytest.fail("computed"))
+    monkeypatch.setattr("srmdp.runs.run.run_case", lambda *a, **k: pytest.fail("computed"))
     with pytest.raises(ConfigError, match="invalid device='gpu': no GPU here"):
         cp.refresh_chunks([cpu_chunk, gpu_chunk])
     assert cpu_chunk.read_text() == before

@@ -1,5 +1,5 @@
 """Tables 1-2 (srmdp.paper.scaling) and the text's memory figures (srmdp.paper.claims) follow from the same
-formulas as the memory model (srmdp.memory) and the LSMDP baseline (srmdp.paper.lsmdp); arithmetic checks, no
+formulas as the memory model (srmdp.case.memory) and the LSMDP baseline (srmdp.paper.lsmdp); arithmetic checks, no
 statistics.  The measured memory table (srmdp.paper.measured_memory) and the multi-core claim are rendered from
 tiny synthetic result files."""
 
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from srmdp.cases import Case
-from srmdp.memory import coefficient_bytes
+from srmdp.case.cases import Case
+from srmdp.case.memory import coefficient_bytes
 from srmdp.paper import claims, claims_tables, measured_memory, memory_claims, scaling
 from srmdp.paper.rows import paper_case, paper_rows
 

@@ -28,9 +28,9 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-import srmdp.run
-from srmdp.cases import Case
-from srmdp.cli import main
+import srmdp.runs.run
+from srmdp.case.cases import Case
+from srmdp.cli.commands import main
 from srmdp.exceptions import ConfigError
 from srmdp.paper.rows import TABLE_ALIASES, PaperCase, table_ids
 
@@ -147,7 +147,7 @@ def run_cli(argv, env=None):
     """main(argv) in-process with the backend factory disarmed; returns (status, stderr)."""
     err = io.StringIO()
     with contextlib.ExitStack() as stack:
-        stack.enter_context(mock.patch.object(srmdp.run, "make_backend", _no_compute))
+        stack.enter_context(mock.patch.object(srmdp.runs.run, "make_backend", _no_compute))
         stack.enter_context(mock.patch.dict(os.environ, env or {}))
         stack.enter_context(contextlib.redirect_stderr(err))
         stack.enter_context(contextlib.redirect_stdout(io.StringIO()))
@@ -182,7 +182,7 @@ def test_the_valid_base_passes_validation(outdir):
         outdir / "base.json",
     )
     with pytest.raises(AssertionError, match="compute started"):
-        with mock.patch.object(srmdp.run, "make_backend", _no_compute):
+        with mock.patch.object(srmdp.runs.run, "make_backend", _no_compute):
             main(argv)
     assert not (outdir / "base.json").exists()
 
@@ -328,18 +328,18 @@ def test_invalid_run_argument_raises_before_compute(field, data):
     case = Case(d=2, dt=0.5, basis="LP1", cells=2, paths=6)
     kwargs = dict(runs=2, run_start=0, test_points=10, seed=1, device="cpu", threads=None)
     kwargs[field] = data.draw(BAD_RUN[field])
-    with mock.patch.object(srmdp.run, "make_backend", _no_compute):
+    with mock.patch.object(srmdp.runs.run, "make_backend", _no_compute):
         with pytest.raises(ConfigError) as info:
-            srmdp.run.run_case(case, **kwargs)
+            srmdp.runs.run.run_case(case, **kwargs)
     assert str(info.value).startswith(f"invalid {field}="), str(info.value)
 
 
 def test_memory_model_over_the_limit_is_refused_in_process():
     case = Case(d=4, dt=0.2, basis="LP0", cells=8, paths=25)
     with mock.patch.dict(os.environ, {"SRMDP_MEMORY_LIMIT": "1K"}):
-        with mock.patch.object(srmdp.run, "make_backend", _no_compute):
+        with mock.patch.object(srmdp.runs.run, "make_backend", _no_compute):
             with pytest.raises(ConfigError, match=r"needs .* GiB .* but only 0\.00 GiB of host memory"):
-                srmdp.run.run_case(case, runs=1)
+                srmdp.runs.run.run_case(case, runs=1)
 
 
 @pytest.mark.parametrize(
@@ -347,14 +347,14 @@ def test_memory_model_over_the_limit_is_refused_in_process():
     [("123", 123), ("1e9", 10**9), ("512M", 512 * 2**20), ("4G", 4 * 2**30), ("4GiB", 4 * 2**30), (" 2 kb", 2048)],
 )
 def test_memory_limit_units(text, expected):
-    from srmdp.memory import parse_bytes
+    from srmdp.case.memory import parse_bytes
 
     assert parse_bytes(text) == expected
 
 
 @pytest.mark.parametrize("text", ["lots", "-1", "0", "4X", "nan", "inf", "G"])
 def test_memory_limit_garbage(text):
-    from srmdp.memory import parse_bytes
+    from srmdp.case.memory import parse_bytes
 
     with pytest.raises(ConfigError, match="invalid SRMDP_MEMORY_LIMIT="):
         parse_bytes(text)
@@ -445,8 +445,8 @@ def test_the_runs_enter_the_memory_model():
     """10^9 runs of a tiny case: the per-run errors alone (R x N, twice, as arrays, lists and JSON) exceed 1 GiB."""
     case = Case(d=1, dt=0.5, basis="LP0", cells=2, paths=2)
     with mock.patch.dict(os.environ, {"SRMDP_MEMORY_LIMIT": "1G"}):
-        with mock.patch.object(srmdp.run, "make_backend", _no_compute):
+        with mock.patch.object(srmdp.runs.run, "make_backend", _no_compute):
             with pytest.raises(ConfigError, match="needs .* GiB"):
-                srmdp.run.run_case(case, runs=10**9)
+                srmdp.runs.run.run_case(case, runs=10**9)
             with pytest.raises(AssertionError, match="compute started"):  # while 1000 runs fit
-                srmdp.run.run_case(case, runs=1000)
+                srmdp.runs.run.run_case(case, runs=1000)

@@ -26,11 +26,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from srmdp.aggregate import aggregate
-from srmdp.cases import Case
-from srmdp.cli import main
-from srmdp.results import checksum_ok, write_json_atomic
-from srmdp.run import run_case
+from srmdp.case.cases import Case
+from srmdp.case.results import checksum_ok, write_json_atomic
+from srmdp.cli.commands import main
+from srmdp.runs.aggregate import aggregate
+from srmdp.runs.run import run_case
 
 ROOT = Path(__file__).resolve().parent.parent
 SCIENCE = (
@@ -175,7 +175,7 @@ def test_killing_the_atomic_writer_never_leaves_a_partial_file(tmp_path):
     path = tmp_path / "chunk.json"
     code = (
         "import sys\n"
-        "from srmdp.results import write_json_atomic\n"
+        "from srmdp.case.results import write_json_atomic\n"
         "path = sys.argv[1]\n"
         "for n in range(10**6):\n"
         "    v = n % 2\n"

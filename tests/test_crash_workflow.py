@@ -29,9 +29,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from srmdp.case.results import checksum_ok, write_json_atomic
 from srmdp.paper.rows import case_of_record
-from srmdp.results import checksum_ok, write_json_atomic
-from srmdp.run import run_case
+from srmdp.runs.run import run_case
 
 ROOT = Path(__file__).resolve().parent.parent
 CI_PRESET = ROOT / "config" / "ci.yaml"

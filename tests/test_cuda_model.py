@@ -9,13 +9,13 @@ pytest.importorskip("numba_cuda")
 
 
 def _case(**kw):
-    from srmdp.cases import Case
+    from srmdp.case.cases import Case
 
     return Case(**kw)
 
 
 def test_mode_choice():
-    from srmdp.cuda import BLOCK, THREAD, choose_mode
+    from srmdp.kernels.cuda import BLOCK, THREAD, choose_mode
 
     big_lp0 = _case(d=4, dt=0.02, basis="LP0", cells=28, paths=2500)  # K = 614656
     small_lp0 = _case(d=4, dt=0.05, basis="LP0", cells=17, paths=400)  # K = 83521
@@ -32,7 +32,7 @@ def test_mode_choice():
 
 @pytest.mark.parametrize("d", [1, 4, 11, 12, 19])
 def test_block_shared_memory_fits(d):
-    from srmdp.cuda_launch import SHARED_LIMIT, block_size, shared_bytes
+    from srmdp.kernels.cuda_launch import SHARED_LIMIT, block_size, shared_bytes
 
     for nb in (1, d + 1):
         b = block_size(d, nb)
@@ -40,8 +40,8 @@ def test_block_shared_memory_fits(d):
 
 
 def test_memory_model_refuses_before_allocation():
-    from srmdp.cuda import check_fits, device_bytes
     from srmdp.exceptions import ConfigError
+    from srmdp.kernels.cuda import check_fits, device_bytes
 
     case = _case(d=19, dt=0.2, basis="LP1", cells=2, paths=3200, precision="float64")  # 8.4 GB of coefficients
     need = device_bytes(case, 1000, "block", 132)
@@ -56,7 +56,7 @@ def test_memory_model_refuses_before_allocation():
 
 
 def test_no_gpu_reason_is_one_line(monkeypatch):
-    from srmdp.gpu import gpu_unavailable_reason
+    from srmdp.kernels.gpu import gpu_unavailable_reason
 
     if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
         assert gpu_unavailable_reason() is None

@@ -59,13 +59,13 @@ def _paper():
 
 @pytest.fixture(scope="module")
 def cpu():
-    from srmdp.cpu import CpuBackend
+    from srmdp.kernels.cpu import CpuBackend
 
     return CpuBackend(_paper())
 
 
 def _case(**kw):
-    from srmdp.cases import Case
+    from srmdp.case.cases import Case
 
     return Case(**kw)
 
@@ -106,7 +106,7 @@ RUNS = [
 @pytest.mark.slow
 @pytest.mark.parametrize("name,mode,block", RUNS, ids=[f"{n}-{m}{b or ''}" for n, m, b in RUNS])
 def test_backward_loop_matches_cpu(cpu, name, mode, block):
-    from srmdp.cuda import CudaBackend
+    from srmdp.kernels.cuda import CudaBackend
 
     PAPER = _paper()
 
@@ -125,7 +125,7 @@ def test_backward_loop_matches_cpu(cpu, name, mode, block):
 def test_launch_shape_does_not_change_results():
     """Streams are keyed per path and every sum runs in path order: B = 3, 8, 32 and one thread per
     stratum give identical coefficients (M = 10 is not a multiple of 3 or 8)."""
-    from srmdp.cuda import CudaBackend
+    from srmdp.kernels.cuda import CudaBackend
 
     PAPER = _paper()
 
@@ -143,11 +143,12 @@ def test_launch_shape_does_not_change_results():
 
 @pytest.mark.parametrize("arithmetic", ["float64", "float32"])
 def test_padded_shared_rows_do_not_change_results(monkeypatch, arithmetic):
-    """The conflict-free strides of the shared-memory rows (srmdp.cuda_launch.PAD_ROWS: step_thread's per-thread rows,
+    """The conflict-free strides of the shared-memory rows (srmdp.kernels.cuda_launch.PAD_ROWS: step_thread's per-thread
+    rows,
     step_block's tile) only move where values live: the same coefficients bit for bit as the packed rows, in
     either arithmetic and mode (LP1 d=2: thread rows 24 -> 25 doubles, the model's 8-way conflict; tile 6 -> 7)."""
-    import srmdp.cuda as cu
-    import srmdp.cuda_launch as launch
+    import srmdp.kernels.cuda as cu
+    import srmdp.kernels.cuda_launch as launch
 
     case = _case(d=2, dt=0.5, basis="LP1", cells=2, paths=10, arithmetic=arithmetic)
     assert launch.thread_row(2, 3, pad=False) == 24 and launch.thread_row(2, 3, pad=True) == 25
@@ -168,8 +169,8 @@ def test_paths_bitwise_per_path(cpu_kernels):
     """The response S_Y,i+1 and Delta W_i of every path (seed, run, i, k, m) as computed by the kernel code
     built for the device equal the CPU's, from the same (random) coefficients, with and without the Z
     control variate."""
-    from srmdp.build import current_target, kernels
-    from srmdp.cuda_launch import case_arg, layout
+    from srmdp.kernels.cuda_launch import case_arg, layout
+    from srmdp.numerics.build import current_target, kernels
 
     case = _case(d=3, dt=0.25, basis="LP1", cells=2, paths=6)
     d, nb = case.d, case.n_basis
@@ -202,7 +203,7 @@ def test_paths_bitwise_per_path(cpu_kernels):
 
 def test_run_case_gpu_matches_cpu(tmp_path):
     """The whole solver (two runs, errors on the device, result JSON) with device='gpu'."""
-    from srmdp.run import run_case
+    from srmdp.runs.run import run_case
 
     case = _case(d=2, dt=0.5, basis="LP1", cells=2, paths=6)
     res_cpu = run_case(case, runs=2, test_points=20, seed=4, device="cpu", progress=False)
@@ -215,8 +216,8 @@ def test_run_case_gpu_matches_cpu(tmp_path):
     np.testing.assert_allclose(res_gpu["per_run"]["ey"], res_cpu["per_run"]["ey"], rtol=1e-10)
     # the device memory: the model, and the measured arrays (+ the step kernel's local memory on a GPU), which
     # hold at least what the model counts exactly: coefficients, the test-point errors and their per-step means
-    from srmdp.cuda import SIMULATOR, device_bytes
-    from srmdp.memory import coefficient_bytes
+    from srmdp.case.memory import coefficient_bytes
+    from srmdp.kernels.cuda import SIMULATOR, device_bytes
 
     assert res_gpu["gpu_model_bytes"] == device_bytes(case, 20, hw["kernel_mode"], hw["multiprocessors"])
     arrays = coefficient_bytes(case) + 8 * (2 * case.steps * 20 + 4 * case.steps) + 8 * 2  # + the 2 counters
@@ -226,7 +227,7 @@ def test_run_case_gpu_matches_cpu(tmp_path):
 
 def test_nonfinite_coefficient_is_reported():
     """A float32 coefficient that overflows is reported as the first bad stratum."""
-    from srmdp.cuda import CudaBackend
+    from srmdp.kernels.cuda import CudaBackend
 
     PAPER = _paper()
 
@@ -240,7 +241,8 @@ def test_nonfinite_coefficient_is_reported():
     assert b.backward_step(case.steps - 1, rec) == 0
 
 
-# the curvature correction (srmdp.curvature): problems curved in z (driver_zz given) and in y (driver_yy given), and
+# the curvature correction (srmdp.problems.curvature): problems curved in z (driver_zz given) and in y (driver_yy
+# given), and
 # the paper's driver through central differences in float32 arithmetic
 CURVED = [
     ("quadratic_z", dict(d=2, dt=1 / 3, basis="LP1", cells=2, paths=10, z_cv=True), "block", 4),
@@ -258,8 +260,8 @@ def test_curvature_correction_matches_cpu(name, kw, mode, block):
     curved driver)."""
     import dataclasses
 
-    from srmdp.cpu import CpuBackend
-    from srmdp.cuda import CudaBackend
+    from srmdp.kernels.cpu import CpuBackend
+    from srmdp.kernels.cuda import CudaBackend
     from srmdp.problems import load_problem
 
     problem = load_problem(name)

@@ -1,4 +1,4 @@
-"""The curvature correction of the driver (srmdp.curvature, beyond the paper): its variances are those of the
+"""The curvature correction of the driver (srmdp.problems.curvature, beyond the paper): its variances are those of the
 regressions, it changes nothing where the second derivatives are 0, central differences stand in for driver_zz, and
 its default follows the problem.  Its effect on u0's c N/M term is measured in bench/own_pde/curvature.py
 (data/own_pde/curvature.json); off, tests/test_bit_identity.py holds the paper's numbers."""
@@ -8,12 +8,12 @@ import dataclasses
 import numpy as np
 import pytest
 
-from srmdp.build import kernels
-from srmdp.cases import Case
-from srmdp.cpu import CpuBackend
-from srmdp.curvature import default, driver_is_curved
+from srmdp.case.cases import Case
+from srmdp.kernels.cpu import CpuBackend
+from srmdp.numerics.build import kernels
 from srmdp.problems import REGISTRY, load_problem
-from srmdp.run import run_case
+from srmdp.problems.curvature import default, driver_is_curved
+from srmdp.runs.run import run_case
 
 FLAT = "\n\ndef driver_zz(t, x, y, z, l, d):\n    return 0.0\n\n\ndef driver_yy(t, x, y, z, d):\n    return 0.0\n"
 QUADRATIC = "import math\n\nMATURITY = 1.0\n\n\ndef terminal(T, x, d):\n    return math.sin(x[0])\n\n\n" + (
@@ -97,7 +97,7 @@ def test_default_follows_the_problem(tmp_path):
 
 def test_solve_requests_carry_the_default_and_an_explicit_choice():
     from srmdp.options import SolveOptions
-    from srmdp.solve_request import SolveRequest
+    from srmdp.solutions.solve_request import SolveRequest
 
     def chosen(problem, **kw):
         return SolveRequest.make(problem, SolveOptions(d=2, **kw)).case_options["curvature_correction"]
@@ -114,7 +114,7 @@ def test_a_file_with_a_bad_flag_is_one_line(tmp_path):
 
 
 def test_the_record_and_the_reading_name_the_correction_only_when_on():
-    from srmdp.readings import ReadingKey, same_reading
+    from srmdp.case.readings import ReadingKey, same_reading
 
     case = Case(d=2, dt=0.5, basis="LP0", cells=2, paths=4, problem="hjb_lq")
     assert "curvature_correction" not in case.as_dict()

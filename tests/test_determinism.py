@@ -16,13 +16,13 @@ import pytest
 import yaml
 from numba import njit
 
-from srmdp.aggregate import aggregate
-from srmdp.cases import Case, check_seed_run
+from srmdp.case.cases import Case, check_seed_run
+from srmdp.case.results import write_json_atomic
 from srmdp.exceptions import ConfigError
+from srmdp.numerics.rng import DOMAIN_PATHS, DOMAIN_TEST, PATH_BITS, RUN_BITS, SEED_BITS, STEP_BITS, STRATUM_BITS
 from srmdp.paper.rows import paper_rows
-from srmdp.results import write_json_atomic
-from srmdp.rng import DOMAIN_PATHS, DOMAIN_TEST, PATH_BITS, RUN_BITS, SEED_BITS, STEP_BITS, STRATUM_BITS
-from srmdp.run import run_case, validate_run
+from srmdp.runs.aggregate import aggregate
+from srmdp.runs.run import run_case, validate_run
 
 ROOT = Path(__file__).resolve().parent.parent
 CASE = Case(d=2, dt=0.25, basis="LP1", cells=4, paths=8)  # K = 16 strata, N = 4 steps

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from srmdp.cli import COMMANDS_GROUP, TABLES_GROUP
+from srmdp.cli.commands import COMMANDS_GROUP, TABLES_GROUP
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -26,7 +26,7 @@ NAME = re.compile(r"(?<![\w.])srmdp(?:\.[A-Za-z_]\w*)+")
 # paths the pages name that a run writes or a campaign fills, not the checkout: the report the main job builds (its
 # PDF is not committed), and the CPU evidence campaign's folder of committed chunks (absent before its first commit)
 MADE = {"paper/main.pdf", "data/evidence"}
-# entry-point groups, not modules (srmdp.cli: the groups other packages register subcommands and rows in)
+# entry-point groups, not modules (srmdp.cli.commands: the groups other packages register subcommands and rows in)
 GROUPS = {COMMANDS_GROUP, TABLES_GROUP}
 LINK = re.compile(r"\]\(([^)#]+)(?:#[^)]*)?\)")
 
@@ -95,7 +95,7 @@ def test_every_link_resolves():
 
 
 def resolves(name: str) -> bool:
-    """Whether a dotted ``srmdp.`` name is a module or an attribute of one (``srmdp.cases.Case``)."""
+    """Whether a dotted ``srmdp.`` name is a module or an attribute of one (``srmdp.case.cases.Case``)."""
     parts = name.split(".")
     for i in range(len(parts), 0, -1):
         try:
@@ -150,8 +150,10 @@ def test_the_map_names_every_module_once():
 def test_the_check_finds_a_missing_module(monkeypatch):
     """The map check can fail: a module the map does not name, or a name with no module, is caught."""
     named = map_modules()
-    assert "srmdp/cli.py" in named and "srmdp/paper/campaign/runner.py" in named
-    assert not resolves("srmdp.no_such_module") and not resolves("srmdp.cases.NoSuchName") and resolves("srmdp.solve")
+    assert "srmdp/cli/commands.py" in named and "srmdp/paper/campaign/runner.py" in named
+    assert (
+        not resolves("srmdp.no_such_module") and not resolves("srmdp.case.cases.NoSuchName") and resolves("srmdp.solve")
+    )
     assert list(cited_paths("see `srmdp/no_such.py` and `tables/<table>.tex`")) == ["srmdp/no_such.py"]
 
 

@@ -1,4 +1,4 @@
-"""z(0, x0) by one step out of the deterministic start (srmdp.first_step), checked with exact estimators."""
+"""z(0, x0) by one step out of the deterministic start (srmdp.solutions.first_step), checked with exact estimators."""
 
 from types import SimpleNamespace
 
@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from srmdp.exceptions import ConfigError
-from srmdp.first_step import first_step_z0
 from srmdp.problems import load_problem
+from srmdp.solutions.first_step import first_step_z0
 
 
 class ExactSolution:
@@ -52,7 +52,7 @@ def test_solve_records_z0_and_its_error_and_says_why_not():
     """A solve with its error estimate records the first-step z0 of every run (the same as recomputed from the
     kept coefficients: one stream per run) and z0_error per component; runs=1 gives None with the reason."""
     import srmdp
-    from srmdp.first_step import PATHS
+    from srmdp.solutions.first_step import PATHS
 
     sol = srmdp.solve("gobet2016", d=2, dt=0.1, runs=3, threads=1, progress=False)
     value, se = sol.z0()

@@ -9,8 +9,8 @@ import pytest
 from conftest import cuda_usable
 from numba import njit
 
-from srmdp.build import kernels, single_precision_source
-from srmdp.cases import Case
+from srmdp.case.cases import Case
+from srmdp.numerics.build import kernels, single_precision_source
 from srmdp.paper.rows import paper_case
 from srmdp.problems import load_problem
 
@@ -53,7 +53,7 @@ def test_problem_rewrite_makes_constants_float32():
     """The problem file is unchanged; its kernel functions compile with float32 constants (no float64 promotion)."""
     src = single_precision_source(load_problem("gobet2016"))
     assert "_srmdp_real(2.0) + _srmdp_real(d)" in src and "zs = _srmdp_real(0.0)" in src
-    from srmdp.build import cpu_problem_module
+    from srmdp.numerics.build import cpu_problem_module
 
     mod = cpu_problem_module(load_problem("gobet2016"), "float32")
     x = np.array([0.1, -0.2], np.float32)
@@ -68,7 +68,7 @@ def test_problem_rewrite_makes_constants_float32():
 
 
 def test_arithmetic_is_a_reading_and_a_case_field():
-    from srmdp.readings import reading_of, same_reading
+    from srmdp.case.readings import reading_of, same_reading
 
     c32 = Case(d=1, dt=0.5, basis="LP0", cells=2, paths=4, arithmetic="float32")
     c64 = Case(d=1, dt=0.5, basis="LP0", cells=2, paths=4)
@@ -97,7 +97,7 @@ ROWS = [("LP0d4", 0.2, {}), ("LP0d6_0", 0.2, {}), ("LP1d4", 0.2, {})]
 def test_float32_indicators_agree_with_float64_within_their_standard_errors(table, dt, over):
     from dataclasses import replace
 
-    from srmdp.run import run_case
+    from srmdp.runs.run import run_case
 
     res = {}
     for arithmetic in ("float64", "float32"):
@@ -118,7 +118,7 @@ def test_float32_gpu_matches_cpu_within_the_rounding_bound():
     as Python, where math.exp/log of a float32 return a float64 (the CPU calls expf/logf), so a value can differ by
     an ulp of float32 and the coefficient, a mean of M such values, by a few: bound 1e-5 relative to the largest
     coefficient, 80 float32 ulps (float64 arithmetic stays bit for bit, tests/test_cuda_sim.py)."""
-    from srmdp.run import run_case
+    from srmdp.runs.run import run_case
 
     case = Case(d=2, dt=0.5, basis="LP1", cells=2, paths=6, arithmetic="float32")  # 1 run, 8 test points
     coefs = {}

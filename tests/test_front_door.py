@@ -15,16 +15,16 @@ from pathlib import Path
 import pytest
 
 import srmdp
-from srmdp.adapt import adapted_spec
-from srmdp.cli import build_parser, case_from_args, main, plugin_commands
-from srmdp.cli_solution import answer_lines
+from srmdp.case.results import write_atomic, write_json_atomic
+from srmdp.cli.commands import build_parser, case_from_args, main, plugin_commands
+from srmdp.cli.solution import answer_lines
 from srmdp.options import SolveOptions
 from srmdp.paper import beyond_cli, lsmdp
 from srmdp.paper.campaign import cli as campaign_cli
 from srmdp.paper.plan import Plan, load_configs
 from srmdp.paper.plan_cli import published_or_done
-from srmdp.results import write_atomic, write_json_atomic
-from srmdp.solve_request import SolveRequest
+from srmdp.problems.adapt import adapted_spec
+from srmdp.solutions.solve_request import SolveRequest
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -1,10 +1,11 @@
-"""The shared-memory bank model (srmdp.shared_banks) and the layout decisions built on it (srmdp.cuda_launch.layout):
+"""The shared-memory bank model (srmdp.kernels.shared_banks) and the layout decisions built on it
+(srmdp.kernels.cuda_launch.layout):
 padded row strides, and the default launch bounds of float32 arithmetic (none in float64).  No GPU needed."""
 
 import pytest
 
 from srmdp.exceptions import ConfigError
-from srmdp.shared_banks import conflict_free, conflict_free_stride, strided_wavefronts, wavefronts
+from srmdp.kernels.shared_banks import conflict_free, conflict_free_stride, strided_wavefronts, wavefronts
 
 
 def test_bank_model_on_known_patterns():
@@ -26,8 +27,8 @@ def test_bank_model_on_known_patterns():
 
 
 def test_layout_pads_rows_and_bounds_float32_only():
-    from srmdp.bases import BASES
-    from srmdp.cuda_launch import MIN_BLOCKS, THREAD_BLOCK, THREAD_ROW_BYTES, layout, thread_row, tile_stride
+    from srmdp.kernels.cuda_launch import MIN_BLOCKS, THREAD_BLOCK, THREAD_ROW_BYTES, layout, thread_row, tile_stride
+    from srmdp.numerics.bases import BASES
 
     for d in range(1, 9):
         for basis in ("LP0", "LP1"):
@@ -55,7 +56,7 @@ def test_layout_pads_rows_and_bounds_float32_only():
 
 
 def test_default_bound_is_what_shared_memory_admits_in_the_occupancy_model():
-    from srmdp.cuda_launch import default_min_blocks, shared_blocks
+    from srmdp.kernels.cuda_launch import default_min_blocks, shared_blocks
     from tests.support.sm90 import occupancy
 
     for smem in (0, 3776, 19456, 27648, 31744, 35840, 45000):
@@ -65,7 +66,7 @@ def test_default_bound_is_what_shared_memory_admits_in_the_occupancy_model():
 
 
 def test_min_blocks_override_is_validated():
-    from srmdp.cuda_launch import _min_blocks_override
+    from srmdp.kernels.cuda_launch import _min_blocks_override
 
     assert _min_blocks_override(None) is None and _min_blocks_override(" ") is None
     assert _min_blocks_override("0") == 0 and _min_blocks_override("8") == 8

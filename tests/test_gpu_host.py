@@ -11,7 +11,7 @@ from pathlib import Path
 
 import tomllib
 
-import srmdp.cuda as cuda_backend
+import srmdp.kernels.cuda as cuda_backend
 
 ROOT = Path(__file__).resolve().parent.parent
 

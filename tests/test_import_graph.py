@@ -81,9 +81,55 @@ def test_the_check_finds_a_cycle():
 
 def test_the_graph_reads_deferred_and_relative_imports():
     g = graph()
-    assert "srmdp.refine" in g["srmdp.solving"]  # deferred: `from .refine import refine` inside solve()
+    assert "srmdp.refine.refine" in g["srmdp.solving"]  # deferred: `from .refine import refine` inside solve()
     assert "srmdp.paper.plan" in g["srmdp.paper.plan_cli"]
 
 
 def test_srmdp_has_no_import_cycle():
     assert cycles(graph()) == []
+
+
+# The library reads bottom-up in floors: every import between srmdp's packages (deferred ones included) goes down or
+# stays on its floor, and every subpackage's ``__init__`` says its job and what it may import.
+# bottom-up; a module of a floor may import its own floor's and lower floors' modules only
+FLOORS = [
+    ["exceptions"],
+    ["numerics"],
+    ["problems"],
+    ["case"],
+    ["kernels"],
+    ["options"],
+    ["runs"],
+    ["solutions"],
+    ["refine"],
+    ["solving"],
+    ["cli", "__init__", "__main__"],
+    ["paper"],
+]
+RANK = {name: i for i, names in enumerate(FLOORS) for name in names}
+
+
+def floor_of(module: str) -> int:
+    parts = module.split(".")
+    return RANK[parts[1] if len(parts) > 1 else "__init__"]
+
+
+def test_every_top_level_name_has_a_floor():
+    names = {p.stem for p in ROOT.glob("*.py")} | {p.name for p in ROOT.iterdir() if (p / "__init__.py").is_file()}
+    assert names - {"data"} <= set(RANK), sorted(names - set(RANK))
+    assert len([p for p in ROOT.glob("*.py")]) <= 15
+
+
+def test_no_import_goes_up_a_floor():
+    up = [
+        f"{a} -> {b}" for a, targets in graph().items() for b in targets if floor_of(b) > floor_of(a) and b != "srmdp"
+    ]
+    assert not up, up
+
+
+def test_every_subpackage_states_its_job_and_what_it_may_import():
+    for init in sorted(ROOT.glob("*/__init__.py")):
+        doc = ast.get_docstring(ast.parse(init.read_text())) or ""
+        assert len(doc.split()) >= 10, f"{init}: no docstring saying its job"
+        if init.parent.name != "paper":
+            assert "May import" in doc, f"{init}: its docstring does not say what it may import"

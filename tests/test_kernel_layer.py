@@ -12,16 +12,16 @@ import numpy as np
 import pytest
 from numba import njit
 
-from srmdp.bases import BASES
-from srmdp.build import kernel_source, kernels
-from srmdp.cases import Case
+from srmdp.case.cases import Case
+from srmdp.numerics.bases import BASES
+from srmdp.numerics.build import kernel_source, kernels
 from srmdp.problems import load_problem
 
 PROBE = textwrap.dedent("""
     import json, sys
-    from srmdp.cases import Case
-    from srmdp.run import run_case
-    from srmdp.build import kernels
+    from srmdp.case.cases import Case
+    from srmdp.runs.run import run_case
+    from srmdp.numerics.build import kernels
     from srmdp.problems import load_problem
     res = run_case(Case(d=2, dt=0.5, basis="LP1", cells=2, paths=8), runs=1, test_points=5, threads=1)
     k = kernels(load_problem("gobet2016"), "LP1", 2, "cpu")
@@ -53,7 +53,7 @@ def test_second_process_loads_every_kernel_from_the_disk_cache(tmp_path):
 
 def test_the_build_key_covers_every_source(tmp_path, monkeypatch):
     """Another problem text, basis or d gives another generated module (a stale kernel is never run)."""
-    import srmdp.build as build
+    import srmdp.numerics.build as build
 
     paper = load_problem("gobet2016")
     base = kernel_source(paper, "LP1", 3, "cpu", "P")
@@ -67,7 +67,7 @@ def test_the_build_key_covers_every_source(tmp_path, monkeypatch):
 
 def test_the_build_key_is_the_same_in_every_checkout(tmp_path):
     """The generated text holds no checkout path: a clone elsewhere (CI's, a wheel's) finds the kernels built."""
-    import srmdp.build as build
+    import srmdp.numerics.build as build
 
     paper = load_problem("gobet2016")
     copy = tmp_path / "elsewhere" / "gobet2016.py"
@@ -191,7 +191,7 @@ def test_lp2d_converges_to_the_l2_projection(fit, cpu_kernels):
 @pytest.mark.slow
 def test_lp2d_solves_the_paper_problem_at_least_as_well_as_lp1():
     """Same cells, paths and streams: LP2d's pooled MSE_Y,av is not worse than LP1's beyond 3 s.e."""
-    from srmdp.run import run_case
+    from srmdp.runs.run import run_case
 
     kw = dict(d=2, dt=0.25, cells=3, paths=60)
     lp1 = run_case(Case(basis="LP1", **kw), runs=6, test_points=200, seed=3)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import srmdp.paper.commands as commands
-from srmdp.cli import main
+from srmdp.cli.commands import main
 from srmdp.paper.rows import TABLE_ALIASES, table_ids
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -82,10 +82,10 @@ def _strings(tree):
 def test_the_library_covers_its_modules():
     names = {p.relative_to(ROOT).as_posix() for p in LIBRARY}
     assert {
-        "srmdp/cases.py",
-        "srmdp/readings.py",
-        "srmdp/indicators.py",
-        "srmdp/cli.py",
+        "srmdp/case/cases.py",
+        "srmdp/case/readings.py",
+        "srmdp/numerics/indicators.py",
+        "srmdp/cli/commands.py",
         "srmdp/problems/gobet2016.py",
     } <= names
     every = {p.relative_to(ROOT).as_posix() for p in (ROOT / "srmdp").rglob("*.py")}
@@ -142,7 +142,7 @@ def test_importing_the_library_loads_neither_the_paper_nor_its_extra():
 def test_case_holds_no_paper_row():
     """Case has no table/row, as a field, an attribute or in its record: the paper's layer names its rows
     (srmdp.paper.rows.PaperCase)."""
-    from srmdp.cases import Case
+    from srmdp.case.cases import Case
 
     assert not {f.name for f in dataclasses.fields(Case)} & {"table", "row"}
     case = Case(d=2, dt=0.5, basis="LP0", cells=2, paths=4)

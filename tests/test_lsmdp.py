@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pytest
 
-from srmdp.cases import Case
+from srmdp.case.cases import Case
 from srmdp.paper import lsmdp
 
 EPS = np.finfo(float).eps

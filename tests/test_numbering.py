@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from srmdp.cases import ConfigError
-from srmdp.cli import build_parser, case_from_args
-from srmdp.cli import main as cli_main
+from srmdp.case.cases import ConfigError
+from srmdp.cli.commands import build_parser, case_from_args
+from srmdp.cli.commands import main as cli_main
 from srmdp.paper.rows import canonical_table, find_row, paper_case, paper_rows, paper_table_number, table_ids
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -22,12 +22,12 @@ import numpy as np
 import pytest
 from numba import njit
 
-from srmdp.aggregate import aggregate
-from srmdp.cases import Case
+from srmdp.case.cases import Case
+from srmdp.case.results import write_json_atomic
 from srmdp.exceptions import NumericalError
 from srmdp.problems.gobet2016 import solution as paper_solution
-from srmdp.results import write_json_atomic
-from srmdp.run import first_nonfinite_stratum, run_case
+from srmdp.runs.aggregate import aggregate
+from srmdp.runs.run import first_nonfinite_stratum, run_case
 
 HALF = 6.5
 U_MIN, U_MAX = 2.0**-53, 1.0  # the extreme values of rng.uniform: (k + 1) 2^-53, k < 2^53
@@ -37,8 +37,8 @@ U_MIN, U_MAX = 2.0**-53, 1.0  # the extreme values of rng.uniform: (k + 1) 2^-53
 @pytest.fixture(scope="module")
 def fixed_uniform_strata():
     """The strata functions with a 'uniform' that returns the state s0 itself: extreme draws on demand
-    (the plain-Python kernel code of srmdp.strata, its uniform_s replaced)."""
-    import srmdp.strata as strata
+    (the plain-Python kernel code of srmdp.numerics.strata, its uniform_s replaced)."""
+    import srmdp.numerics.strata as strata
 
     with mock.patch.object(strata, "uniform_s", lambda s0, s1: (s0, s0, s1)):
 
@@ -255,7 +255,7 @@ def test_nan_in_a_coefficient_names_time_step_and_stratum(nan_problem):
 
 @pytest.mark.slow
 def test_nan_through_the_cli_exits_3_without_a_result(nan_problem, tmp_path):
-    from srmdp.cli import main
+    from srmdp.cli.commands import main
 
     out = tmp_path / "nan.json"
     err = io.StringIO()

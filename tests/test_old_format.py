@@ -2,7 +2,7 @@
 
 The H100 campaign counted ``data/gpu/LP0d11_r1_float32.json`` (a single run written before ``z_cv`` was
 recorded) as run 0 of the theory group and added run 1; aggregation used to compare the reading dicts
-exactly and refused the pair.  One matcher (:func:`srmdp.readings.same_reading`) decides for the campaign,
+exactly and refused the pair.  One matcher (:func:`srmdp.case.readings.same_reading`) decides for the campaign,
 the aggregation and the report; these tests use the committed files and a synthetic old-format file.
 """
 
@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from srmdp.aggregate import aggregate
+from srmdp.case.results import seal
 from srmdp.paper import chunks
 from srmdp.paper.index import machine_of
-from srmdp.results import seal
+from srmdp.runs.aggregate import aggregate
 
 ROOT = Path(__file__).resolve().parent.parent
 OLD = ROOT / "data" / "gpu" / "LP0d11_r1_float32.json"

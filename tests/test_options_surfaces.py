@@ -18,13 +18,13 @@ import yaml
 
 import srmdp
 from srmdp import options as opts
-from srmdp.cases import Case
-from srmdp.cli import build_parser
+from srmdp.case.cases import Case
+from srmdp.cli.commands import build_parser
+from srmdp.numerics.strata import OUTSIDE_MODES
 from srmdp.paper.beyond_cli import build_parser as beyond_parser
 from srmdp.paper.campaign.cli import build_parser as campaign_parser
 from srmdp.paper.lsmdp import build_parser as lsmdp_parser
-from srmdp.run import run_case
-from srmdp.strata import OUTSIDE_MODES
+from srmdp.runs.run import run_case
 
 # What a surface takes that is not an option: srmdp.solve's record and callback, run_case's backend and callback,
 # the campaign's own planning (its --budget is the campaign's seconds, its --out a folder of chunks).
@@ -165,13 +165,14 @@ def test_an_option_on_one_command_only_says_why():
 
 
 def test_choice_lists_and_arithmetics_are_defined_once():
-    from srmdp import build, cases
+    from srmdp.case import cases
+    from srmdp.numerics import build
 
     assert cases.ARITHMETICS is build.ARITHMETICS
     assert opts.BY_NAME["arithmetic"].choices is build.ARITHMETICS
     assert opts.BY_NAME["precision"].choices is cases.PRECISIONS
     assert opts.BY_NAME["device"].choices is opts.DEVICES
-    assert srmdp.run.DEVICES is opts.DEVICES and opts.BY_NAME["outside"].choices == tuple(OUTSIDE_MODES)
+    assert srmdp.runs.run.DEVICES is opts.DEVICES and opts.BY_NAME["outside"].choices == tuple(OUTSIDE_MODES)
 
 
 # --- the workflow: options as data, one renderer -------------------------------------------------------------------
@@ -198,7 +199,7 @@ def test_the_workflows_run_options_are_run_options_and_render_back(preset):
             assert getattr(args, k) == want, (k, values)
     for r in plan.readings:
         args = _run_args(r.cli() + " --table LP1d4 --row 1")
-        assert srmdp.cli.case_from_args(args) == srmdp.paper.rows.paper_case("LP1d4", row=1, **r.options())
+        assert srmdp.cli.commands.case_from_args(args) == srmdp.paper.rows.paper_case("LP1d4", row=1, **r.options())
 
 
 def test_command_line_refuses_an_option_the_command_does_not_take():

@@ -11,11 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from srmdp import adapt
-from srmdp.divergence import GROWTH_STEP, GROWTH_TOTAL, DivergenceError, divergence, growth_of
-from srmdp.error_estimate import BIAS_SCALE, NOISE, total_error
 from srmdp.exceptions import ConfigError
-from srmdp.problems import load_problem
+from srmdp.kernels.divergence import GROWTH_STEP, GROWTH_TOTAL, DivergenceError, divergence, growth_of
+from srmdp.problems import adapt, load_problem
+from srmdp.solutions.error_estimate import BIAS_SCALE, NOISE, total_error
 
 DATA = Path(__file__).resolve().parent / "data"
 STEEP = str(DATA / "steep_quadratic.py")
@@ -222,14 +221,14 @@ def test_quadratic_z_defaults_without_truncation_answer_within_their_estimate():
 # --------------------------------------------------------------------- the level of the error estimate
 def _request(problem="quadratic_z", **kw):
     from srmdp.options import SolveOptions
-    from srmdp.solve_request import SolveRequest
+    from srmdp.solutions.solve_request import SolveRequest
 
     return SolveRequest.make(problem, SolveOptions(**{"d": 2, "threads": 1, **kw}))
 
 
 def test_the_level_below_is_strictly_coarser_in_n_cells_and_paths():
     """User-given #C 3 (scaled 3 x 2^-1/4 -> 3) is forced below, to 1 (the same parity: x0 stays at a cell's
-    centre, srmdp.error_estimate), so the cells' bias enters."""
+    centre, srmdp.solutions.error_estimate), so the cells' bias enters."""
     req = _request(cells=3, paths=300, dt=0.1)
     case = req.case_at(req.steps)[0]
     low, rho, why = req.below(case)
@@ -278,7 +277,7 @@ class _Fake:
 
 def _refine(monkeypatch, fake, **kw):
     import srmdp
-    from srmdp.solve_request import SolveRequest
+    from srmdp.solutions.solve_request import SolveRequest
 
     def run(self, case, rules, keep=None, **kw):  # (a pooling step passes runs= and run_start=)
         return fake(self, case, rules, keep, **kw)
@@ -314,7 +313,7 @@ def test_refine_needs_two_consecutive_estimates_and_returns_the_finest(monkeypat
 
 
 def test_refine_steps_cost_at_most_about_8x():
-    from srmdp.ladder import ladder
+    from srmdp.refine.ladder import ladder
 
     req = _request(d=4)
     levels, _ = ladder(req)
@@ -338,7 +337,7 @@ def test_every_level_diverging_raises(monkeypatch):
 
 
 def test_a_ladder_ended_by_memory(monkeypatch):
-    from srmdp import memory
+    from srmdp.case import memory
 
     monkeypatch.setattr(memory, "available_bytes", lambda: 2 * 2**20)
     sol, _ = _refine(monkeypatch, _Fake(_exact_like), tol=1e-9)
@@ -401,7 +400,7 @@ def test_g_zero_with_a_running_cost_never_trips_the_guard():
 
 @pytest.mark.slow
 def test_cli_tol_prints_the_ladder(tmp_path, capsys):
-    from srmdp.cli import main
+    from srmdp.cli.commands import main
 
     out = tmp_path / "s.npz"
     rc = main(
@@ -440,7 +439,7 @@ sys.path[:0] = [root]
 from tests.support.sm90 import stub_current_device
 stub_current_device()
 from numba import cuda, float64
-from srmdp.build import problem_source
+from srmdp.numerics.build import problem_source
 from srmdp.problems import load_problem
 D = 4
 for name in ("bs_diff_rates", "quadratic_z"):
@@ -495,7 +494,7 @@ def test_adapted_problems_compile_for_sm90(root, tmp_path):
 
 def test_a_level_that_jumps_by_orders_of_magnitude_is_not_an_answer():
     """refine's rule: s.e. x100 and u0 off by > 100 s.e. of the level below -> exploded (never returned)."""
-    from srmdp.refine import _jumped
+    from srmdp.refine.refine import _jumped
 
     below = {"u0": 0.6, "u0_se": 0.01}
     assert _jumped(below, {"u0": 1.0e6, "u0_se": 9.6e5})  # the issue's exploded run
@@ -505,14 +504,14 @@ def test_a_level_that_jumps_by_orders_of_magnitude_is_not_an_answer():
 
 
 def test_the_gpu_guard_reads_n_values_from_the_device():
-    """The device reduction (srmdp.divergence_cuda.growth, CUDA simulator here) gives the host's A_i."""
+    """The device reduction (srmdp.kernels.divergence_cuda.growth, CUDA simulator here) gives the host's A_i."""
     if os.environ.get("NUMBA_ENABLE_CUDASIM") != "1":
         pytest.skip("needs the CUDA simulator (NUMBA_ENABLE_CUDASIM=1) or a GPU")
     from types import SimpleNamespace
 
     from numba import cuda
 
-    from srmdp.divergence import growth
+    from srmdp.kernels.divergence import growth
 
     c = np.random.default_rng(1).standard_normal((4, 7, 2, 3))
     c[2, 5, 0, 0] = np.nan
@@ -618,11 +617,11 @@ def _first_order(case):  # a dt error a/N and a cells' error h^2: the scheme's m
 @pytest.mark.parametrize("budget", [3.0, 20.0, 75.0])
 def test_a_refinement_uses_its_budget_while_a_step_fits(monkeypatch, budget):
     """An unreachable tol: the refinement may stop only when no step from its answer fits in what is left
-    (srmdp.fill_steps.fill_steps, priced at the measured rate, or one more run of the answer's level, pooled),
+    (srmdp.refine.fill_steps.fill_steps, priced at the measured rate, or one more run of the answer's level, pooled),
     whatever the budget; the clock is fake (each level advances it by its work / rate), so nothing is timed."""
-    from srmdp import refine as refine_mod
-    from srmdp.fill_steps import fill_steps
-    from srmdp.solve_request import SolveRequest
+    from srmdp.refine import refine as refine_mod
+    from srmdp.refine.fill_steps import fill_steps
+    from srmdp.solutions.solve_request import SolveRequest
 
     clock = _Clock()
     monkeypatch.setattr(refine_mod, "_clock", clock)
@@ -646,7 +645,7 @@ def test_richardson_in_dt_removes_a_first_order_time_error(monkeypatch):
     """u0 = 1 + 0.3/N + 0.4/#C^2 (first order in dt): the answer is extrapolated in dt, its error is the cells'
     part only, and its estimate covers it; with a dt error 0.3/sqrt(N) (not first order) the three-level check
     refuses the extrapolation."""
-    from srmdp import refine as refine_mod
+    from srmdp.refine import refine as refine_mod
 
     clock = _Clock()
     monkeypatch.setattr(refine_mod, "_clock", clock)
@@ -672,7 +671,7 @@ def test_richardson_in_dt_removes_a_first_order_time_error(monkeypatch):
 
 
 def test_richardson_order_check():
-    from srmdp.richardson import richardson
+    from srmdp.refine.richardson import richardson
 
     def row(n, u, level):
         return {"steps": n, "u0": u, "u0_se": 1e-4, "level": level}
@@ -693,8 +692,8 @@ def test_a_richardson_value_without_a_coarser_one_is_estimated_against_a_correct
     term, and covers the error 0.4/25.  With N' = N1 the corrected value is u1 itself (the weight of u is 0)."""
     from types import SimpleNamespace
 
-    from srmdp.richardson import corrected, extrapolate
-    from srmdp.step_choice import estimable
+    from srmdp.refine.richardson import corrected, extrapolate
+    from srmdp.refine.step_choice import estimable
 
     def u0(n, c):
         return 1.0 + 0.5 / n + 0.4 / c**2
@@ -732,7 +731,7 @@ def test_the_error_model_recovers_its_terms_with_their_signs():
     """u0 = 1 + 0.36/N + 0.3/#C^2 - 3 N/M (the signs measured on hjb_lq, d = 4): the fit recovers each term from
     levels that vary in it; odd #C only (x0's place in its cell), N = 1 and #C = 1 are left out; a term the levels
     do not vary in is not identified (None), and too few levels give no model."""
-    from srmdp.error_model import fit, predicted_error
+    from srmdp.refine.error_model import fit, predicted_error
 
     def u0(n, c, m):
         return 1.0 + 0.36 / n + 0.3 / c**2 - 3.0 * n / m
@@ -766,7 +765,7 @@ def test_the_model_fits_the_cells_order_where_the_levels_identify_it_and_works_w
     """u0 = 1 + 0.36/N + 0.3/#C^3 with no N/M term (the driver's curvature corrected: c = 0): with #C 3, 5, 7 and a
     degree of freedom to spare the fit finds p = 3 and c = 0, and predicts the Richardson value's error as the cells'
     term alone; with two values of #C p is the basis's q = 2, not fitted."""
-    from srmdp.error_model import fit, predicted_error
+    from srmdp.refine.error_model import fit, predicted_error
 
     def u0(n, c, m):
         return 1.0 + 0.36 / n + 0.3 / c**3
@@ -784,8 +783,8 @@ def test_the_model_prices_a_step_that_cannot_be_estimated_at_zero():
     answer: no gain; 2 M where the M term dominates (hjb_lq's sign and size) is the step with the largest gain."""
     from dataclasses import replace
 
-    from srmdp.error_model import fit
-    from srmdp.step_choice import model_gain
+    from srmdp.refine.error_model import fit
+    from srmdp.refine.step_choice import model_gain
 
     def u0(n, c, m):
         return 1.0 + 0.02 / n + 0.01 / c**2 - 3.0 * n / m
@@ -809,7 +808,7 @@ def test_steps_chosen_by_the_model_beat_the_fixed_ladder(monkeypatch, budget):
     """Where the N/M term dominates, the model takes steps from the answer (2 M) before the ladder's next level
     (which refines N too, and so grows that term at a fixed M): the same fake clock and budget give a smaller
     error than the fixed ladder (the ladder's order with the fill steps at its end, prefer_step disabled)."""
-    from srmdp import refine as refine_mod
+    from srmdp.refine import refine as refine_mod
 
     errors = {}
     for prefer in (True, False):
@@ -829,8 +828,8 @@ def test_steps_chosen_by_the_model_beat_the_fixed_ladder(monkeypatch, budget):
 def test_every_rule_level_of_the_ladder_has_a_level_below_of_its_parity():
     """d = 8: #C 2 -> 3 changes the parity, and #C 1 is the only odd #C below 3; the ladder runs the solve's own
     level below (N/2, #C 1, M by the rules) before it, so that the level can be estimated."""
-    from srmdp.error_estimate import coarser
-    from srmdp.ladder import ladder
+    from srmdp.refine.ladder import ladder
+    from srmdp.solutions.error_estimate import coarser
 
     for d in (4, 8):
         levels, _ = ladder(_request(d=d))
@@ -845,7 +844,7 @@ def test_the_model_fits_only_the_levels_of_the_answers_remedies():
     out of the model's fit and of the estimability check."""
     from types import SimpleNamespace
 
-    from srmdp.step_choice import answer_model, same_ladder
+    from srmdp.refine.step_choice import answer_model, same_ladder
 
     def u0(n, c, m):
         return 1.0 + 0.3 / n + 0.2 / c**2 - 2.0 * n / m
@@ -869,8 +868,8 @@ def test_a_noise_dominated_refinement_pools_runs_into_its_answer(monkeypatch):
     of the budget buys more runs of the answer's level (and its Richardson partners'), pooled: the answer's runs
     grow past the request's 4 and its u0 and s.e. are those of one solve with all of its runs -- the same streams
     (run indices 0 .. R-1), so equal bit for bit -- and the budget holds (the clock is fake: nothing timed)."""
-    from srmdp import refine as refine_mod
-    from srmdp.solve_request import SolveRequest
+    from srmdp.refine import refine as refine_mod
+    from srmdp.solutions.solve_request import SolveRequest
 
     clock = _Clock()
     monkeypatch.setattr(refine_mod, "_clock", clock)
@@ -895,8 +894,8 @@ def test_pooled_runs_equal_one_solve_of_as_many_runs():
     """The solver itself: 2 runs, then 2 more from run index 2, pooled, give the u0 and s.e. of one solve of 4 runs
     bit for bit (the runs' streams are their run indices), and the kept coefficients of its last run."""
     import srmdp
-    from srmdp.pooled_runs import pooled
-    from srmdp.solve_request import SolveRequest
+    from srmdp.refine.pooled_runs import pooled
+    from srmdp.solutions.solve_request import SolveRequest
 
     opts = srmdp.SolveOptions(d=2, strata="adapted", threads=1, runs=4, dt=0.25, cells=3, paths=64)
     req = SolveRequest.make("quadratic_z", opts)

@@ -9,10 +9,10 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from srmdp.cli import build_parser, main
-from srmdp.cli_solution import TOL_NOT_MET
-from srmdp.divergence import divergence
+from srmdp.cli.commands import build_parser, main
+from srmdp.cli.solution import TOL_NOT_MET
 from srmdp.exceptions import ConfigError
+from srmdp.kernels.divergence import divergence
 from srmdp.problems import load_problem
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,11 +37,11 @@ class _Sol:
 
 @pytest.mark.parametrize("met, status", [(True, 0), (False, TOL_NOT_MET)])
 def test_an_unmet_tolerance_has_its_own_exit_status(monkeypatch, tmp_path, capsys, met, status):
-    import srmdp.run
+    import srmdp.runs.run
     import srmdp.solving
 
     monkeypatch.setattr(srmdp.solving, "solve", lambda *a, **k: _Sol(met))
-    monkeypatch.setattr(srmdp.run, "summary_line", lambda res: "summary")
+    monkeypatch.setattr(srmdp.runs.run, "summary_line", lambda res: "summary")
     out = tmp_path / "s.npz"
     rc = main(["solve", "--problem", "quadratic_z", "--d", "2", "--tol", "0.01", "--no-progress", "--out", str(out)])
     cap = capsys.readouterr()
@@ -60,12 +60,12 @@ def test_negated_flags_are_described_by_what_they_do():
 
 
 def test_an_unknown_name_in_file_py_name_is_an_error_listing_the_names(monkeypatch, tmp_path, capsys):
-    import srmdp.build
+    import srmdp.numerics.build
 
     def no_compile(*a, **k):  # the error comes before anything is compiled
         raise AssertionError("compiled")
 
-    monkeypatch.setattr(srmdp.build, "check_compiles", no_compile)
+    monkeypatch.setattr(srmdp.numerics.build, "check_compiles", no_compile)
     with pytest.raises(ConfigError, match=r"no problem named 'nosuch'; names found: allen_cahn"):
         load_problem(f"{ALLEN_CAHN}:nosuch")
     assert load_problem(f"{ALLEN_CAHN}:allen_cahn").name == "allen_cahn"

@@ -6,9 +6,9 @@ import json
 import subprocess
 from pathlib import Path
 
-from srmdp.cases import Case
+from srmdp.case.cases import Case
+from srmdp.case.results import identity_hash
 from srmdp.paper.rows import PaperCase, case_of_record, paper_case
-from srmdp.results import identity_hash
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -4,10 +4,10 @@ the largest of their chunks'.  One tiny case whose kernels the other fast tests 
 
 import json
 
-from srmdp.aggregate import aggregate
-from srmdp.cases import Case
-from srmdp.results import write_json_atomic
-from srmdp.run import peak_rss_bytes, run_case
+from srmdp.case.cases import Case
+from srmdp.case.results import write_json_atomic
+from srmdp.runs.aggregate import aggregate
+from srmdp.runs.run import peak_rss_bytes, run_case
 
 CASE = Case(d=2, dt=0.25, basis="LP1", cells=4, paths=8)  # as tests/test_determinism.py: K = 16, N = 4
 

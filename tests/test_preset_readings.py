@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from srmdp.cases import Case, truncation_for_case, truncation_for_json
+from srmdp.case.cases import Case, truncation_for_case, truncation_for_json
 from srmdp.paper.plan import Plan, load_configs
 from srmdp.paper.preset_reading import readings_from_config
 

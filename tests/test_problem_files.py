@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 from conftest import HEAT_PROBLEM
 
-from srmdp.cases import Case
+from srmdp.case.cases import Case
 from srmdp.exceptions import ConfigError
 from srmdp.problems import REGISTRY, load_problem
-from srmdp.run import run_case
+from srmdp.runs.run import run_case
 
 PAPER_FILE = REGISTRY["gobet2016"]
 GOOD_HEAT = HEAT_PROBLEM

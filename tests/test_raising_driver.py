@@ -2,7 +2,7 @@
 (after the refinement's report of its levels, with ``--tol``) under every command and option: ``srmdp solve`` with
 the divergence guard on and off, with and without the curvature correction and with a tolerance, and ``srmdp run``.
 The kernels compute the driver without Python exceptions (NaN, inf); the guard's data scale and the refinement's
-data bounds evaluate it as the kernels do (:func:`srmdp.divergence.kernel_functions`), so the run stops on its
+data bounds evaluate it as the kernels do (:func:`srmdp.kernels.divergence.kernel_functions`), so the run stops on its
 non-finite coefficients with the kernels' message, never a traceback."""
 
 import contextlib
@@ -10,7 +10,7 @@ import io
 
 import pytest
 
-from srmdp.cli import main
+from srmdp.cli.commands import main
 
 DRIVERS = {
     "sqrt_negative": "    return math.sqrt(-1.0 - y * y)",

@@ -228,7 +228,7 @@ def test_the_rows_not_run_of_the_text_have_no_run_under_any_reading():
 # --- memory statements against the GPU memory table ---------------------------------------------------------
 @pytest.mark.slow
 def test_the_d19_memory_statement_is_the_gpu_tables_not_the_host_model():
-    from srmdp.memory import GIB
+    from srmdp.case.memory import GIB
     from srmdp.paper.claims import all_claims
     from srmdp.paper.measured_memory import measured_gpu_memory
 
@@ -369,7 +369,7 @@ def test_a_check_that_only_redoes_the_papers_arithmetic_is_never_held():
 def test_our_bytes_are_in_one_unit_and_the_6_gb_threshold_in_it():
     """The paper's GB are GiB (its 9.81 GB is 9.817 GiB): every byte count of ours is in binary units, the 6 GB of the
     paper's GPU included (a 10^9 B threshold gave 7,053 matrices, the GiB one gives 8,781)."""
-    from srmdp.memory import GIB
+    from srmdp.case.memory import GIB
     from srmdp.paper.scaling import GPU_BYTES_PAPER, d19_memory
 
     assert GPU_BYTES_PAPER == 6 * GIB

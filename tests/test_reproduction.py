@@ -1,7 +1,7 @@
 """Small-N reproduction of the paper's Tables (Δt = 0.2 rows) and reading-independent facts.
 
 Reading.  The paper is ambiguous outside the box [-6.5, 6.5]^d.  Measured with seed 7, 30 runs x
-1000 test points (pooled indicators, see srmdp.indicators), the paper's values are matched by
+1000 test points (pooled indicators, see srmdp.numerics.indicators), the paper's values are matched by
 ``outside='zero'`` with truncation of y and z at 1 ("paper-fit"):
 
     case      ours (zero, T_1)            paper                  theory reading (unbounded, none)

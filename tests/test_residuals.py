@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from srmdp.indicators import INDICATORS
+from srmdp.numerics.indicators import INDICATORS
 from srmdp.paper.plan import Plan, load_configs
 from srmdp.paper.residuals import render_residuals, residuals_model
 from srmdp.paper.rows import paper_rows

@@ -72,7 +72,7 @@ def test_all_kernels_compile_for_sm90_without_spills(root, tmp_path):
 # The step kernels' registers at d = 4, 8 (float32 storage) may not grow beyond the committed sweeps + 2 (ptxas's
 # allocation moves by a register or two with unrelated code changes; a lost lever costs 6 or more): float64
 # arithmetic against its committed sweep (no launch bounds by default), float32 arithmetic against its default's
-# sweep (launch bounds where srmdp.cuda_launch.default_min_blocks sets them: the same bounds,
+# sweep (launch bounds where srmdp.kernels.cuda_launch.default_min_blocks sets them: the same bounds,
 # and spill stores at most 16 B above the committed ones; without bounds, LP1 d = 8, registers as above).
 PINNED = {
     "float64": "data/gpu/ptxas_sm90_occupancy_gpu-occupancy-2.json",

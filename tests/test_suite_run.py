@@ -15,9 +15,9 @@ import math
 
 import pytest
 
-from srmdp.cases import Case
+from srmdp.case.cases import Case
 from srmdp.problems import load_problem
-from srmdp.run import run_case
+from srmdp.runs.run import run_case
 
 SIZE = dict(d=2, basis="LP1", cells=13, paths=200)
 RUNS, SEED = 8, 0

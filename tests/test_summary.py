@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from srmdp.indicators import indicators
+from srmdp.numerics.indicators import indicators
 from srmdp.paper.student import z_limit
 
 ROOT = Path(__file__).resolve().parent.parent

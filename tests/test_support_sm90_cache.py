@@ -39,8 +39,8 @@ def test_the_compile_context_reads_every_cuda_module_of_the_library():
     """Every srmdp module of the CUDA path (cuda*, as pkgutil lists the package) is in the cache key's context."""
     import pkgutil
 
-    import srmdp
+    import srmdp.kernels
 
-    modules = {m.name + ".py" for m in pkgutil.iter_modules(srmdp.__path__) if m.name.startswith("cuda")}
+    modules = {m.name + ".py" for m in pkgutil.iter_modules(srmdp.kernels.__path__) if m.name.startswith("cuda")}
     assert {"cuda.py", "cuda_patches.py"} <= modules
     assert {f.name for f in sm90.context_files()} == modules

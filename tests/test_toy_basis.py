@@ -1,4 +1,4 @@
-"""A basis is added in one place: one ``@inline`` function and one entry of ``srmdp.bases.BASES``.
+"""A basis is added in one place: one ``@inline`` function and one entry of ``srmdp.numerics.bases.BASES``.
 
 The toy basis is LP1 with every local coordinate doubled, phi = (1, 2 u_1, ..., 2 u_d).  It spans the same
 space as LP1, and ordinary least squares depends only on the span: on the same random streams (same seed) its
@@ -12,8 +12,8 @@ import math
 import pytest
 
 import srmdp
-from srmdp.bases import BASES, Basis
-from srmdp.jit import inline
+from srmdp.numerics.bases import BASES, Basis
+from srmdp.numerics.jit import inline
 
 
 @inline
@@ -45,7 +45,7 @@ def test_a_test_local_basis_runs_and_spans_lp1(toy):
 def test_a_test_local_basis_gets_the_rules_of_the_basis_it_names(monkeypatch):
     """#C from the rules of the paper's basis it names (LP1 or LP0), M = the paper's (d+1) N^2 scaled to its size
     nb (the statistical error term N nb / M): here nb = 2d + 1 = 13 at d = 6, N = 10."""
-    from srmdp.rules import paper_rule
+    from srmdp.numerics.rules import paper_rule
 
     for paper in ("LP1", "LP0"):
         monkeypatch.setitem(BASES, "TOY2", Basis("TOY2", toy_phi, 2, True, rules=paper))

@@ -189,7 +189,7 @@ def test_bold_is_the_rules_differs_and_nothing_else_in_the_formatters():
 @pytest.mark.slow  # every table model (~10 s)
 def test_every_bold_number_of_the_result_tables_is_a_difference_the_rule_calls_differs():
     """Tables 3-13 as rendered: the bold numbers are exactly the Deltas of the lines the rule calls differs."""
-    from srmdp.indicators import INDICATORS
+    from srmdp.numerics.indicators import INDICATORS
     from srmdp.paper.tables import table_model
 
     plan = _plan()

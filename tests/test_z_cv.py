@@ -6,10 +6,10 @@ import dataclasses
 import numpy as np
 import pytest
 
-from srmdp.build import kernels
-from srmdp.cases import Case
+from srmdp.case.cases import Case
+from srmdp.numerics.build import kernels
 from srmdp.problems import load_problem
-from srmdp.run import run_case
+from srmdp.runs.run import run_case
 
 
 def _responses(case, coef, i, seed=3):
@@ -22,7 +22,7 @@ def _responses(case, coef, i, seed=3):
 @pytest.fixture(scope="module")
 def solved():
     """Coefficients of a solved LP1 d=2 case (the estimates the control variate uses)."""
-    from srmdp.cpu import CpuBackend
+    from srmdp.kernels.cpu import CpuBackend
 
     case = Case(d=2, dt=0.1, basis="LP1", cells=4, paths=400)
     b = CpuBackend(load_problem("gobet2016"))
@@ -110,7 +110,7 @@ def test_martingale_cv_keeps_the_limit_and_cuts_the_variance(solved, i):
     and no z^M_N: identical."""
     case, _ = solved
     zc = dataclasses.replace(case, z_cv=True)
-    from srmdp.cpu import CpuBackend
+    from srmdp.kernels.cpu import CpuBackend
 
     b = CpuBackend(load_problem("gobet2016"))
     run_case(zc, runs=1, test_points=10, seed=2, backend=b)  # estimates of good quality: see bench/zcv.md

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from srmdp import indicators, readings
+from srmdp.case import readings
+from srmdp.numerics import indicators
 from srmdp.paper import figures, switch_tables, tables
 from srmdp.paper.plan import Plan, load_configs
 

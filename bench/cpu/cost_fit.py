@@ -28,10 +28,10 @@ from scipy.optimize import nnls
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from srmdp.bases import BASES  # noqa: E402
-from srmdp.cases import Case  # noqa: E402
+from srmdp.case.cases import Case  # noqa: E402
+from srmdp.case.results import read_json  # noqa: E402
+from srmdp.numerics.bases import BASES  # noqa: E402
 from srmdp.paper import cost  # noqa: E402
-from srmdp.results import read_json  # noqa: E402
 
 COMMITTED = ("data/summaries/default/**/*.json", "data/gpu/campaign/*cpu*.json", "data/evidence/**/*.json")
 

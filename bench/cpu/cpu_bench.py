@@ -35,10 +35,10 @@ import numpy as np
 from numba import njit, prange
 
 import srmdp
-from srmdp.build import kernels
-from srmdp.cases import Case
+from srmdp.case.cases import Case
+from srmdp.numerics.build import kernels
+from srmdp.numerics.rng import DOMAIN_PATHS
 from srmdp.problems import load_problem
-from srmdp.rng import DOMAIN_PATHS
 
 CASES = {
     # paper: LP0d4 dt=0.1 #C=12 (K=20736), M=100

@@ -1,6 +1,7 @@
 """CPU profile (not a test): where a path-step's time goes, by timing variants of the generated kernel.
 
-Each variant is the case's generated CPU module (:mod:`srmdp.build`) with one phase cut out by a text substitution
+Each variant is the case's generated CPU module (:mod:`srmdp.numerics.build`) with one phase cut out by a text
+substitution
 of the kernel source (asserted to apply exactly once, so that a change of the code fails here, loudly), built in a
 private kernel cache (``$SRMDP_PROFILE_CACHE``, default a folder under the system's temp dir); the difference of
 its time to the full kernel's is that phase's cost.  The variants compute wrong numbers: they are only timed.
@@ -37,8 +38,8 @@ import time
 import numba
 import numpy as np
 
-from srmdp import build
-from srmdp.cases import Case
+from srmdp.case.cases import Case
+from srmdp.numerics import build
 from srmdp.problems import load_problem
 
 CASES = {  # as bench/cpu/cpu_bench.py
@@ -140,7 +141,7 @@ def patched_source(name, module, text):
     """The kernel module's text ``text`` (srmdp/<module>.py as the builder copies it) with variant ``name``'s
     substitutions; a substitution that does not apply exactly once is an error (the kernel changed).  The slow
     branch's two forms (float64, float32 arithmetic) are alternatives: one of them must apply."""
-    subs = VARIANTS[name].get(module, [])
+    subs = VARIANTS[name].get(module.rsplit("/", 1)[-1], [])  # module: its path in srmdp/, VARIANTS: its name
     for old, new in subs:
         if old in (_SLOW64, _SLOW32) and text.count(old) == 0:
             continue

@@ -15,11 +15,11 @@ import sys
 
 import numpy as np
 
-from srmdp.cases import Case
-from srmdp.cpu import CpuBackend
+from srmdp.case.cases import Case
+from srmdp.kernels.cpu import CpuBackend
 from srmdp.paper.rows import paper_case
 from srmdp.problems import load_problem
-from srmdp.run import run_case
+from srmdp.runs.run import run_case
 
 VARIANTS = {"paper": {}, "z_cv": {"z_cv": True}, "martingale_cv": {"z_cv": True, "martingale_cv": True}}
 

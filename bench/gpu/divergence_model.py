@@ -2,11 +2,13 @@
 
     python bench/gpu/divergence_model.py [--cases LP0d4:0.05,LP1d4:0.05] [--strata 64] [--block 128]
 
-A lane of a warp takes the ziggurat's slow path (wedges or tail, :func:`srmdp.rng.normal_slow`) when one of its d
+A lane of a warp takes the ziggurat's slow path (wedges or tail, :func:`srmdp.numerics.rng.normal_slow`) when one of its
+d
 normals of a path step misses the rectangle.  In a *warp-step* -- one iteration of the path loop over j > i
-(:func:`srmdp.scheme.continue_path`), which the 32 lanes of a warp run in lockstep -- the warp waits for its slow
+(:func:`srmdp.numerics.scheme.continue_path`), which the 32 lanes of a warp run in lockstep -- the warp waits for its
+slow
 lanes.  This replays the streams of the first ``--strata`` strata at every time step i (the same draws as the
-solver: :func:`srmdp.scheme.first_step`'s d uniforms and d normals, then d normals per step j) and counts, per
+solver: :func:`srmdp.numerics.scheme.first_step`'s d uniforms and d normals, then d normals per step j) and counts, per
 warp-step, the lanes that take the slow path:
 
 * block mode: a warp is 32 consecutive paths m of one stratum (threads of step_block, m = base + tid);
@@ -87,7 +89,7 @@ def main(argv=None):
     ap.add_argument("--strata", type=int, default=64, help="the first strata replayed (exact on those)")
     ap.add_argument("--paths", type=int, default=256, help="at most this many paths per stratum replayed")
     args = ap.parse_args(argv)
-    from srmdp.build import kernels
+    from srmdp.numerics.build import kernels
     from srmdp.paper.rows import paper_case
     from srmdp.problems import load_problem
 

@@ -1,10 +1,12 @@
-"""Shared-memory bank conflicts of the step kernels, by the exact model of :mod:`srmdp.shared_banks`.
+"""Shared-memory bank conflicts of the step kernels, by the exact model of :mod:`srmdp.kernels.shared_banks`.
 
     python bench/gpu/gpu_banks.py [--d 1,2,3,4,5,6,7,8]
 
 step_thread: lane t of a warp reads or writes column j of its row, rows[t][j] (doubles): wavefronts per access at
-the packed stride (3d + nb^2 + (d+1) nb) and at :func:`srmdp.cuda_launch.thread_row`'s stride. step_block: the tile of B
-paths x W = nb + d + 1 columns (packed, and padded to :func:`srmdp.cuda_launch.tile_stride`) (REAL: 4 bytes in float32
+the packed stride (3d + nb^2 + (d+1) nb) and at :func:`srmdp.kernels.cuda_launch.thread_row`'s stride. step_block: the
+tile of B
+paths x W = nb + d + 1 columns (packed, and padded to :func:`srmdp.kernels.cuda_launch.tile_stride`) (REAL: 4 bytes in
+float32
 arithmetic, 8 in float64): the writes (lane t = path t, column a: stride W), the owners' reads (lane t owns entry e
 = t + kB: row r, columns ENTRY_COLUMN_A/B[e]), the owners' running sums own[e] (consecutive doubles); the cell data
 (every lane the same double: a broadcast).
@@ -17,12 +19,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from srmdp.shared_banks import WARP, conflict_free, strided_wavefronts, wavefronts  # noqa: E402
+from srmdp.kernels.shared_banks import WARP, conflict_free, strided_wavefronts, wavefronts  # noqa: E402
 
 
 def thread_rows(d, nb):
     """(packed length, its wavefronts, thread_row's stride, its wavefronts) of step_thread's rows (8-byte)."""
-    from srmdp.cuda_launch import thread_row
+    from srmdp.kernels.cuda_launch import thread_row
 
     packed = 3 * d + nb * nb + (d + 1) * nb
     stride = thread_row(d, nb, pad=True)  # 0: local arrays (rows beyond 40 KB per block)
@@ -31,7 +33,7 @@ def thread_rows(d, nb):
 
 def block_arrays(d, nb, real):
     """Wavefronts per warp access of step_block's shared arrays (worst warp of the block for the owners)."""
-    from srmdp.cuda_launch import block_size, entries, tile_stride
+    from srmdp.kernels.cuda_launch import block_size, entries, tile_stride
 
     b = block_size(d, nb)
     w = nb + d + 1

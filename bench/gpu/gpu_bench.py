@@ -4,7 +4,7 @@
         [--test-points 1000] [--modes auto] [--budget 300] [--out-dir data/gpu] [--compare-cpu]
 
 A case is ``TABLE:DT`` or ``TABLE:DT:ROW`` (see ``srmdp cases``).  Each case runs through
-``srmdp.run.run_case(device="gpu")`` exactly as ``srmdp run --device gpu`` does (kernels compiled
+``srmdp.runs.run.run_case(device="gpu")`` exactly as ``srmdp run --device gpu`` does (kernels compiled
 once per size and reused across cases), and its result JSON is written to
 ``OUT_DIR/<table>_r<row>_<precision>[_<mode>].json`` (sealed as the CLI seals it).
 ``--budget`` skips a case whose predicted time (its path-steps over the last rate measured for the
@@ -41,7 +41,7 @@ def parse_cases(spec):
 
 
 def parse_set(spec):
-    """``name=value,...`` -> {name: int or float} (fields of srmdp.cases.Case)."""
+    """``name=value,...`` -> {name: int or float} (fields of srmdp.case.cases.Case)."""
     out = {}
     for item in filter(None, (v.strip() for v in (spec or "").split(","))):
         name, value = item.split("=")
@@ -69,12 +69,12 @@ def main(argv=None):
 
     from dataclasses import replace
 
-    from srmdp.cuda import CudaBackend
+    from srmdp.case.results import write_json_atomic
     from srmdp.exceptions import ConfigError
+    from srmdp.kernels.cuda import CudaBackend
     from srmdp.paper.rows import find_row, paper_case
     from srmdp.problems import load_problem
-    from srmdp.results import write_json_atomic
-    from srmdp.run import run_case
+    from srmdp.runs.run import run_case
 
     t_start = time.perf_counter()
     rates = {}
@@ -145,7 +145,7 @@ def main(argv=None):
             if args.compare_cpu:
                 import numpy as np
 
-                from srmdp.cpu import CpuBackend
+                from srmdp.kernels.cpu import CpuBackend
 
                 c64 = replace(case, precision="float64")
                 if args.precision == "float64" and args.runs == 1:

@@ -2,7 +2,8 @@
 
     python bench/gpu/gpu_bounds_fp.py [--d 4] [--basis LP0] [--mode block] [--arithmetic float32]
 
-Under launch bounds (:func:`srmdp.cuda_launch.launch_bounds`) two things change: ptxas caps the registers (spills: loads
+Under launch bounds (:func:`srmdp.kernels.cuda_launch.launch_bounds`) two things change: ptxas caps the registers
+(spills: loads
 and stores, no arithmetic), and the ziggurat's slow path (``rng.normal_slow_rounded``, ``@rare``) becomes a
 ``noinline`` call instead of being inlined at each of its call sites.  Without fast-math the only value-changing
 freedom of the compiler is contraction (a multiply and an add fused into an FMA), which moves the FMA and the
@@ -36,9 +37,9 @@ def main(argv=None):
     ap.add_argument("--arithmetic", default="float32")
     args = ap.parse_args(argv)
     stub_current_device()
-    from srmdp.bases import BASES
-    from srmdp.build import kernels
-    from srmdp.cuda_launch import layout, signatures
+    from srmdp.kernels.cuda_launch import layout, signatures
+    from srmdp.numerics.bases import BASES
+    from srmdp.numerics.build import kernels
     from srmdp.problems import load_problem
 
     problem = load_problem("gobet2016")

@@ -21,7 +21,7 @@ import sys, tomllib
 from pathlib import Path
 out = Path(sys.argv[1])
 eps = tomllib.loads(Path("pyproject.toml").read_text())["project"]["entry-points"]
-# named srmdp with the tree's version, so that the runs' provenance records it (srmdp.results.versions)
+# named srmdp with the tree's version, so that the runs' provenance records it (srmdp.case.results.versions)
 version = tomllib.loads(Path("pyproject.toml").read_text())["project"]["version"]
 (out / "METADATA").write_text(f"Metadata-Version: 2.1\nName: srmdp\nVersion: {version}\n")
 (out / "entry_points.txt").write_text("".join(
@@ -30,5 +30,5 @@ version = tomllib.loads(Path("pyproject.toml").read_text())["project"]["version"
 PYEOF
   export PYTHONPATH=$SRMDP_SITE${PYTHONPATH:+:$PYTHONPATH}
 fi
-PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} $PY -c "from srmdp.cli import paper_table_case; paper_table_case()" \
+PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} $PY -c "from srmdp.cli.commands import paper_table_case; paper_table_case()" \
   || { echo "gpu_env: srmdp --table cannot resolve the paper's rows on this host"; return 1 2>/dev/null || exit 1; }

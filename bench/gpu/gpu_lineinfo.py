@@ -4,7 +4,7 @@
 
 numba-cuda's ``lineinfo=True`` maps the SASS to the Python source lines without changing the generated code
 (unlike ``debug``), so ``ncu --section SourceCounters --section WarpStateStats --import-source yes`` can say
-which line's loads stall.  The kernels are built by ``srmdp.build`` through ``numba.cuda.jit``: this script
+which line's loads stall.  The kernels are built by ``srmdp.numerics.build`` through ``numba.cuda.jit``: this script
 makes ``lineinfo=True`` the default of ``numba.cuda.jit`` before ``srmdp`` is imported, and points the kernel
 cache at a fresh folder (``SRMDP_KERNEL_CACHE``, unless set) so that no kernel compiled without line
 information is loaded from the disk cache.  Under the simulator (``NUMBA_ENABLE_CUDASIM=1``) the option is
@@ -31,7 +31,7 @@ def main(argv=None) -> int:
         return jit(*args, **kwargs)
 
     cuda.jit = jit_with_lineinfo
-    from srmdp.cli import main as srmdp_main
+    from srmdp.cli.commands import main as srmdp_main
 
     return srmdp_main(list(sys.argv[1:] if argv is None else argv))
 

@@ -3,7 +3,8 @@
     python bench/gpu/gpu_liveregs.py --d 4 --basis LP0 --mode block [--arithmetic float32] [--min-blocks 0]
                                  [--at ADDR ...]
 
-Compiles the kernel as ``bench/gpu/gpu_ptxas.py`` does (the same PTX, launch bounds by srmdp.cuda_launch's rule unless
+Compiles the kernel as ``bench/gpu/gpu_ptxas.py`` does (the same PTX, launch bounds by srmdp.kernels.cuda_launch's rule
+unless
 ``--min-blocks``), assembles it with a CUDA 13 ptxas and prints ``nvdisasm --print-life-ranges``' count of live
 registers: the kernel's peak, the path loop's (the largest loop nested in another,
 :func:`tests.support.sm90.sass_counts`)
@@ -43,7 +44,7 @@ def main(argv=None):
     ap.add_argument("--basis", default="LP0")
     ap.add_argument("--mode", default="block", choices=("thread", "block"))
     ap.add_argument("--arithmetic", default="float32")
-    ap.add_argument("--min-blocks", type=int, help="launch bounds (0: none; default: srmdp.cuda_launch's rule)")
+    ap.add_argument("--min-blocks", type=int, help="launch bounds (0: none; default: srmdp.kernels.cuda_launch's rule)")
     ap.add_argument("--at", nargs="*", default=[], help="hex SASS addresses to list the live registers of")
     args = ap.parse_args(argv)
     ptxas = os.environ.get("SRMDP_PTXAS13")
@@ -54,9 +55,9 @@ def main(argv=None):
     stub_current_device()
     from numba import cuda
 
-    from srmdp.bases import BASES
-    from srmdp.build import kernels
-    from srmdp.cuda_launch import layout, signatures
+    from srmdp.kernels.cuda_launch import layout, signatures
+    from srmdp.numerics.bases import BASES
+    from srmdp.numerics.build import kernels
     from srmdp.problems import load_problem
 
     nb = BASES[args.basis].size(args.d)

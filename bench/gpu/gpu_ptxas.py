@@ -45,7 +45,7 @@ from tests.support.sm90 import (  # noqa: E402
 
 
 def variants(ds, bases, precisions=("float64", "float32"), arithmetics=("float64",)):
-    from srmdp.bases import BASES
+    from srmdp.numerics.bases import BASES
 
     for d in ds:
         for basis in bases:
@@ -71,12 +71,13 @@ def check(
     contraction=False,
 ):
     """Compile and assemble; returns the list of report rows (with 'ok' and 'why').  ``min_blocks``, ``pad_rows``:
-    the launch bounds and row stride of :func:`srmdp.cuda_launch.layout` (None: its defaults, i.e. the environment's
+    the launch bounds and row stride of :func:`srmdp.kernels.cuda_launch.layout` (None: its defaults, i.e. the
+    environment's
     SRMDP_CUDA_MIN_BLOCKS / SRMDP_CUDA_PAD_ROWS or the default rule).  ``contraction``: also each kernel's
     :func:`contraction_counts` (row key ``contraction``)."""
-    from srmdp.build import SPECIALISE_MAX_D
-    from srmdp.build import kernels as build_kernels
-    from srmdp.cuda_launch import block_size, layout, signatures
+    from srmdp.kernels.cuda_launch import block_size, layout, signatures
+    from srmdp.numerics.build import SPECIALISE_MAX_D
+    from srmdp.numerics.build import kernels as build_kernels
     from srmdp.problems import load_problem
 
     problem = load_problem("gobet2016")
@@ -171,7 +172,7 @@ def main(argv=None):
         "--min-blocks",
         type=int,
         help="launch bounds: blocks per SM of every specialised step kernel"
-        " (0: none; default: SRMDP_CUDA_MIN_BLOCKS, else srmdp.cuda_launch's default rule)",
+        " (0: none; default: SRMDP_CUDA_MIN_BLOCKS, else srmdp.kernels.cuda_launch's default rule)",
     )
     ap.add_argument(
         "--packed-rows", action="store_true", help="shared-memory rows at their packed length (SRMDP_CUDA_PAD_ROWS=0)"

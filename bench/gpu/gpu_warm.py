@@ -3,7 +3,7 @@
     python bench/gpu/gpu_warm.py [--cases all|TABLE|TABLE:ROW,...] [--precision float32] [--jobs N] [--timeout 150]
 
 One tiny ``srmdp run --device gpu`` per (basis, d, launch mode) that the selected rows need (the mode the
-solver picks for each row on this device, :func:`srmdp.cuda.choose_mode`), each in its own process and all at
+solver picks for each row on this device, :func:`srmdp.kernels.cuda.choose_mode`), each in its own process and all at
 once: a cold step kernel compiles in 10-14 s on the H100 host, 17 of them took 20 s in parallel on its 16
 cores, and a second process then loads them from the disk cache in 0.01 s.  Called by bench/gpu/gpu_campaign.sh
 before the campaign (the selection of its ``--cases``).  Prints one line per kernel (exit status, compile
@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 def kernels_needed(spec, sms):
     """Sorted (basis, d, mode) of the paper rows selected by ``spec`` (srmdp.paper.campaign's --cases syntax)."""
-    from srmdp.cuda import choose_mode
+    from srmdp.kernels.cuda import choose_mode
     from srmdp.paper.campaign import paper_selection
     from srmdp.paper.rows import paper_case
 
@@ -45,7 +45,7 @@ def main(argv=None):
     ap.add_argument("--timeout", type=float, default=150.0, help="seconds per kernel process")
     args = ap.parse_args(argv)
 
-    from srmdp.cuda import device_info
+    from srmdp.kernels.cuda import device_info
 
     need = [(*k, a) for a in args.arithmetic.split(",") for k in kernels_needed(args.cases, device_info()["sms"])]
     t0 = time.perf_counter()

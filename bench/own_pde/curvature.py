@@ -1,4 +1,4 @@
-"""The curvature correction's effect on the c N/M term of u0's error, measured (srmdp.curvature).
+"""The curvature correction's effect on the c N/M term of u0's error, measured (srmdp.problems.curvature).
 
     nice -n 5 python bench/own_pde/curvature.py [--runs R] [--only hjb_lq:4] [--out data/own_pde/curvature.json]
     nice -n 5 python bench/own_pde/curvature.py --offdiag [--out data/own_pde/curvature_offdiag.json]
@@ -94,11 +94,11 @@ def offdiagonal(problem="quadratic_z", d=4, steps=(9, 5, 1)):
     correlation of the residuals of the Z responses w dW_l and w dW_m (LP0: the responses less their mean; the same
     (Phi^T Phi)^{-1} multiplies every pair, so this is the correlation of z^M_l and z^M_m) at N = 10, #C 5, M 500,
     z_cv on, after one run's backward pass.  Noise alone gives |corr| ~ M^{-1/2} = 0.045, signed mean ~ 0."""
-    from srmdp.build import kernels
-    from srmdp.cases import Case
-    from srmdp.cpu import CpuBackend
+    from srmdp.case.cases import Case
+    from srmdp.kernels.cpu import CpuBackend
+    from srmdp.numerics.build import kernels
     from srmdp.problems import load_problem
-    from srmdp.run import run_case
+    from srmdp.runs.run import run_case
 
     case = Case(d=d, dt=0.1, basis="LP0", cells=5, paths=500, problem=problem, z_cv=True)
     b = CpuBackend(load_problem(problem), threads=2)

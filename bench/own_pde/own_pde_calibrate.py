@@ -4,7 +4,7 @@
     python bench/own_pde/own_pde_calibrate.py --from-json cal.json       # the table again from the recorded solves
 
 Every solve is ``srmdp.solve(P, d, runs=4, seed, **config)`` with its error estimate (the level below,
-srmdp.error_estimate); what is recorded per solve is u0, its s.e., the coarse level's u0 and s.e., and rho,
+srmdp.solutions.error_estimate); what is recorded per solve is u0, its s.e., the coarse level's u0 and s.e., and rho,
 so the estimate can be recomputed for any constants: u0_error = ((C (|u - u'| + NOISE s_diff) / (rho - 1))^2 +
 s^2)^(1/2).  The calibration problems choose (C, NOISE) on a grid: the smallest median overstatement
 (u0_error / |error|) whose coverage at 2x is >= CAL_COVERAGE; the held-out problems are only measured.
@@ -49,7 +49,7 @@ def exact(spec, d):
 
 def solve_all(seeds, dims, say):
     import srmdp
-    from srmdp.divergence import DivergenceError
+    from srmdp.kernels.divergence import DivergenceError
 
     out = []
     for group, problems in (("calibration", CALIBRATION), ("held-out", HELD_OUT)):
@@ -139,7 +139,7 @@ def table(rows, c, noise):
     return "\n".join(lines)
 
 
-# Richardson's coverage (srmdp.refine): a fine triple N = 2, 5, 10 at #C 5, M 400 and a coarse one N = 1, 2, 5 at
+# Richardson's coverage (srmdp.refine.refine): a fine triple N = 2, 5, 10 at #C 5, M 400 and a coarse one N = 1, 2, 5 at
 # #C 3, M 100 (the ladder's shape), u0 extrapolated in dt and estimated against the coarse triple's value
 RICHARDSON = {"fine": (5, 400, (2, 5, 10)), "coarse": (3, 100, (1, 2, 5))}
 
@@ -149,7 +149,7 @@ def richardson_all(seeds, d, say):
     check refuses it), the plain u0 at N = 10 and its error."""
     import srmdp
     from srmdp.problems import load_problem
-    from srmdp.richardson import extrapolate as _extrapolate
+    from srmdp.refine.richardson import extrapolate as _extrapolate
 
     out = []
     for group, problems in (("calibration", CALIBRATION), ("held-out", HELD_OUT)):
@@ -256,7 +256,7 @@ def main(argv=None):
         rows = solve_all(args.seeds, args.dims, lambda line: print(line, flush=True))
         if args.json:
             Path(args.json).write_text(json.dumps(rows))
-    from srmdp.error_estimate import BIAS_SCALE, NOISE
+    from srmdp.solutions.error_estimate import BIAS_SCALE, NOISE
 
     print(f"\nthe library's constants: C = {BIAS_SCALE:g}, NOISE = {NOISE:g}")
     print(table(rows, BIAS_SCALE, NOISE))

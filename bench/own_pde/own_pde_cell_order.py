@@ -52,7 +52,7 @@ def fit_order(cells, u, se):
 
 def main(argv=None):
     import srmdp
-    from srmdp.divergence import DivergenceError
+    from srmdp.kernels.divergence import DivergenceError
     from srmdp.problems import load_problem
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -45,7 +45,7 @@ def main(argv=None):
 
     try:
         sol = srmdp.solve(path, d=4, tol=0.02, budget_s=900, report=say)
-    except srmdp.divergence.DivergenceError as exc:
+    except srmdp.kernels.divergence.DivergenceError as exc:
         print(f"no answer: {exc}")
         sol = None
     print(f"wall {time.time() - t0:.0f} s, CPU {time.process_time() - c0:.0f} s, load at end {os.getloadavg()}")

@@ -1,4 +1,4 @@
-"""Coverage of the Richardson value's estimate (srmdp.richardson.extrapolate) on problems with exact solutions.
+"""Coverage of the Richardson value's estimate (srmdp.refine.richardson.extrapolate) on problems with exact solutions.
 
     nice -n 5 python bench/own_pde/own_pde_richardson.py --json data/own_pde/richardson_estimates.json
     python bench/own_pde/own_pde_richardson.py --from-json data/own_pde/richardson_estimates.json
@@ -6,7 +6,8 @@
 Per problem, d and seed (``srmdp.solve(P, d, runs=4, seed, error=False, cells, paths, dt)``, one thread): a coarse
 triple N = 1, 2, 5 at #C 3, M 100 and a fine one N = 2, 5, 10 at #C 5, M 400 (the ladder's shape, as in
 bench/own_pde/own_pde_calibrate.py --richardson).  The fine value is extrapolated in dt where its triple confirms
-the first order, and estimated by the library's :func:`srmdp.richardson.extrapolate` two ways from the same solves:
+the first order, and estimated by the library's :func:`srmdp.refine.richardson.extrapolate` two ways from the same
+solves:
 against the coarse triple's Richardson value ("richardson", the estimate before), and with the coarse triple's
 Richardson values withheld, against the coarse N = 5 plain level with its dt term removed by the fine pair's
 slope ("corrected plain", the estimate that needs no coarser Richardson value).  Calibration problems as in
@@ -71,7 +72,7 @@ def solve_levels(spec, d, seed):
 
 def estimates(levels):
     """{way: (u0, u0_error, against_kind)} of the finest level's Richardson value, by extrapolate (None: refused)."""
-    from srmdp.richardson import extrapolate
+    from srmdp.refine.richardson import extrapolate
 
     out = {}
     for way in WAYS:

@@ -4,7 +4,7 @@ and the coverage of its u0_error when ``tol`` cannot be met within the budget (s
     python bench/own_pde/own_pde_steps.py [--seeds 5] [--budget 30] [--tol 0.002] [--d 2]
 
 Per (problem, seed): ``srmdp.solve(P, d, tol, budget_s, seed, threads=1)`` twice, with the model's choice
-(the default) and with the fixed ladder (``srmdp.refine.prefer_step`` disabled: the ladder's order, the fill
+(the default) and with the fixed ladder (``srmdp.refine.refine.prefer_step`` disabled: the ladder's order, the fill
 steps at its end); the refinement's clock is this process's CPU seconds (one thread), so that the machine's load
 does not change which levels fit.  Prints the answer (N, #C, M, Richardson or not), |error|, u0_error, and the
 totals: median |error| per mode, within 1x / 2x u0_error.
@@ -30,8 +30,8 @@ def main(argv=None):
     ap.add_argument("--problems", nargs="+", default=["quadratic_z", "reaction_diffusion", "running_cost"])
     args = ap.parse_args(argv)
     import srmdp
-    from srmdp import refine
     from srmdp.paper.beyond_solve import COVERAGE_PROBLEMS, exact_u0
+    from srmdp.refine import refine
 
     refine._clock = time.process_time
     prefer = refine.prefer_step

@@ -33,8 +33,8 @@ TARGETS = {
 
 def cpu_clock():
     """The refinement's clock: CPU seconds / 2, and the levels' measured seconds (its rate) on the same clock."""
-    from srmdp import refine
-    from srmdp.solve_request import SolveRequest
+    from srmdp.refine import refine
+    from srmdp.solutions.solve_request import SolveRequest
 
     refine._clock = lambda: time.process_time() / 2.0
     run = SolveRequest.run

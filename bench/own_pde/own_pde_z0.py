@@ -6,9 +6,9 @@
 For each problem and configuration (the defaults; adapted strata; LP2d; dt halved) and seeds 0..S-1: one
 solve with ``runs`` runs (keep all) and, with the same seed, the level below of the u0 error estimate
 (``SolveRequest.below``: N/2, #C and M strictly coarser).  z^M_0(x0) is the mean over the runs, its s.e.
-their spread / sqrt(R); both for the regression z^M_0(x0) and the first step (srmdp.first_step).  Prints
+their spread / sqrt(R); both for the regression z^M_0(x0) and the first step (srmdp.solutions.first_step).  Prints
 per row: the mean over seeds and components of |z - z_exact| and its maximum, the median s.e. of z, |z|
-exact, and for the estimate of ``Solution.z0_error`` (srmdp.first_step.z0_error: bias
+exact, and for the estimate of ``Solution.z0_error`` (srmdp.solutions.first_step.z0_error: bias
 (|z_N - z_N'| + s_diff) / (rho - 1), rho with z's orders 1/2 in dt, 2 in h, 1/2 in N/M) how often it covers
 the error (1x, 2x, over seeds and components) and the median estimate / error.  CPU seconds
 are ``time.process_time`` of the solves (one thread).
@@ -44,8 +44,8 @@ def z_exact(problem, d):
 
 
 def z_runs(sol, x0):
-    """Per run (R, d): the regression z^M_0(x0) and the first-step estimate (srmdp.first_step)."""
-    from srmdp.first_step import first_step_z0
+    """Per run (R, d): the regression z^M_0(x0) and the first-step estimate (srmdp.solutions.first_step)."""
+    from srmdp.solutions.first_step import first_step_z0
 
     reg = np.array([sol.z(0, x0, run=r)[0] for r in sol.kept_runs])
     return reg, first_step_z0(sol, x0)[2]
@@ -53,10 +53,10 @@ def z_runs(sol, x0):
 
 def one(spec, d, kw, seed, runs):
     import srmdp
-    from srmdp.first_step import z0_rho
     from srmdp.options import SolveOptions
     from srmdp.problems import load_problem
-    from srmdp.solve_request import SolveRequest
+    from srmdp.solutions.first_step import z0_rho
+    from srmdp.solutions.solve_request import SolveRequest
 
     kw = dict(kw)
     p = load_problem(spec)
@@ -93,8 +93,8 @@ def one(spec, d, kw, seed, runs):
 
 
 def summarise(rows, key="z"):
-    from srmdp.error_estimate import RHO_MIN
-    from srmdp.first_step import z0_error
+    from srmdp.solutions.error_estimate import RHO_MIN
+    from srmdp.solutions.first_step import z0_error
 
     err, se, est = [], [], []
     for r in rows:
@@ -128,7 +128,7 @@ def summarise(rows, key="z"):
 
 
 def main(argv=None):
-    from srmdp.divergence import DivergenceError
+    from srmdp.kernels.divergence import DivergenceError
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=8)

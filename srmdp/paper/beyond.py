@@ -28,8 +28,8 @@ import csv
 import math
 from dataclasses import dataclass
 
-from ..cases import Case
-from ..memory import required_bytes
+from ..case.cases import Case
+from ..case.memory import required_bytes
 from ..options import command_line, make_case
 from . import REPOSITORY
 from .beyond_reference import DEFAULT_REFERENCE_PATHS, closed_form_reference

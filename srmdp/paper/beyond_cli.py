@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import sys
 
-from ..cli_common import Parser, exit_status
+from ..case.results import check_writable, write_json_atomic
+from ..cli.common import Parser, exit_status
 from ..options import add_arguments
-from ..results import check_writable, write_json_atomic
 from . import REPOSITORY
 from .beyond_reference import DEFAULT_REFERENCE_PATHS, compute_reference
 from .beyond_solve import MODES, SuiteSolve, measure_coverage, run_solve, write_json

@@ -204,6 +204,6 @@ def coverage_totals(rows) -> dict:
 
 
 def write_json(path, data):
-    from ..results import write_json_atomic
+    from ..case.results import write_json_atomic
 
     write_json_atomic(path, json.loads(json.dumps(data, default=float)))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from ..results import read_json
+from ..case.results import read_json
 from .beyond import BeyondPlan, published_rows
 from .beyond_solve import coverage_totals
 from .index import hardware_label

@@ -15,8 +15,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..indicators import INDICATORS
-from ..readings import matches
+from ..case.readings import matches
+from ..numerics.indicators import INDICATORS
 from .equivalence import Equivalence
 from .index import index_results
 from .record import arithmetic_of, merge_twins, precision_short, run_key, storage_of

@@ -1,12 +1,12 @@
 """Run chunks kept in the repository (``data/gpu/``): which runs of which case are already there.
 
-A *chunk* is a result file of ``srmdp run`` (or of :func:`srmdp.run.run_case`) holding runs
+A *chunk* is a result file of ``srmdp run`` (or of :func:`srmdp.runs.run.run_case`) holding runs
 ``run_start .. run_start + runs - 1`` of one case.  Chunks *pool* (are aggregated together, and
 share one set of run indices that must not repeat) when their runs are draws of the same random
 streams under the same numerical parameters:
 
 * the same ``case_hash`` — case (paper row, reading outside/trunc_y/trunc_z, precision, #C, M, ...),
-  seed and test points, see :func:`srmdp.results.identity_hash`;
+  seed and test points, see :func:`srmdp.case.results.identity_hash`;
 * the same random streams (:func:`streams_of`): today the CPU and the GPU share one counter-based
   stream, so CPU and GPU chunks of the same case_hash pool; a result that declares another stream
   family (``"streams"`` field) pools only with results of that family.
@@ -22,9 +22,9 @@ import json
 import os
 from dataclasses import dataclass, field
 
-from ..aggregate import load_chunk
-from ..readings import reading_of
-from ..results import content_hash, streams_of
+from ..case.readings import reading_of
+from ..case.results import content_hash, streams_of
+from ..runs.aggregate import load_chunk
 
 
 def group_key(res: dict) -> tuple:
@@ -141,8 +141,8 @@ def result_paths(*folders) -> list:
 def index(paths, verify=False) -> dict:
     """{group_key: Group} of the chunk files among ``paths`` (other JSON files are skipped).
 
-    With ``verify``, each chunk is read by :func:`srmdp.aggregate.load_chunk` (checksum, fields,
-    per-run arrays), which raises a one-line :class:`srmdp.aggregate.ChunkError` on a bad file.  Two
+    With ``verify``, each chunk is read by :func:`srmdp.runs.aggregate.load_chunk` (checksum, fields,
+    per-run arrays), which raises a one-line :class:`srmdp.runs.aggregate.ChunkError` on a bad file.  Two
     files with the same content (the same checksum: a chunk copied from a campaign folder into the
     repository) count once.
     """

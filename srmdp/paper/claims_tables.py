@@ -6,8 +6,8 @@ same cases).
 
 from __future__ import annotations
 
-from ..indicators import INDICATORS
-from ..readings import matches
+from ..case.readings import matches
+from ..numerics.indicators import INDICATORS
 from .claims import all_claims, claim_outcome
 from .index import best_timing, hw_short, index_results, load
 from .latex import fmt_bytes, fmt_slope, jinja_env, tex_escape, write_text

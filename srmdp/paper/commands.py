@@ -72,7 +72,7 @@ lsmdp.summary = "the non-stratified LSMDP baseline on a paper row"
 
 def cases(argv=None) -> int:
     """``srmdp cases [--table T]``: the paper's 35 rows (table, row, d, dt, #C, K, M)."""
-    from ..cli_common import Parser, exit_status
+    from ..cli.common import Parser, exit_status
 
     p = Parser(prog="srmdp cases", description="List the paper's cases.")
     p.add_argument("--table", help="only this table (an id or alias, e.g. LP1d6)")

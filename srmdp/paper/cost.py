@@ -18,8 +18,8 @@ import io
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..bases import BASES
 from ..exceptions import ConfigError
+from ..numerics.bases import BASES
 from . import REPOSITORY
 
 THROUGHPUT_FILE = REPOSITORY / "config" / "gpu_throughput.csv"
@@ -101,7 +101,7 @@ def measured_cpu_runs(paths, host: str = CALIBRATION_HOST) -> list:
     ran it on one thread of ``host``, in float64 (storage and arithmetic), without the Z control variate: a list of
     ``(case dict, seconds, path)``, one per row.  The fastest, because the machine is shared: a slower run
     measured the load beside it."""
-    from ..results import read_json
+    from ..case.results import read_json
 
     best = {}
     for p in paths:

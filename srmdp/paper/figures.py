@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from ..indicators import INDICATORS
-from ..readings import matches
+from ..case.readings import matches
+from ..numerics.indicators import INDICATORS
 from .index import best_timing, campaign_entries, case_label, device_short, index_results, machine_of
 from .latex import INDICATOR_LN_TEX
 from .record import (

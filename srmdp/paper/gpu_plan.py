@@ -26,7 +26,7 @@ HEAVY_RUN_SECONDS = 60.0  # as the campaign: a run this long is a chunk of its o
 
 def _runs_present(data_dirs, reading) -> dict:
     """{(table, row): {arithmetic: runs}} of the paper-fit run sets present (float32 storage, seed 0)."""
-    from ..readings import reading_key, same_reading
+    from ..case.readings import reading_key, same_reading
 
     out: dict = {}
     for g in chunks.index(chunks.result_paths(*data_dirs)).values():

@@ -3,7 +3,7 @@
 Every number the report prints comes from a result JSON written by ``srmdp run`` / ``srmdp aggregate`` (or,
 for the paper's columns, from the package's ``srmdp/data/paper_cases.csv``); each rendered row carries a
 ``% source:`` comment naming the files it was read from, so tests can trace it back.  Which reading a
-result was run under is decided by :func:`srmdp.readings.matches`, the one matcher of the package.
+result was run under is decided by :func:`srmdp.case.readings.matches`, the one matcher of the package.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import replace
 
-from ..indicators import INDICATORS
-from ..readings import matches
-from ..results import read_json
+from ..case.readings import matches
+from ..case.results import read_json
+from ..numerics.indicators import INDICATORS
 from .rows import canonical_table, paper_rows
 
 # --- reading results ----------------------------------------------------------------------------

@@ -18,7 +18,7 @@ A baseline in plain NumPy, for small cases only.  One run:
   ``numpy.linalg.lstsq`` on the stratum's own design matrix.
 
 The error indicators use P_test test points from nu per run and time step, as SRMDP's, and the
-same pooled/literal formulas (:func:`srmdp.indicators.indicators`).
+same pooled/literal formulas (:func:`srmdp.numerics.indicators.indicators`).
 """
 
 from __future__ import annotations
@@ -30,15 +30,15 @@ import tracemalloc
 
 import numpy as np
 
-from ..cases import truncation_for_json
-from ..cli_common import Parser, exit_status
+from ..case.cases import truncation_for_json
+from ..case.memory import required_bytes
+from ..case.results import check_writable, peak_rss_bytes, write_json_atomic
+from ..cli.common import Parser, exit_status
 from ..exceptions import ConfigError
-from ..indicators import indicators
-from ..memory import required_bytes
+from ..numerics.indicators import indicators
 from ..options import add_arguments
 from ..problems.gobet2016 import solution as paper_solution
-from ..results import check_writable, peak_rss_bytes, write_json_atomic
-from ..run import run_case
+from ..runs.run import run_case
 from .rows import paper_case
 
 
@@ -159,7 +159,7 @@ def draw_paths(case, seed, run):
 
 
 def solve_run(case, seed, run, test_points=1000):
-    """One LSMDP run of ``case`` (a :class:`srmdp.cases.Case`): (coefficients, e_Y[N], e_Z[N])."""
+    """One LSMDP run of ``case`` (a :class:`srmdp.case.cases.Case`): (coefficients, e_Y[N], e_Z[N])."""
     d, n, nb = case.d, case.steps, case.n_basis
     dt = case.time_step
     grid = Grid(d, case.cells, case.half_width, case.outside)
@@ -213,13 +213,13 @@ def test_errors(case, grid, coef, rng, test_points):
 
 def model_bytes(case) -> int:
     """LSMDP's stored simulations: P = K M start points and P N increments, d float64 each, plus
-    the coefficients N K (d+1) nb (the formula beside srmdp.memory.coefficient_bytes)."""
+    the coefficients N K (d+1) nb (the formula beside srmdp.case.memory.coefficient_bytes)."""
     p = case.strata * case.paths
     return 8 * p * case.d * (case.steps + 1) + 8 * case.steps * case.strata * (case.d + 1) * case.n_basis
 
 
 def run(case, runs, seed=0, test_points=1000):
-    """``runs`` LSMDP runs: indicators (srmdp.indicators) plus time per run and measured peak memory."""
+    """``runs`` LSMDP runs: indicators (srmdp.numerics.indicators) plus time per run and measured peak memory."""
     tracemalloc.start()
     t0 = time.perf_counter()
     ey, ez = [], []

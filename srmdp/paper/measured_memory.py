@@ -1,8 +1,8 @@
 """Table 2 measured: the memory the runs used beside the models that predicted it.
 
 The host side (:func:`measured_memory`): a CPU run's peak RSS against ``memory_bytes``
-(:func:`srmdp.memory.required_bytes`).  The device side (:func:`measured_gpu_memory`): a GPU run's
-``gpu_used_bytes`` against ``gpu_model_bytes`` (:func:`srmdp.memory.gpu_bytes`), with the readings that
+(:func:`srmdp.case.memory.required_bytes`).  The device side (:func:`measured_gpu_memory`): a GPU run's
+``gpu_used_bytes`` against ``gpu_model_bytes`` (:func:`srmdp.case.memory.gpu_bytes`), with the readings that
 are no memory figure (:func:`gpu_reading_invalid`) counted by reason, never printed as memory.
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ..cases import Case
-from ..memory import coefficient_bytes
+from ..case.cases import Case
+from ..case.memory import coefficient_bytes
 from . import REPOSITORY
 from .index import index_results
 from .latex import fmt_bytes
@@ -24,7 +24,7 @@ COMPILED_SECONDS = 2.0
 
 
 def measured_memory(timing_files):
-    """Per timed CPU row: the model (``memory_bytes`` as the run recorded it, srmdp.memory.required_bytes)
+    """Per timed CPU row: the model (``memory_bytes`` as the run recorded it, srmdp.case.memory.required_bytes)
     beside the job's measured peak RSS (``peak_rss_bytes``), the process's peak before its first run
     (``peak_rss_before_runs_bytes``: interpreter, Numba, the kernels; the case's arrays allocated but not
     yet touched) as the baseline, and what the runs added above it."""
@@ -140,8 +140,8 @@ def measured_gpu_memory_of(results):
 
 def measured_gpu_memory(gpu_files):
     """One line per (paper row, GPU model) of the results that recorded ``gpu_used_bytes`` (the device arrays the
-    backend allocated plus the step kernel's local memory, :meth:`srmdp.cuda.CudaBackend.memory_report`): the
-    model ``gpu_model_bytes`` (srmdp.memory.gpu_bytes), the largest valid reading, and the invalid readings
+    backend allocated plus the step kernel's local memory, :meth:`srmdp.kernels.cuda.CudaBackend.memory_report`): the
+    model ``gpu_model_bytes`` (srmdp.case.memory.gpu_bytes), the largest valid reading, and the invalid readings
     counted with their reason (:func:`gpu_reading_invalid`), never printed as memory."""
 
     order = {(r["table"], r["row"]): i for i, r in enumerate(paper_rows())}

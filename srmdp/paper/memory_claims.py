@@ -5,9 +5,9 @@ each recomputed from the models of :mod:`srmdp.paper.scaling` and the readings o
 
 from __future__ import annotations
 
-from ..cases import Case
-from ..memory import GIB, coefficient_bytes
-from ..rules import formula
+from ..case.cases import Case
+from ..case.memory import GIB, coefficient_bytes
+from ..numerics.rules import formula
 from .lsmdp import model_bytes as lsmdp_model_bytes
 from .measured_memory import measured_gpu_memory_of
 from .rows import REFERENCE_SOURCE, paper_case, paper_rows

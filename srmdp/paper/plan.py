@@ -14,8 +14,8 @@ import math
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from ..case.readings import reading_key, reading_name, same_reading
 from ..exceptions import ConfigError
-from ..readings import reading_key, reading_name, same_reading
 from . import REPOSITORY, chunks
 from .equivalence import Equivalence
 from .plan_files import PlanFiles

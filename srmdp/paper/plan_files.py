@@ -10,7 +10,7 @@ from __future__ import annotations
 import glob
 import os
 
-from ..results import read_json
+from ..case.results import read_json
 from .rows import split_row_key
 
 

@@ -1,4 +1,4 @@
-"""What a preset's jobs cost and how they are called: threads, memory (:mod:`srmdp.memory`), time
+"""What a preset's jobs cost and how they are called: threads, memory (:mod:`srmdp.case.memory`), time
 (:mod:`srmdp.paper.cost`), the arguments of the jobs that are not one reading of one row, and the cost report
 of ``srmdp plan``.
 
@@ -12,7 +12,7 @@ import math
 import os
 from dataclasses import replace
 
-from ..memory import required_bytes
+from ..case.memory import required_bytes
 from ..options import command_line
 from .cost import estimate_seconds
 from .lsmdp import model_bytes as lsmdp_model_bytes
@@ -270,7 +270,7 @@ class PlanJobs:
         wanted, the cost model's seconds per run (:func:`srmdp.paper.cost.run_seconds`) beside the fastest run
         measured by the chunks present, and the seconds of the chunks still to run (``runs``: whether a chunk runs;
         default: the missing ones).  One entry per row, whatever its number of chunks."""
-        from ..results import read_json
+        from ..case.results import read_json
         from .cost import run_seconds
 
         runs = runs or (lambda t: not done(t))

@@ -1,6 +1,6 @@
 """The named readings of a preset (config ``readings``): parsed from the config, described in LaTeX.
 
-The library's :mod:`srmdp.readings` matches a result to one of them (:func:`srmdp.readings.same_reading`, the
+The library's :mod:`srmdp.case.readings` matches a result to one of them (:func:`srmdp.case.readings.same_reading`, the
 one matcher); :func:`readings_from_config` refuses two readings with equal parameters, which would both claim
 the same results.
 """
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..case.readings import reading_key, reading_name
 from ..options import case_options, command_line, taken_by
-from ..readings import reading_key, reading_name
 
 
 def _rows(n: int) -> str:

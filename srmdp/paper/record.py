@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from ..readings import reading_of, same_reading  # the package's one reading matcher
+from ..case.readings import reading_of, same_reading  # the package's one reading matcher
 
 RUNS_IN_NAME = re.compile(r"runs(\d+)-(\d+)")
 
@@ -46,7 +46,7 @@ def precision_short(res) -> str:
 
 def precision_words(res) -> str:
     """``float64`` or ``float32 storage, float64 arithmetic``; float32 path arithmetic keeps its sums over paths and
-    its solves in float64 (srmdp.scheme), and says so: it is not the paper's float32 throughout."""
+    its solves in float64 (srmdp.numerics.scheme), and says so: it is not the paper's float32 throughout."""
     st, ar = storage_of(res), arithmetic_of(res)
     if ar == "float32":
         return f"{st} storage, float32 path arithmetic (sums and solves in float64)"

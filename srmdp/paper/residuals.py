@@ -25,8 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..indicators import INDICATORS, indicators
-from ..readings import matches
+from ..case.readings import matches
+from ..numerics.indicators import INDICATORS, indicators
 from .index import index_results, load
 from .latex import INDICATOR_TEX, jinja_env, tex_escape, write_text
 from .record import merge_twins, precision_short, run_indices

@@ -1,6 +1,6 @@
 """The paper's 35 rows: read from the package data ``srmdp/data/paper_cases.csv`` and mapped to cases.
 
-A paper row's case is a :class:`PaperCase`: the library's :class:`~srmdp.cases.Case` (numbers only) named by
+A paper row's case is a :class:`PaperCase`: the library's :class:`~srmdp.case.cases.Case` (numbers only) named by
 its table and row.  The name joins the case's record and so the identity (``case_hash``) of its results, exactly
 as in every file written while the library's ``Case`` held it: chunks written before and after pool together.
 
@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-from ..cases import Case, is_int, plain
+from ..case.cases import Case, is_int, plain
 from ..exceptions import ConfigError
+from ..numerics.rules import formula
 from ..options import make_case
-from ..rules import formula
 
 MATURITY = 1.0  # the paper's T
 # The paper's 35 rows ship with the package (read through importlib.resources, never from the repository);
@@ -81,15 +81,17 @@ TABLE_ALIASES = {"LP1d6": "LP1d6_1"}
 FIRST_RESULT_TABLE = 3  # the paper's Table 3 is LP0d4
 
 
-# The table each dimension range of the library's default rules (srmdp.rules.RULES, in its order) comes from: the
+# The table each dimension range of the library's default rules (srmdp.numerics.rules.RULES, in its order) comes from:
+# the
 # rule is the #C and M formulas of the table's first row.
 RULE_TABLES = {"LP0": ("LP0d4", "LP0d6_1", "LP0d11"), "LP1": ("LP1d4", "LP1d6_1", "LP1d11")}
 
 
 def rule_table(basis: str, d: int) -> str:
-    """The paper's table whose first row's formulas :func:`srmdp.rules.paper_rule` applies to ``basis`` (LP0, LP1)
+    """The paper's table whose first row's formulas :func:`srmdp.numerics.rules.paper_rule` applies to ``basis`` (LP0,
+    LP1)
     in dimension ``d``."""
-    from ..rules import RULES
+    from ..numerics.rules import RULES
 
     return RULE_TABLES[basis][next(j for j, (top, _, _) in enumerate(RULES[basis]) if d <= top)]
 

@@ -1,6 +1,6 @@
 """The paper's Tables 1-2 recomputed: how the cost and the memory of SRMDP and LSMDP grow with N.
 
-* SRMDP's memory is :func:`srmdp.memory.coefficient_bytes` (N K (1+q) n_basis values) plus, for LP1
+* SRMDP's memory is :func:`srmdp.case.memory.coefficient_bytes` (N K (1+q) n_basis values) plus, for LP1
   on the paper's GPU, one M x (d+1) matrix A per stratum handled at once (its Householder QR), or one matrix in
   the sequential version that the paper's section 4.4 compares with LSMDP;
 * LSMDP's is :func:`srmdp.paper.lsmdp.model_bytes` (all P = K M paths stored); the paper counts the
@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from ..memory import GIB, coefficient_bytes
+from ..case.memory import GIB, coefficient_bytes
 from .lsmdp import model_bytes as lsmdp_model_bytes
 from .rows import paper_case, paper_rows, paper_table_number, table_ids
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..bases import BASES
+from ..numerics.bases import BASES
 
 HEAVY_PATH_STEPS = 1e10  # a "heavy" run (the validation's reported subset): >= this many path-steps
 MIN_SHAPES = 8  # the reference group needs this many distinct shapes for a fit

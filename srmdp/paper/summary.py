@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ..readings import matches
+from ..case.readings import matches
 from .cells import cells, report_readings
 from .claims import TEXT_VS_TABLE, all_claims, claim_outcome
 from .index import index_results

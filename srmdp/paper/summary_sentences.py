@@ -406,7 +406,7 @@ def precisions(cs) -> str:
 
 def _precision_pair(storage, arithmetic) -> str:
     """A storage/arithmetic pair in words; float32 path arithmetic keeps its sums over paths and its solves in
-    float64 (srmdp.scheme), so it is not the paper's float32 throughout and is not called so."""
+    float64 (srmdp.numerics.scheme), so it is not the paper's float32 throughout and is not called so."""
     if arithmetic == "float32":
         return f"{storage} storage, float32 path arithmetic (sums and solves in float64)"
     return storage if storage == arithmetic else f"{storage} storage, {arithmetic} arithmetic"

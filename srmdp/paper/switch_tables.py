@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import math
 
-from ..indicators import INDICATORS
-from ..readings import matches
+from ..case.readings import matches
+from ..numerics.indicators import INDICATORS
 from .index import index_results
 from .latex import INDICATOR_TEX, jinja_env, tex_escape, write_text
 from .rows import paper_rows

@@ -11,20 +11,22 @@ The contract (a user's file follows the same one as the modules shipped here):
 * optional ``y_exact(t, x, d)`` and ``z_exact(t, x, out, d)`` (both or neither): with them every
   run reports the error indicators, without them u(0, x0) and its standard error;
 * optional ``driver_zz(t, x, y, z, l, d)`` -> d2f/dz_l^2 and ``driver_yy(t, x, y, z, d)`` -> d2f/dy^2, for the
-  curvature correction (:mod:`srmdp.curvature`; without them, central differences of ``driver``), and
+  curvature correction (:mod:`srmdp.problems.curvature`; without them, central differences of ``driver``), and
   ``CURVATURE_CORRECTION`` (bool) to set that correction's default for the problem;
 * optional ``forward_moments(t, x0, d) -> (mean, sd)`` (plain Python, scalars or length-d arrays): the law
-  of X_t started at x0 = (X0, ..., X0), for strata where the paths are (:mod:`srmdp.adapt`; without it a
+  of X_t started at x0 = (X0, ..., X0), for strata where the paths are (:mod:`srmdp.problems.adapt`; without it a
   pilot simulation of ``forward`` stands in).
 
 These functions, and any module-level helper functions they call, are kernel code (scalars,
-``math``, arrays indexed; see :mod:`srmdp.jit`): :mod:`srmdp.build` compiles them for the CPU and
+``math``, arrays indexed; see :mod:`srmdp.numerics.jit`): :mod:`srmdp.numerics.build` compiles them for the CPU and
 the GPU.  Other module contents (NumPy reference solutions, docs) stay plain Python.
 
 A problem is named by a registered name (:data:`REGISTRY`: the modules of this package) or by a
 path ``path/to/file.py`` (optionally ``path/to/file.py:NAME``, NAME being the name its results
 report: one of the names the file answers to, its stem or the string of an optional module-level ``NAME``;
 default the file's stem).  Any other NAME is an error listing those names, before anything is compiled.
+
+May import: srmdp.numerics, srmdp.exceptions.
 """
 
 import hashlib
@@ -37,7 +39,7 @@ from pathlib import Path
 from types import ModuleType
 
 from ..exceptions import ConfigError
-from ..strata import DEFAULT_HALF_WIDTH, MAX_HALF_WIDTH
+from ..numerics.strata import DEFAULT_HALF_WIDTH, MAX_HALF_WIDTH
 
 HERE = Path(__file__).resolve().parent
 REGISTRY = {p.stem: p for p in sorted(HERE.glob("*.py")) if not p.stem.startswith("_")}
@@ -72,8 +74,10 @@ class Problem:
     half_width: float
     x0: float
     has_exact: bool
-    adapted_d: int = 0  # > 0: the problem in the coordinates of adapted strata of dimension d (srmdp.adapt)
-    curvature_correction: bool | None = None  # CURVATURE_CORRECTION: the correction's default (srmdp.curvature)
+    adapted_d: int = 0  # > 0: the problem in the coordinates of adapted strata of dimension d (srmdp.problems.adapt)
+    curvature_correction: bool | None = (
+        None  # CURVATURE_CORRECTION: the correction's default (srmdp.problems.curvature)
+    )
 
     @property
     def source_hash(self) -> str:
@@ -101,13 +105,13 @@ def load_problem(spec: str = DEFAULT) -> Problem:
     """The problem named by ``spec`` (a registered name or ``file.py[:NAME]``), checked against the contract.
 
     Every violation is one ConfigError line naming the file and the function; compilation is
-    checked by :func:`srmdp.build.check_compiles` before anything runs.  Loaded problems are cached per
+    checked by :func:`srmdp.numerics.build.check_compiles` before anything runs.  Loaded problems are cached per
     process under (spec, the sha256 of the file's text): a file edited while the process runs (a
     notebook, say) is loaded again at the next call.
     """
     if not isinstance(spec, str) or not spec:
         raise ConfigError(f"invalid problem={spec!r}: a registered name ({', '.join(REGISTRY)}) or path/to/file.py")
-    from ..adapt import split_spec
+    from .adapt import split_spec
 
     base, adapted_d = split_spec(spec)
     path, name = _locate(base)
@@ -200,8 +204,8 @@ def _load(spec: str, path: Path, name: str, adapted_d, text: str) -> Problem:
 
 
 def _adapted(base: Problem, d: int) -> Problem:
-    """``base`` in the coordinates of strata where the paths are (:mod:`srmdp.adapt`), for dimension d."""
-    from ..adapt import HALF_WIDTH, adapted_source
+    """``base`` in the coordinates of strata where the paths are (:mod:`srmdp.problems.adapt`), for dimension d."""
+    from .adapt import HALF_WIDTH, adapted_source
 
     source = adapted_source(base, d)
     module = ModuleType(f"{base.module.__name__}_adapted_d{d}")

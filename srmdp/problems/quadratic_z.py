@@ -73,7 +73,7 @@ def driver(t, x, y, z, d):
 
 
 def driver_zz(t, x, y, z, l, d):
-    # d2f/dz_l^2 (the curvature correction, srmdp.curvature)
+    # d2f/dz_l^2 (the curvature correction, srmdp.problems.curvature)
     return A
 
 

@@ -65,7 +65,7 @@ def driver(t, x, y, z, d):
 
 
 def driver_yy(t, x, y, z, d):
-    # d2f/dy^2 (the curvature correction, srmdp.curvature): 2 where (y - y*)^2 < 1, 0 where min{1, .} is 1
+    # d2f/dy^2 (the curvature correction, srmdp.problems.curvature): 2 where (y - y*)^2 < 1, 0 where min{1, .} is 1
     e = y - KAPPA - 1.0 - _oscillation(t, x, d)
     return 2.0 if e * e < 1.0 else 0.0
 

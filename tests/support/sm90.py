@@ -125,7 +125,8 @@ def labelled_matches(text, pattern):
 def sass_counts(sass):
     """Instruction counts of a kernel's SASS: total and FP64, and those of the path loop.
 
-    Loops are the spans [label, backward BRA to it].  The path loop (over j > i, :func:`srmdp.scheme.continue_path`)
+    Loops are the spans [label, backward BRA to it].  The path loop (over j > i,
+    :func:`srmdp.numerics.scheme.continue_path`)
     is the largest loop nested in another one (the loop over paths); its ``hot`` count leaves out the loops nested
     in it (the ziggurat's rare branches, ``normal_slow``, a ``while`` loop inlined there)."""
     found, labels = labelled_matches(sass, INSN)
@@ -263,12 +264,13 @@ def cached(folder, key_parts, make):
 
 
 def context_files():
-    """The library files that shape the PTX besides the generated module's text: every srmdp/cuda*.py (the backend
+    """The library files that shape the PTX besides the generated module's text: every srmdp/kernels/cuda*.py (the
+    backend
     and its launch geometry, the numba-cuda patches: no FMA contraction under SRMDP_CUDA_FMA=0, rare functions as
     calls; the kernel template), so that a module split among them stays covered."""
     import srmdp
 
-    return sorted(Path(srmdp.__file__).parent.glob("cuda*.py"))
+    return sorted(Path(srmdp.__file__).parent.glob("kernels/cuda*.py"))
 
 
 def compile_context():
@@ -283,7 +285,8 @@ def compile_context():
 
 def kernel_ptx(module, fn, sig, bounds, cc=(9, 0)):
     """``numba.cuda.compile_ptx`` of kernel ``fn`` (a dispatcher of the generated kernel ``module``), cached on disk
-    beside the module: the module's folder is keyed by its source and numba's versions (srmdp.build.kernels), the
+    beside the module: the module's folder is keyed by its source and numba's versions (srmdp.numerics.build.kernels),
+    the
     file by the kernel, its signature, launch bounds, target, the toolchain's versions and the compile's context
     (:func:`compile_context`), so a change of any of them compiles anew.  SRMDP_PTX_CACHE=0 always compiles."""
     from numba import cuda

@@ -13,10 +13,10 @@ import argparse
 import math
 from pathlib import Path
 
-from ...cases import ARITHMETICS, PRECISIONS, ConfigError, check_seed_run, is_int
-from ...cli_common import Parser, exit_status
+from ...case.cases import ARITHMETICS, PRECISIONS, ConfigError, check_seed_run, is_int
+from ...case.results import check_writable
+from ...cli.common import Parser, exit_status
 from ...options import add_arguments
-from ...results import check_writable
 from ..cost import THROUGHPUT_FILE
 from .chunk_files import ARCHIVE_DIR
 from .importer import import_chunks

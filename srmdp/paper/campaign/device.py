@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import os
 
-from ...cases import ConfigError
-from ...gpu import gpu_unavailable_reason
-from ...results import cpu_model
-from ...run import check_threads
+from ...case.cases import ConfigError
+from ...case.results import cpu_model
+from ...kernels.gpu import gpu_unavailable_reason
+from ...runs.run import check_threads
 
 ASSUMED_GPU = "NVIDIA H100 80GB HBM3"
 

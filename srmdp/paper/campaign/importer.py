@@ -10,10 +10,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from ...aggregate import ChunkError
-from ...cases import ConfigError
-from ...readings import reading_name, reading_of
-from ...results import write_json_atomic
+from ...case.cases import ConfigError
+from ...case.readings import reading_name, reading_of
+from ...case.results import write_json_atomic
+from ...runs.aggregate import ChunkError
 from .. import chunks as chunkmod
 from ..rows import case_of_record
 from .chunk_files import chunk_name
@@ -53,7 +53,7 @@ def imported_run(data: dict, source_name: str, readings) -> tuple[str, dict]:
 def import_chunks(sources, into, data_dirs, out=print, readings=None) -> int:
     """Verify the chunk files of folders/.tgz archives and copy those that are new into ``into``.
 
-    Every chunk is read with its checksum verified (:func:`srmdp.aggregate.load_chunk`); a chunk that fails,
+    Every chunk is read with its checksum verified (:func:`srmdp.runs.aggregate.load_chunk`); a chunk that fails,
     or whose runs clash with runs already present in its group, is refused and not copied.  A plain
     ``srmdp run`` result (no ``campaign`` record) is imported under its chunk name (:func:`chunk_name`) with the
     record of :func:`imported_run` (reading, storage, arithmetic, device model, source), sealed again.  Exit

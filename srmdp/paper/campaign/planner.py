@@ -6,8 +6,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from ...indicators import indicators
-from ...results import DEFAULT_STREAMS, identity_hash
+from ...case.results import DEFAULT_STREAMS, identity_hash
+from ...numerics.indicators import indicators
 from ..preset_reading import PresetReading
 from ..rows import PaperCase
 from .selection import Row

@@ -6,9 +6,9 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from ...aggregate import load_chunk
-from ...results import write_json_atomic
-from ...run import run_case
+from ...case.results import write_json_atomic
+from ...runs.aggregate import load_chunk
+from ...runs.run import run_case
 from ..rows import case_of_record
 from .device import check_device
 

@@ -9,9 +9,9 @@ import time
 import warnings
 from pathlib import Path
 
-from ...cases import ConfigError
-from ...results import content_hash, write_json_atomic
-from ...run import run_case
+from ...case.cases import ConfigError
+from ...case.results import content_hash, write_json_atomic
+from ...runs.run import run_case
 from .. import chunks as chunkmod
 from ..cost import CostModel, compiled_key, load_throughput
 from ..shape_cost import bench_points

@@ -8,7 +8,7 @@ import io
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...cases import ConfigError
+from ...case.cases import ConfigError
 from ...options import make_case
 from .. import REPOSITORY
 from ..config_readings import check_readings, load_readings_data

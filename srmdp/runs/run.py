@@ -1,0 +1,256 @@
+"""One case's runs of Algorithm SRMDP (:func:`run_case`, what ``srmdp run`` computes): runs x backward time steps on
+a backend, then the errors; the checks before any compute (:func:`validate_run`) and the result's summary line.
+
+Backends (``cpu.CpuBackend``, ``cuda.CudaBackend``) own the coefficients and expose
+``allocate(case)``, ``warm_up(rec)``, ``backward_step(i, rec) -> first bad stratum or -1``,
+``errors(rec) -> (eY[i], eZ[i], eY2[i], eZ2[i])`` (means over the test points of the squared errors
+and of their squares), ``evaluate(j, rec, X) -> (y, z)``, ``coefficients()``,
+``fallbacks()``, ``memory_report(P)`` (device memory, model and measured) and ``hardware()``; ``rec`` is
+the case record (:meth:`srmdp.case.cases.Case.record`).
+"""
+
+import math
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ..case import memory
+from ..case.cases import Case, check_seed_run, is_int, plain
+from ..case.results import FORMAT_VERSION, identity_hash, peak_rss_bytes, provenance
+from ..exceptions import ConfigError, NumericalError
+from ..numerics.indicators import indicators
+from ..numerics.rng import PATH_BITS
+from ..options import DEVICES
+from ..problems import load_problem
+
+__all__ = ["run_case", "validate_run", "NumericalError", "ConfigError", "DEVICES"]
+
+
+def make_backend(device: str, problem, threads=None):
+    if device == "cpu":
+        from ..kernels.cpu import CpuBackend
+
+        return CpuBackend(problem, threads=threads)
+    if device == "gpu":
+        from ..kernels.gpu import gpu_unavailable_reason
+
+        reason = gpu_unavailable_reason()
+        if reason:
+            raise ConfigError(f"invalid device='gpu': {reason}")
+        from ..kernels.cuda import CudaBackend
+
+        return CudaBackend(problem)
+    raise ConfigError(f"invalid device={device!r}: allowed values are {', '.join(DEVICES)}")
+
+
+def validate_run(case: Case, runs: int, run_start: int, test_points: int, seed: int, device: str, threads=None):
+    """Refuse (ConfigError, one line naming the argument) anything invalid before any compute."""
+    if not isinstance(case, Case):
+        raise ConfigError(f"invalid case={case!r}: must be a srmdp.Case")
+    if not is_int(runs) or runs < 1:
+        raise ConfigError(f"invalid runs={plain(runs)!r}: must be an integer >= 1")
+    if not is_int(test_points) or not 1 <= test_points < 2**PATH_BITS:
+        raise ConfigError(
+            f"invalid test_points={plain(test_points)!r}: must be an integer in [1, 2^{PATH_BITS})"
+            " (the test points use the path field of the RNG counter)"
+        )
+    check_seed_run(seed, run_start, runs)
+    if device not in DEVICES:
+        raise ConfigError(f"invalid device={device!r}: allowed values are {', '.join(DEVICES)}")
+    problem = load_problem(case.problem)
+    if problem.path.parent != Path(__file__).resolve().parent / "problems":
+        from ..numerics.build import check_compiles
+
+        check_compiles(problem, case.arithmetic)  # a user's file: one line naming the function that does not compile
+    check_threads(threads)
+
+
+def check_threads(threads):
+    """None (all threads) or an integer in 1..NUMBA_NUM_THREADS; returns it."""
+    if threads is None:
+        return None
+    import numba
+
+    top = numba.config.NUMBA_NUM_THREADS
+    if not is_int(threads) or not 1 <= threads <= top:
+        raise ConfigError(
+            f"invalid threads={plain(threads)!r}: must be an integer in 1..{top}"
+            " (NUMBA_NUM_THREADS; set that variable to allow more)"
+        )
+    return int(threads)
+
+
+def first_nonfinite_stratum(coef, i, block=1 << 16) -> int:
+    """First stratum k with a non-finite coefficient at time step i of a host array coef[i, k, c, a]
+    (-1 if none, or if coef is not a host array).  The kernels check their float64 solutions; this
+    also catches a finite float64 value that overflows when stored in float32 coefficients."""
+    if not isinstance(coef, np.ndarray) or coef.ndim != 4:
+        return -1
+    c = coef[i]
+    for lo in range(0, c.shape[0], block):
+        part = c[lo : lo + block]
+        ok = np.isfinite(part).reshape(part.shape[0], -1).all(axis=1)
+        if not ok.all():
+            return lo + int(np.argmin(ok))
+    return -1
+
+
+class _Progress:
+    """Progress bar (time steps x runs) on a terminal, silent otherwise."""
+
+    def __init__(self, total, label, enabled=None):
+        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+        self.bar = None
+        if self.enabled:
+            try:
+                from tqdm import tqdm
+
+                self.bar = tqdm(total=total, desc=label, unit="step", file=sys.stderr, leave=False)
+            except ImportError:
+                self.enabled = False
+
+    def update(self, n=1):
+        if self.bar is not None:
+            self.bar.update(n)
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+
+
+def run_case(
+    case: Case,
+    runs: int = 1,
+    run_start: int = 0,
+    test_points: int = 1000,
+    seed: int = 0,
+    device: str = "cpu",
+    threads=None,
+    progress=None,
+    backend=None,
+    on_run=None,
+) -> dict:
+    """Run ``runs`` independent runs of ``case``; returns the result/chunk dictionary.
+
+    ``on_run(r, backend)``, if given, is called after each run r (0-based in this call) while the
+    backend holds that run's coefficients (:func:`srmdp.solving.solve` keeps them).
+
+    All checks (arguments, memory model) happen before any allocation or compilation.  With an exact
+    solution the result holds the error indicators (eq. mse); without one, u(0, x0) = y^M_0(x0) per
+    run and its mean and standard error.
+    """
+    validate_run(case, runs, run_start, test_points, seed, device, threads)
+    if device == "cpu":
+        memory.check_fits(case, test_points, runs=runs)
+    problem = load_problem(case.problem)
+    backend = backend or make_backend(device, problem, threads)
+    if device == "gpu":
+        backend.check_fits(case, test_points)
+    backend.allocate(case)
+    n = case.steps
+    rec = case.record(seed, run_start, test_points)
+    t0 = time.perf_counter()
+    backend.warm_up(rec)
+    compile_seconds = time.perf_counter() - t0
+    rss_before_runs = peak_rss_bytes()  # the process's baseline: its arrays are allocated but untouched
+
+    x0 = np.full((1, case.d), problem.x0)
+    ey, ez, ey2, ez2 = (np.empty((runs, n)) for _ in range(4))
+    u0 = np.empty(runs)
+    solve_seconds = []
+    error_seconds = []
+    bar = _Progress(runs * n, case.label, progress)
+    try:
+        for r in range(runs):
+            rec = case.record(seed, run_start + r, test_points)
+            t0 = time.perf_counter()
+            for i in range(n - 1, -1, -1):  # backward iteration i = N-1 ... 0
+                bad = backend.backward_step(i, rec)
+                if bad < 0:
+                    bad = first_nonfinite_stratum(getattr(backend, "coef", None), i)
+                if bad >= 0:
+                    raise NumericalError(
+                        f"non-finite regression coefficient in case {case.label}, run {run_start + r},"
+                        f" time step i={i}, stratum k={bad}"
+                    )
+                bar.update()
+            t1 = time.perf_counter()
+            if problem.has_exact:
+                ey[r], ez[r], ey2[r], ez2[r] = backend.errors(rec)
+                bad_steps = np.flatnonzero(~(np.isfinite(ey[r]) & np.isfinite(ez[r])))
+                if bad_steps.size:
+                    raise NumericalError(
+                        f"non-finite test-point error in case {case.label}, run {run_start + r},"
+                        f" time step i={int(bad_steps[0])}"
+                    )
+            u0[r] = backend.evaluate(0, rec, x0)[0][0]
+            if on_run is not None:
+                on_run(r, backend)
+            solve_seconds.append(t1 - t0)
+            error_seconds.append(time.perf_counter() - t1)
+    finally:
+        bar.close()
+
+    d = case.as_dict()
+    out = {
+        "format_version": FORMAT_VERSION,
+        "case_hash": identity_hash(d, seed, test_points),
+        "case": d,
+        "label": case.label,
+        "problem": problem.name,
+        "reading": {
+            "outside": case.outside,
+            "trunc_y": d["trunc_y"],
+            "trunc_z": d["trunc_z"],
+            "z_cv": bool(case.z_cv),
+            **({"martingale_cv": True} if case.martingale_cv else {}),
+            **({"curvature_correction": True} if case.curvature_correction else {}),
+            "arithmetic": case.arithmetic,
+        },
+        "device": backend.device,
+        "seed": seed,
+        "run_start": run_start,
+        "runs": runs,
+        "test_points": test_points,
+        "path_steps_per_run": case.path_steps,
+        "seconds_per_run": float(np.mean(solve_seconds)),
+        "seconds_per_run_min": float(np.min(solve_seconds)),
+        "seconds_per_run_max": float(np.max(solve_seconds)),
+        "path_steps_per_second": case.path_steps / float(np.min(solve_seconds)),
+        "error_seconds_per_run": float(np.mean(error_seconds)),
+        "compile_seconds": compile_seconds,
+        "memory_bytes": memory.required_bytes(case, test_points, runs=runs),  # the model (srmdp.case.memory)
+        "peak_rss_bytes": peak_rss_bytes(),  # measured: the process's peak RSS after the runs
+        "peak_rss_before_runs_bytes": rss_before_runs,  # ... and before the first run (after warm-up)
+        **backend.memory_report(test_points),  # GPU: the device memory model and the measured use
+        "diagnostics": {"dropped_directions": backend.fallbacks()},
+        "x0": problem.x0,
+        "u0": float(np.mean(u0)),
+        "u0_se": float(np.std(u0, ddof=1) / math.sqrt(runs)) if runs > 1 else None,
+        "per_run": {"ey": ey.tolist(), "ez": ez.tolist(), "ey2": ey2.tolist(), "ez2": ez2.tolist(), "u0": u0.tolist()}
+        if problem.has_exact
+        else {"u0": u0.tolist()},
+        "provenance": provenance(seed, backend.hardware()),
+    }
+    if problem.has_exact:
+        out.update(indicators(ey, ez))
+    return out
+
+
+def summary_line(res: dict) -> str:
+    def fmt(key):
+        v, se = res.get(key), res.get(key + "_se")
+        if v is None:
+            return "nan"
+        return f"{v:.3f}" + ("" if se is None or math.isnan(se) else f"±{se:.3f}")
+
+    if "mse_y_max" in res:
+        what = f"MSE_Y,max {fmt('mse_y_max')}  MSE_Y,av {fmt('mse_y_av')}  MSE_Z,av {fmt('mse_z_av')}"
+    else:
+        what = f"u(0, x0={res['x0']:g}) {res['u0']:.6g}" + (f"±{res['u0_se']:.2g}" if res["runs"] > 1 else "")
+    return (
+        f"{res['label']} [{res['device']}, {res['runs']} runs x {res['test_points']} points]: {what}  "
+        f"{res['seconds_per_run']:.3g} s/run  {res['path_steps_per_second']:.3g} path-steps/s"
+    )
