@@ -686,6 +686,7 @@ def _plan(tmp_path, gpu_dir, cases=None):
 
     cfg = load_configs([ROOT / "config/config.yaml"])
     cfg["gpu_results"] = str(gpu_dir)
+    cfg["chunk_results"] = []  # only the chunks under gpu_dir (not the repository's evidence campaign)
     if cases is not None:
         cfg["cases"] = cases
     return Plan(cfg)
@@ -807,6 +808,7 @@ def test_workflow_dry_run_plans_one_aggregate_per_gpu_group(tmp_path):
             "1",
             "--config",
             f"gpu_results={gpu}",
+            "chunk_results=[]",
             "--directory",
             str(ROOT),
             "tables/LP0d4.tex",

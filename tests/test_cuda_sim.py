@@ -216,11 +216,12 @@ def test_run_case_gpu_matches_cpu(tmp_path):
     np.testing.assert_allclose(res_gpu["per_run"]["ey"], res_cpu["per_run"]["ey"], rtol=1e-10)
     # the device memory: the model, and the measured arrays (+ the step kernel's local memory on a GPU), which
     # hold at least what the model counts exactly: coefficients, the test-point errors and their per-step means
-    from srmdp.case.memory import coefficient_bytes
+    from srmdp.case.memory import coefficient_bytes, variance_bytes
     from srmdp.kernels.cuda import SIMULATOR, device_bytes
 
     assert res_gpu["gpu_model_bytes"] == device_bytes(case, 20, hw["kernel_mode"], hw["multiprocessors"])
-    arrays = coefficient_bytes(case) + 8 * (2 * case.steps * 20 + 4 * case.steps) + 8 * 2  # + the 2 counters
+    arrays = coefficient_bytes(case) + variance_bytes(case) + 8 * (2 * case.steps * 20 + 4 * case.steps) + 8 * 2
+    # (+ the 2 counters; the curvature correction's variances are a 1-element placeholder when it is off)
     assert res_gpu["gpu_used_bytes"] == arrays if SIMULATOR else res_gpu["gpu_used_bytes"] >= arrays
     assert res_gpu["gpu_used_bytes"] <= res_gpu["gpu_model_bytes"] and "gpu_used_bytes" not in res_cpu
 

@@ -161,12 +161,15 @@ def test_outputs_follow_the_umask(tmp_path, umask):
 
 
 def test_run_and_solve_take_the_same_strata():
-    """`srmdp run --strata S --half-width L` computes the very case a solve computes with the same options."""
+    """`srmdp run --strata S --half-width L` computes the very case a solve computes with the same options (run's
+    declared defaults: no Z control variate, no curvature correction)."""
     problem = str(ROOT / "examples" / "allen_cahn.py")
     common = ["--problem", problem, "--d", "2", "--dt", "0.15", "--basis", "LP1", "--cells", "3", "--paths", "30"]
     for strata in ("box", "adapted"):
         args = build_parser().parse_args(["run", *common, "--half-width", "2.5", "--strata", strata, "--out", "x.json"])
-        opts = SolveOptions(d=2, dt=0.15, cells=3, paths=30, half_width=2.5, strata=strata, z_cv=False)
+        opts = SolveOptions(
+            d=2, dt=0.15, cells=3, paths=30, half_width=2.5, strata=strata, z_cv=False, curvature_correction=False
+        )
         req = SolveRequest.make(problem, opts)
         solved, _ = req.case_at(req.steps)
         assert case_from_args(args) == solved

@@ -47,7 +47,7 @@ CASES = {  # as bench/cpu/cpu_bench.py
     "LP1d4": dict(d=4, dt=0.1, basis="LP1", cells=5, paths=200),
 }
 
-_CV = "    s, y1, mart = continue_path(s0, s1, coef, i, x, xp, dw, inc, u, ph, z, zp, d, nb, c, mart_on)\n"
+_CV = "    s, y1, mart, vy1 = continue_path(s0, s1, coef, cvar, i, x, xp, dw, inc, u, ph, z, zp, d, nb, c, mart_on)\n"
 _SLOW64 = "    return normal_slow(u, idx, s0, s1)\n"
 _SLOW32 = "        return normal_slow_rounded(n, idx, s0, s1)\n"
 _DRAW = "    r, s0, s1 = next_s(s0, s1)\n    if FLOAT32_ARITHMETIC:"
@@ -82,8 +82,8 @@ VARIANTS = {
     "no_estimate": {
         "scheme": [
             (
-                "            ynext = estimate(coef, j + 1, x, u, ph, z, d, nb, c)\n        s += dt",
-                "            ynext = x[0]\n        s += dt",
+                "            ynext = estimate(coef, j + 1, x, u, ph, z, d, nb, c)\n        f = driver(",
+                "            ynext = x[0]\n        f = driver(",
             )
         ]
     },
@@ -96,9 +96,7 @@ VARIANTS = {
             )
         ]
     },
-    "no_driver": {
-        "scheme": [("        s += dt * driver(REAL(j) * dt, xp, ynext, zp, d)\n", "        s += dt * ynext\n")]
-    },
+    "no_driver": {"scheme": [("        f = driver(REAL(j) * dt, xp, ynext, zp, d)\n", "        f = ynext\n")]},
     "no_terminal": {
         "scheme": [
             (
@@ -121,7 +119,8 @@ VARIANTS = {
     "no_pass2": {
         "scheme": [
             (
-                "        f = path_driver_term(coef, i, k, m, c, cell, x, xp, dw, u, ph, z, zp, phi, cache, d, nb)\n",
+                "        f = path_driver_term(coef, cvar, i, k, m, c, cell, x, xp, dw, u, ph, z, zp, phi, cache,"
+                " d, nb)\n",
                 "        f = REAL(0.0)\n",
             )
         ]
@@ -133,7 +132,7 @@ VARIANTS = {
             ("    ok = solve_into(G, acc, 0, nb, coef, i, k, tmp) and ok\n", ""),
         ]
     },
-    "no_continue_path": {"scheme": [(_CV, "    s, y1, mart = x[0], x[1], REAL(0.0)\n")]},
+    "no_continue_path": {"scheme": [(_CV, "    s, y1, mart, vy1 = x[0], x[1], REAL(0.0), REAL(0.0)\n")]},
 }
 
 

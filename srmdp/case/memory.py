@@ -37,9 +37,9 @@ def pass_cache_width(d, curvature=False) -> int:
 
 
 def variance_bytes(case) -> int:
-    """The regressions' variances of the curvature correction (float64, :meth:`srmdp.case.cases.Case.variance_shape`); 0
-    without it (its placeholder of one value is not counted)."""
-    return 8 * math.prod(case.variance_shape()) if case.curvature_correction else 0
+    """The regressions' variances of the curvature correction (float64, :meth:`srmdp.case.cases.Case.variance_shape`);
+    without it, the one-value placeholder the kernels are passed."""
+    return 8 * math.prod(case.variance_shape())
 
 
 def workspace_bytes(case, test_points: int, workers: int) -> int:
