@@ -1,4 +1,5 @@
-"""The package's exceptions (the CLI maps them to exit statuses 2 and 3)."""
+"""The package's exceptions (the CLI maps them to exit statuses 2 and 3), and the exit status of a tolerance not
+met (4)."""
 
 
 class ConfigError(ValueError):
@@ -11,3 +12,6 @@ class NumericalError(RuntimeError):
 
 class ChunkError(ConfigError):
     """A chunk file is unreadable, incomplete, or does not belong with the others."""
+
+
+TOL_NOT_MET = 4  # exit status of `srmdp solve --tol` when the tolerance was not met (the answer is saved)

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from srmdp.exceptions import ConfigError
+from srmdp.exceptions import TOL_NOT_MET, ConfigError
 from srmdp.kernels.divergence import GROWTH_STEP, GROWTH_TOTAL, DivergenceError, divergence, growth_of
 from srmdp.problems import adapt, load_problem
 from srmdp.solutions.error_estimate import BIAS_SCALE, NOISE, total_error
@@ -258,7 +258,8 @@ class _Fake:
 
     def __call__(self, req, case, rules, keep=None, run_start=0):
         import time
-        from types import SimpleNamespace
+
+        from srmdp.solutions.solution import Solution
 
         self.calls.append((case.steps, case.cells, case.paths, req.remedies))
         time.sleep(self.seconds)
@@ -272,7 +273,9 @@ class _Fake:
             "seconds_per_run": max(self.seconds, 1e-3) / req.runs,
             "error_seconds_per_run": 0.0,
         }
-        return SimpleNamespace(case=case, result=res)
+        sol = Solution.__new__(Solution)  # a Solution's case and result only (what the refinement reads)
+        sol.case, sol.result = case, res
+        return sol
 
 
 def _refine(monkeypatch, fake, **kw):
@@ -308,6 +311,7 @@ def test_refine_needs_two_consecutive_estimates_and_returns_the_finest(monkeypat
     rows = sol.result["refinement"]
     est = [r for r in rows if r["u0_error"] is not None]
     assert sol.result["tol_met"] is True and est[-1]["u0_error"] <= 0.06 and est[-2]["u0_error"] <= 0.06
+    assert sol.success and sol.status == 0 and sol.message.startswith("tol = 0.06 met at N = ")
     assert sol.result["chosen_level"] == rows[-1]["level"]  # the finest level, the last computed
     assert any(r["kind"] in ("dt", "cells", "paths") for r in rows)  # one parameter at a time between rules
 
@@ -327,6 +331,9 @@ def test_a_mid_ladder_divergence_applies_the_remedies_then_stops(monkeypatch):
     fake = _Fake(lambda c: None if c.steps >= 10 else _exact_like(c))
     sol, lines = _refine(monkeypatch, fake)
     assert sol.result["tol_met"] is False and "set trunc_y and trunc_z" in sol.result["refinement_stop"]
+    # the outcome as SciPy's results say it: not a success, the CLI's exit status, the reason in one line
+    assert not sol.success and sol.status == TOL_NOT_MET == 4
+    assert "NOT met (" in sol.message and "set trunc_y and trunc_z" in sol.message and "\n" not in sol.message
     assert any(any("truncation from the data" in r for r in c[3]) for c in fake.calls)
     assert sol.case.steps == 5 and [r for r in sol.result["refinement"] if r["status"] == "diverged"]
 

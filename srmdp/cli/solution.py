@@ -17,10 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..exceptions import ConfigError
+from ..exceptions import TOL_NOT_MET, ConfigError
 from ..options import SolveOptions, add_arguments
-
-TOL_NOT_MET = 4  # exit status of `srmdp solve --tol` when the tolerance was not met (the answer is saved)
 
 
 def add_parsers(sub, number):

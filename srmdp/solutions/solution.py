@@ -29,7 +29,7 @@ from collections import namedtuple
 import numpy as np
 
 from ..case.cases import is_int, plain
-from ..exceptions import ConfigError
+from ..exceptions import TOL_NOT_MET, ConfigError
 from ..problems import load_problem
 from ..problems.adapt import split_spec, xi_of
 from . import solution_file
@@ -106,6 +106,32 @@ class Solution:
     def tol_met(self):
         """With ``tol``: whether u0_error <= tol was reached (None without tol)."""
         return self.result.get("tol_met")
+
+    # --- the outcome, as SciPy's results say it (OdeResult, OptimizeResult)
+    @property
+    def success(self) -> bool:
+        """False only where a tolerance was asked for and not met within the budget (the answer is then the finest
+        level reached)."""
+        return self.tol_met is not False
+
+    @property
+    def status(self) -> int:
+        """The exit status ``srmdp solve`` gives this solution: 0, or 4 where the tolerance was not met
+        (:data:`TOL_NOT_MET`)."""
+        return 0 if self.success else TOL_NOT_MET
+
+    @property
+    def message(self) -> str:
+        """One line: what was solved, and what its error estimate says or why there is none."""
+        c = self.case
+        level = f"N = {c.steps}, #C = {c.cells}, M = {c.paths}"
+        if self.tol is not None:
+            if self.success:
+                return f"tol = {self.tol:g} met at {level} (u0_error {self.u0_error:.3g})"
+            return f"tol = {self.tol:g} NOT met ({self.result.get('refinement_stop')}); the finest answer, {level}"
+        if self.u0_error is None:
+            return f"solved at {level}; u0_error not estimated: {self.u0_error_reason}"
+        return f"solved at {level}; estimated total error of u0 {self.u0_error:.3g}"
 
     @property
     def refinement(self) -> list:
