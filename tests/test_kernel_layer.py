@@ -48,7 +48,9 @@ def test_second_process_loads_every_kernel_from_the_disk_cache(tmp_path):
     for name, (hits, misses) in second["stats"].items():
         assert hits == 1 and misses == 0, (name, second["stats"])  # loaded, not compiled, in the second
     assert first["ey"] == second["ey"]  # and the cached code computes the same numbers
-    assert len([p for p in tmp_path.iterdir() if not p.name.startswith(".")]) == 1  # one build folder
+    # one build folder, and the problem compiled alone for the divergence guard's probes (its check module)
+    folders = sorted(p.name.split("-")[0] for p in tmp_path.iterdir() if not p.name.startswith("."))
+    assert folders in (["cpu"], ["check", "cpu"]), folders
 
 
 def test_the_build_key_covers_every_source(tmp_path, monkeypatch):

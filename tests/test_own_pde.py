@@ -192,14 +192,16 @@ def steep_kwargs():
 @pytest.mark.slow  # compile-dominated (25-70 s in the fast suite on 2 cores): the slow suite
 def test_a_quadratic_driver_without_truncation_is_never_returned_exploded(steep_kwargs):
     """The steep quadratic (tests/data/steep_quadratic.py, |u| < 1 everywhere) at the defaults, no truncation:
-    the estimators reach max |y_0| ~ 3e3 (guard off: shown below), so the solve stops with the step and the
+    the estimators reach max |y_0| ~ 1e3 (guard off: shown below), so the solve stops with the step and the
     remedies; with the remedies it names (truncation at the solution's bound, or adapted strata) it answers."""
     import srmdp
 
     with pytest.raises(DivergenceError, match=r"diverge at time step i=\d .*remedies: strata='adapted'"):
         srmdp.solve(STEEP, strata="box", **steep_kwargs)
     raw = srmdp.solve(STEEP, strata="box", guard=False, error=False, **steep_kwargs)
-    assert np.abs(raw.coefficients[:, 0, :, 0, 0]).max() > GROWTH_TOTAL  # what the guard caught (|u| < 1)
+    # what the guard caught: |u| < 1 everywhere, the estimators ~1e3 (the curvature correction on, this driver's
+    # default; ~3e3 without it)
+    assert np.abs(raw.coefficients[:, 0, :, 0, 0]).max() > 100
     ok = srmdp.solve(STEEP, strata="box", trunc_y=1.0, trunc_z=1.0, error=False, **steep_kwargs)
     assert abs(ok.result["u0"]) < 1.0
 

@@ -68,8 +68,9 @@ def test_the_report_builds_without_overfull_boxes_floats_too_large_or_question_m
             ["pdftotext", str(tmp_path / "paper" / "main.pdf"), "-"], capture_output=True, text=True
         ).stdout
         assert "??" not in text
-        first = text.split("\f")[0]
-        assert "Verdict" in first and "Scorecard" in first  # page 1: the verdict and its scorecard
+        pages = [" ".join(page.split()) for page in text.split("\f")]
+        # page 1: the verdict with its counts (out of sample first); the scorecard follows it, by page 2
+        assert "Verdict" in pages[0] and "Out of sample" in pages[0] and "Scorecard" in pages[0] + pages[1]
 
 
 def test_the_printed_summary_agrees_with_a_recount():
