@@ -26,14 +26,14 @@ def backward_step(coef, cvar, i, case, nchunks, dropped, bad):
         lo = q * n_strata // nchunks
         hi = (q + 1) * n_strata // nchunks
         cell = np.empty(3 * d)
-        x = np.empty(d + 1, REAL)
-        xp = np.empty(d + 1, REAL)
-        dw = np.empty(d + 1, REAL)
-        inc = np.empty(d + 1, REAL)
-        u = np.empty(d + 1, REAL)
+        x = np.empty(d, REAL)
+        xp = np.empty(d, REAL)
+        dw = np.empty(d, REAL)
+        inc = np.empty(d, REAL)
+        u = np.empty(d, REAL)
         ph = np.empty(nb, REAL)
-        z = np.empty(d + 1, REAL)
-        zp = np.empty(d + 1, REAL)
+        z = np.empty(d, REAL)
+        zp = np.empty(d, REAL)
         phi = np.empty(nb, REAL)
         tmp = np.empty(nb)
         gram = np.empty(nb * nb)
@@ -61,11 +61,11 @@ def test_errors(coef, case, nchunks, ey, ez):
     for q in prange(nchunks):
         lo = q * total // nchunks
         hi = (q + 1) * total // nchunks
-        x = np.empty(d + 1, REAL)
-        u = np.empty(d + 1, REAL)
+        x = np.empty(d, REAL)
+        u = np.empty(d, REAL)
         ph = np.empty(nb, REAL)
-        z = np.empty(d + 1, REAL)
-        ze = np.empty(d + 1, REAL)
+        z = np.empty(d, REAL)
+        ze = np.empty(d, REAL)
         for r in range(lo, hi):
             i = r // n_points
             p = r % n_points
@@ -78,10 +78,10 @@ def evaluate_points(coef, j, case, points, y, z):
     d = case[0].d
     nb = case[0].nb
     for p in prange(points.shape[0]):
-        x = np.empty(d + 1, REAL)
-        u = np.empty(d + 1, REAL)
+        x = np.empty(d, REAL)
+        u = np.empty(d, REAL)
         ph = np.empty(nb, REAL)
-        zz = np.empty(d + 1, REAL)
+        zz = np.empty(d, REAL)
         for l in range(d):
             x[l] = points[p, l]
         y[p] = estimate_at(coef, j, x, u, ph, zz, case)
@@ -98,14 +98,14 @@ def path_responses(coef, cvar, i, case, out):
     for k in prange(case[0].strata):
         c = case[0]
         cell = np.empty(3 * d)
-        x = np.empty(d + 1, REAL)
-        xp = np.empty(d + 1, REAL)
-        dw = np.empty(d + 1, REAL)
-        inc = np.empty(d + 1, REAL)
-        u = np.empty(d + 1, REAL)
+        x = np.empty(d, REAL)
+        xp = np.empty(d, REAL)
+        dw = np.empty(d, REAL)
+        inc = np.empty(d, REAL)
+        u = np.empty(d, REAL)
         ph = np.empty(nb, REAL)
-        z = np.empty(d + 1, REAL)
-        zp = np.empty(d + 1, REAL)
+        z = np.empty(d, REAL)
+        zp = np.empty(d, REAL)
         phi = np.empty(nb, REAL)
         cache = np.empty(m_paths * cache_width(d), REAL)
         cell_setup(k, cell, d, c.cells, c.half_width, c.h, c.outside == UNBOUNDED)

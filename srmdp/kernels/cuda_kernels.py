@@ -14,7 +14,8 @@ Two launch shapes (chosen per case by :func:`srmdp.kernels.cuda.choose_mode`):
 Bound by the builder (:func:`srmdp.kernels.cuda_launch.layout`): THREAD_MODE_BLOCK (threads per block of step_thread),
 THREAD_ROW_DOUBLES (the row stride in doubles of step_thread's shared memory per thread: its cell data, G and acc,
 3d + nb^2 + (d + 1) nb doubles, padded to an odd stride: no bank conflicts; 0 above d = 8: local arrays), the array
-sizes D_PLUS_1, CELL_DATA_SIZE (3d), BASIS_SIZE (nb), GRAM_SIZE (nb^2), RHS_SIZE ((d+1) nb); BLOCK_THREADS (threads
+sizes DIM (d: the per-path vectors, exactly d long as the problem's functions see them), D_PLUS_1 (the responses y,
+z_1..z_d), CELL_DATA_SIZE (3d), BASIS_SIZE (nb), GRAM_SIZE (nb^2), RHS_SIZE ((d+1) nb); BLOCK_THREADS (threads
 per block of step_block), TILE_WIDTH (the tile's row stride: nb + d + 1 columns, padded to an odd stride), TILE_SIZE
 and the owned entries ENTRY_COLUMN_A, ENTRY_COLUMN_B, ENTRY_DESTINATION, GRAM_ENTRIES (those of G come first),
 ENTRIES (:func:`srmdp.kernels.cuda_launch.entries`).
@@ -44,7 +45,7 @@ from ..numerics.scheme import (
 from ..numerics.strata import UNBOUNDED, cell_setup
 
 # --- bound by srmdp.numerics.build (defaults only make this module importable)
-THREAD_MODE_BLOCK = THREAD_ROW_DOUBLES = D_PLUS_1 = CELL_DATA_SIZE = BASIS_SIZE = GRAM_SIZE = RHS_SIZE = 1
+THREAD_MODE_BLOCK = THREAD_ROW_DOUBLES = DIM = D_PLUS_1 = CELL_DATA_SIZE = BASIS_SIZE = GRAM_SIZE = RHS_SIZE = 1
 BLOCK_THREADS = TILE_WIDTH = TILE_SIZE = GRAM_ENTRIES = ENTRIES = 1
 ENTRY_COLUMN_A = ENTRY_COLUMN_B = ENTRY_DESTINATION = None
 
@@ -76,13 +77,13 @@ def step_thread(coef, cvar, i, case, counters):
         cell = cuda.local.array(CELL_DATA_SIZE, float64)
         G = cuda.local.array(GRAM_SIZE, float64)
         acc = cuda.local.array(RHS_SIZE, float64)
-    x = cuda.local.array(D_PLUS_1, REAL)
-    xp = cuda.local.array(D_PLUS_1, REAL)
-    dw = cuda.local.array(D_PLUS_1, REAL)
-    inc = cuda.local.array(D_PLUS_1, REAL)
-    u = cuda.local.array(D_PLUS_1, REAL)
-    z = cuda.local.array(D_PLUS_1, REAL)
-    zp = cuda.local.array(D_PLUS_1, REAL)
+    x = cuda.local.array(DIM, REAL)
+    xp = cuda.local.array(DIM, REAL)
+    dw = cuda.local.array(DIM, REAL)
+    inc = cuda.local.array(DIM, REAL)
+    u = cuda.local.array(DIM, REAL)
+    z = cuda.local.array(DIM, REAL)
+    zp = cuda.local.array(DIM, REAL)
     phi = cuda.local.array(BASIS_SIZE, REAL)
     ph = cuda.local.array(BASIS_SIZE, REAL)
     tmp = cuda.local.array(BASIS_SIZE, float64)
@@ -107,13 +108,13 @@ def step_block(coef, cvar, i, case, counters):
     acc = cuda.shared.array(RHS_SIZE, float64)
     own = cuda.shared.array(ENTRIES, float64)  # running sums, each owned by thread e % BLOCK_THREADS
     cell = cuda.shared.array(CELL_DATA_SIZE, float64)  # the stratum's sampling data, one per block (not in registers)
-    x = cuda.local.array(D_PLUS_1, REAL)
-    xp = cuda.local.array(D_PLUS_1, REAL)
-    dw = cuda.local.array(D_PLUS_1, REAL)
-    inc = cuda.local.array(D_PLUS_1, REAL)
-    u = cuda.local.array(D_PLUS_1, REAL)
-    z = cuda.local.array(D_PLUS_1, REAL)
-    zp = cuda.local.array(D_PLUS_1, REAL)
+    x = cuda.local.array(DIM, REAL)
+    xp = cuda.local.array(DIM, REAL)
+    dw = cuda.local.array(DIM, REAL)
+    inc = cuda.local.array(DIM, REAL)
+    u = cuda.local.array(DIM, REAL)
+    z = cuda.local.array(DIM, REAL)
+    zp = cuda.local.array(DIM, REAL)
     phi = cuda.local.array(BASIS_SIZE, REAL)
     ph = cuda.local.array(BASIS_SIZE, REAL)
     tmp = cuda.local.array(BASIS_SIZE, float64)
@@ -135,7 +136,7 @@ def step_block(coef, cvar, i, case, counters):
             for a in range(BASIS_SIZE):
                 tile[row + a] = phi[a]
             tile[row + BASIS_SIZE] = s
-            for l in range(D_PLUS_1 - 1):
+            for l in range(DIM):
                 tile[row + BASIS_SIZE + 1 + l] = w * dw[l]
         cuda.syncthreads()
         rows = min(BLOCK_THREADS, m_paths - base)
@@ -198,11 +199,11 @@ def test_errors(coef, case, ey, ez):
     n_points = case[0].points
     if q >= case[0].steps * n_points:
         return
-    x = cuda.local.array(D_PLUS_1, REAL)
-    u = cuda.local.array(D_PLUS_1, REAL)
+    x = cuda.local.array(DIM, REAL)
+    u = cuda.local.array(DIM, REAL)
     ph = cuda.local.array(BASIS_SIZE, REAL)
-    z = cuda.local.array(D_PLUS_1, REAL)
-    ze = cuda.local.array(D_PLUS_1, REAL)
+    z = cuda.local.array(DIM, REAL)
+    ze = cuda.local.array(DIM, REAL)
     a, b = test_point(coef, q // n_points, q % n_points, case, x, u, ph, z, ze)
     ey[q] = a
     ez[q] = b
@@ -239,14 +240,14 @@ def evaluate_points(coef, j, case, points, y, z):
     p = int64(cuda.blockIdx.x) * cuda.blockDim.x + cuda.threadIdx.x
     if p >= points.shape[0]:
         return
-    x = cuda.local.array(D_PLUS_1, REAL)
-    u = cuda.local.array(D_PLUS_1, REAL)
+    x = cuda.local.array(DIM, REAL)
+    u = cuda.local.array(DIM, REAL)
     ph = cuda.local.array(BASIS_SIZE, REAL)
-    zz = cuda.local.array(D_PLUS_1, REAL)
-    for l in range(D_PLUS_1 - 1):
+    zz = cuda.local.array(DIM, REAL)
+    for l in range(DIM):
         x[l] = points[p, l]
     y[p] = estimate_at(coef, j, x, u, ph, zz, case)
-    for l in range(D_PLUS_1 - 1):
+    for l in range(DIM):
         z[p, l] = zz[l]
 
 
@@ -267,13 +268,13 @@ def path_responses(coef, cvar, i, case, out):
     k = t // c.paths
     m = t % c.paths
     cell = cuda.local.array(CELL_DATA_SIZE, float64)
-    x = cuda.local.array(D_PLUS_1, REAL)
-    xp = cuda.local.array(D_PLUS_1, REAL)
-    dw = cuda.local.array(D_PLUS_1, REAL)
-    inc = cuda.local.array(D_PLUS_1, REAL)
-    u = cuda.local.array(D_PLUS_1, REAL)
-    z = cuda.local.array(D_PLUS_1, REAL)
-    zp = cuda.local.array(D_PLUS_1, REAL)
+    x = cuda.local.array(DIM, REAL)
+    xp = cuda.local.array(DIM, REAL)
+    dw = cuda.local.array(DIM, REAL)
+    inc = cuda.local.array(DIM, REAL)
+    u = cuda.local.array(DIM, REAL)
+    z = cuda.local.array(DIM, REAL)
+    zp = cuda.local.array(DIM, REAL)
     phi = cuda.local.array(BASIS_SIZE, REAL)
     ph = cuda.local.array(BASIS_SIZE, REAL)
     cache = cuda.local.array(1, REAL)
@@ -283,5 +284,5 @@ def path_responses(coef, cvar, i, case, out):
     s, w = path_response(coef, cvar, i, k, m, c, cell, x, xp, dw, inc, u, ph, z, zp, phi, cache, d, nb)
     out[t, 0] = s
     out[t, 1] = w
-    for l in range(D_PLUS_1 - 1):
+    for l in range(DIM):
         out[t, 2 + l] = dw[l]

@@ -181,6 +181,7 @@ def layout(d, nb, block=0, arithmetic="float64", min_blocks=None, pad_rows=None,
     return (
         ("THREAD_MODE_BLOCK", THREAD_BLOCK),
         ("THREAD_ROW_DOUBLES", row),
+        ("DIM", d),
         ("D_PLUS_1", d + 1),
         ("CELL_DATA_SIZE", 3 * d),
         ("BASIS_SIZE", nb),

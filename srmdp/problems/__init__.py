@@ -17,9 +17,9 @@ The contract (a user's file follows the same one as the modules shipped here):
   of X_t started at x0 = (X0, ..., X0), for strata where the paths are (:mod:`srmdp.problems.adapt`; without it a
   pilot simulation of ``forward`` stands in).
 
-These functions, and any module-level helper functions they call, are kernel code (scalars,
-``math``, arrays indexed; see :mod:`srmdp.numerics.jit`): :mod:`srmdp.numerics.build` compiles them for the CPU and
-the GPU.  Other module contents (NumPy reference solutions, docs) stay plain Python.
+These functions, and any module-level helper functions they call, are kernel code (scalars, ``math``, loops over
+and indexing of their arrays, which hold exactly d values; see :mod:`srmdp.numerics.jit`): :mod:`srmdp.numerics.build`
+compiles them for the CPU and the GPU.  Other module contents (NumPy reference solutions, docs) stay plain Python.
 
 A problem is named by a registered name (:data:`REGISTRY`: the modules of this package) or by a
 path ``path/to/file.py`` (optionally ``path/to/file.py:NAME``, NAME being the name its results
