@@ -10,6 +10,11 @@ class NumericalError(RuntimeError):
     """A non-finite regression coefficient or error, reported with its time step and stratum (exit status 3)."""
 
 
+class ProblemFunctionError(NumericalError):
+    """A run stopped by the problem's own function (it raised, or returned a non-finite value at finite arguments):
+    the message names the function; no remedy of the scheme applies (exit status 3)."""
+
+
 class ChunkError(ConfigError):
     """A chunk file is unreadable, incomplete, or does not belong with the others."""
 

@@ -97,7 +97,7 @@ def test_every_command_refuses_an_abbreviated_option(capsys, in_root):
             refused(capsys, [*cmd, opt[:-1], "1"])
     line = refused(capsys, ["run", "--table", "LP1d4", "--dt", "0.2", "--out", "x.json", "--path", "300"])
     assert line == "srmdp: error: unrecognized arguments: --path 300"
-    assert refused(capsys, ["plan", "--hel"]).startswith("usage: srmdp plan")
+    assert refused(capsys, ["plan", "--hel"]).startswith("srmdp plan: error: unrecognized argument --hel; srmdp plan [")
 
 
 BAD = [
@@ -112,7 +112,8 @@ BAD = [
     (["cases", "--table", "NOSUCH"], "NOSUCH"),
     (["lsmdp", "--table", "NOSUCH", "--row", "1", "--out", "x.json"], "NOSUCH"),
     (["plan", "nosuch.yaml"], "nosuch.yaml"),
-    (["plan", "--bogus"], "usage"),
+    (["plan", "--bogus"], "unrecognized argument --bogus"),
+    (["--versoin"], "did you mean --version?"),
     (["campaign", "run", "--budget", "-5", "--out", "nosuch-folder"], "budget"),
     (["beyond", "solve", "--problem", "nosuch"], ""),
 ]
@@ -207,3 +208,10 @@ def test_plan_counts_the_jobs_the_workflow_will_run(in_root, tmp_path):
     assert plan.cost_report(2, done=done).splitlines()[0].endswith("this run computes 0 of them:")
     empty = Plan(load_configs(["config/config.yaml"]) | {"summaries_dir": str(tmp_path), "results_dir": str(tmp_path)})
     assert f"computes {len(jobs)} of them" in empty.cost_report(2, done=published_or_done(empty)).splitlines()[0]
+
+
+def test_a_yaml_error_names_the_file_and_line(capsys, in_root, tmp_path):
+    bad = tmp_path / "garbage.yaml"
+    bad.write_text("cases:\n  - table: LP1d4\n    rows: [1\n")
+    line = refused(capsys, ["plan", str(bad)])
+    assert f"invalid YAML in {bad} at line 4" in line, line

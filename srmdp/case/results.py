@@ -2,6 +2,7 @@
 
 import hashlib
 import json
+import math
 import os
 import platform
 import subprocess
@@ -95,6 +96,18 @@ def peak_rss_bytes() -> int | None:
 
 def content_hash(obj) -> str:
     return hashlib.sha256(json.dumps(obj, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def finite_or_null(obj):
+    """``obj`` (JSON-like: dicts, lists, numbers) with every non-finite float replaced by None (JSON null): a
+    diagnostic that is NaN or inf must not stop a result from being written."""
+    if isinstance(obj, dict):
+        return {k: finite_or_null(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [finite_or_null(v) for v in obj]
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    return obj
 
 
 CHECKSUM_KEY = "checksum"

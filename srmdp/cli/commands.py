@@ -10,6 +10,7 @@ written after the compute with status 1, an interrupt with 130; ``srmdp solve --
 met within the budget writes its finest answer and exits with status 4 (:data:`srmdp.cli.solution.TOL_NOT_MET`).
 """
 
+import difflib
 import os
 import sys
 from importlib.metadata import entry_points
@@ -144,6 +145,11 @@ def main(argv=None):
             plugin = plugin_commands().get(argv[0])
             if plugin is not None:
                 return plugin.load()(argv[1:])
+        if argv and argv[0].startswith("-") and argv[0] not in BUILTIN:  # else argparse asks for a COMMAND
+            near = difflib.get_close_matches(argv[0], [a for a in BUILTIN if a.startswith("--")], n=1)
+            hint = f" (did you mean {near[0]}?)" if near else " (srmdp --help lists the commands)"
+            print(f"srmdp: error: unrecognized option {argv[0]}{hint}", file=sys.stderr)
+            return 2
         args = build_parser().parse_args(argv)
         return exit_status(lambda: _command(args))
     except BrokenPipeError:  # stdout closed by its reader (`srmdp plan | head`): stop quietly, as a shell tool does

@@ -22,7 +22,11 @@ from ..options import SolveOptions, add_arguments
 
 
 def add_parsers(sub, number):
-    s = sub.add_parser("solve", help="solve a problem and save the solution (.npz) for `srmdp eval` / srmdp.load")
+    s = sub.add_parser(
+        "solve",
+        help="solve a problem and save the solution (.npz) for `srmdp eval` / srmdp.load",
+        description="Solve a problem (the paper's, gobet2016, unless --problem names another) and save the solution.",
+    )
     add_arguments(s, "solve")  # one argument per option of srmdp solve (srmdp.options)
 
     e = sub.add_parser("eval", help="evaluate a saved solution: y and z at time step i at given points")

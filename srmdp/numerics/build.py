@@ -218,15 +218,13 @@ def problem_source(problem, target: str, arithmetic: str = "float64") -> str:
         for n in problem.kernel_functions() + ([] if "forward" in problem.module.__dict__ else ["forward"])
     )
     source = problem.source if arithmetic == "float64" else single_precision_source(problem)
-    # the file's name, not its path: the text keys the build, and a problem's kernels are the same in every checkout
-    return (
-        HEADERS[target]
-        + f"# ---- problem {problem.name}: {problem.path.name}\n"
-        + source
-        + "\n\n# ---- compiled as kernel code\n"
-        + wrap
-        + "\n"
-    )
+    return _problem_prefix(problem, target) + source + "\n\n# ---- compiled as kernel code\n" + wrap + "\n"
+
+
+def _problem_prefix(problem, target: str) -> str:
+    """What the generated problem module puts before the file's source (the file's name, not its path: the text keys
+    the build, and a problem's kernels are the same in every checkout)."""
+    return HEADERS[target] + f"# ---- problem {problem.name}: {problem.path.name}\n"
 
 
 def kernel_source(
@@ -330,11 +328,38 @@ def cpu_problem_module(problem, arithmetic: str = "float64"):
     return _import(f"srmdp_check{tag.replace('-', '_')}_{problem.source_hash}", folder / "problem.py")
 
 
+# the problem functions' argument types in the solver's calls (the arithmetic's float type f, its contiguous vectors v)
+def _signatures(f, v, i):
+    return {
+        "terminal": (f, v, i),
+        "driver": (f, v, f, v, i),
+        "forward": (f, v, v, f, i),
+        "y_exact": (f, v, i),
+        "z_exact": (f, v, v, i),
+        "driver_zz": (f, v, f, v, i, i),
+        "driver_yy": (f, v, f, v, i),
+    }
+
+
+def _compile_cause(exc, offset: int) -> str:
+    """The line of a Numba compile error that says why (the undefined name, the construct), with the line of the
+    user's file where Numba gives one (``offset``: the lines the generated module puts before the file's source)."""
+    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+    why = next((ln for ln in lines if not ln.startswith(("Failed in ", "During: "))), type(exc).__name__)
+    if why.startswith("NRT required"):
+        why = "it allocates (a list, an array or a string): kernel code cannot"
+    where = next((ln for ln in lines if ln.startswith("During: lowering") and ln.endswith(")")), "")
+    at = where.rsplit("(", 1)[-1].rstrip(")")
+    if at.isdigit() and int(at) > offset:
+        why += f" (line {int(at) - offset})"
+    return why
+
+
 @cache
 def check_compiles(problem, arithmetic: str = "float64"):
     """Compile the problem's kernel functions for the CPU with the solver's argument types (in the arithmetic's
-    type), before any run: a function that does not compile is one ConfigError line naming the file and the
-    function."""
+    type), before any run: a function that does not compile is one ConfigError line naming the file, the function
+    and the cause."""
     from numba import types
 
     try:
@@ -342,26 +367,18 @@ def check_compiles(problem, arithmetic: str = "float64"):
     except Exception as exc:
         raise ConfigError(f"invalid problem file {problem.path}: {type(exc).__name__}: {exc}") from None
     f8, i8 = (types.float32 if arithmetic == "float32" else types.float64), types.int64
-    vec = f8[::1]
-    sigs = {
-        "terminal": (f8, vec, i8),
-        "driver": (f8, vec, f8, vec, i8),
-        "forward": (f8, vec, vec, f8, i8),
-        "y_exact": (f8, vec, i8),
-        "z_exact": (f8, vec, vec, i8),
-        "driver_zz": (f8, vec, f8, vec, i8, i8),
-        "driver_yy": (f8, vec, f8, vec, i8),
-    }
-    for name, sig in sigs.items():
+    # the file's line numbers in Numba's messages (float32: a rewritten source, no line numbers)
+    offset = _problem_prefix(problem, "cpu").count("\n") if arithmetic == "float64" else 10**9
+    for name, sig in _signatures(f8, f8[::1], i8).items():
         fn = getattr(mod, name, None)
         if fn is None:
             continue
         try:
             fn.compile(sig)
         except Exception as exc:
-            first = next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), type(exc).__name__)
             raise ConfigError(
-                f"invalid problem file {problem.path}: function {name} does not compile as kernel code"
-                f" ({first}); use only scalars, math.* and indexing of its array arguments"
+                f"invalid problem file {problem.path}: function {name} does not compile as kernel code:"
+                f" {_compile_cause(exc, offset)}; use only numbers, math.*, loops over and indexing of its array"
+                " arguments (docs/problem-file.md)"
             ) from None
     return True

@@ -302,7 +302,15 @@ def load_configs(paths) -> dict:
                 a[k] = v
 
     for p in paths:
-        update(out, yaml.safe_load(Path(p).read_text()) or {})
+        try:
+            data = yaml.safe_load(Path(p).read_text()) or {}
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+            raise ConfigError(f"invalid YAML in {p}{at}: {getattr(exc, 'problem', None) or exc}") from None
+        if not isinstance(data, dict):
+            raise ConfigError(f"invalid config {p}: a YAML mapping of keys, not {type(data).__name__}")
+        update(out, data)
     return out
 
 

@@ -27,7 +27,8 @@ def main(argv=None):
                 " held-out shapes."
             )
             return 0
-        print(usage, file=sys.stderr)
+        bad = next(a for a in argv if a.startswith("-") and a not in ("-h", "--help"))
+        print(f"srmdp plan: error: unrecognized argument {bad}; {usage.removeprefix('usage: ')}", file=sys.stderr)
         return 2
     if not Path("config/config.yaml").is_file():  # the preset's paths (results/, data/summaries/) are the root's
         print(

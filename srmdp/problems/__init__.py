@@ -21,7 +21,7 @@ These functions, and any module-level helper functions they call, are kernel cod
 and indexing of their arrays, which hold exactly d values; see :mod:`srmdp.numerics.jit`): :mod:`srmdp.numerics.build`
 compiles them for the CPU and the GPU.  Other module contents (NumPy reference solutions, docs) stay plain Python.
 
-A problem is named by a registered name (:data:`REGISTRY`: the modules of this package) or by a
+A problem is named by a registered name (:data:`REGISTRY`: the problem modules of this package) or by a
 path ``path/to/file.py`` (optionally ``path/to/file.py:NAME``, NAME being the name its results
 report: one of the names the file answers to, its stem or the string of an optional module-level ``NAME``;
 default the file's stem).  Any other NAME is an error listing those names, before anything is compiled.
@@ -29,6 +29,7 @@ default the file's stem).  Any other NAME is an error listing those names, befor
 May import: srmdp.numerics, srmdp.exceptions.
 """
 
+import ast
 import hashlib
 import inspect
 import math
@@ -42,7 +43,13 @@ from ..exceptions import ConfigError
 from ..numerics.strata import DEFAULT_HALF_WIDTH, MAX_HALF_WIDTH
 
 HERE = Path(__file__).resolve().parent
-REGISTRY = {p.stem: p for p in sorted(HERE.glob("*.py")) if not p.stem.startswith("_")}
+# the problem modules of this package (those that define a terminal condition; the others are its machinery)
+REGISTRY = {
+    p.stem: p
+    for p in sorted(HERE.glob("*.py"))
+    if not p.stem.startswith("_")
+    and any(isinstance(n, ast.FunctionDef) and n.name == "terminal" for n in ast.parse(p.read_text()).body)
+}
 DEFAULT = "gobet2016"
 
 # name -> (parameters, required)
@@ -82,6 +89,11 @@ class Problem:
     @property
     def source_hash(self) -> str:
         return hashlib.sha256(self.source.encode()).hexdigest()[:16]
+
+    @property
+    def shipped(self) -> bool:
+        """One of this package's problems (checked by its tests), not a user's file."""
+        return self.path.parent == HERE
 
     def kernel_functions(self) -> list[str]:
         """The module-level functions defined in the file (compiled as kernel code)."""

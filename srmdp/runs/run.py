@@ -12,18 +12,19 @@ the case record (:meth:`srmdp.case.cases.Case.record`).
 import math
 import sys
 import time
-from pathlib import Path
+from contextlib import contextmanager
 
 import numpy as np
 
 from ..case import memory
 from ..case.cases import Case, check_seed_run, is_int, plain
 from ..case.results import FORMAT_VERSION, identity_hash, peak_rss_bytes, provenance
-from ..exceptions import ConfigError, NumericalError
+from ..exceptions import ConfigError, NumericalError, ProblemFunctionError
 from ..numerics.indicators import indicators
 from ..numerics.rng import PATH_BITS
 from ..options import DEVICES
 from ..problems import load_problem
+from ..problems.checks import check_problem, nonfinite_function, raised_in_problem
 
 __all__ = ["run_case", "validate_run", "NumericalError", "ConfigError", "DEVICES"]
 
@@ -60,11 +61,25 @@ def validate_run(case: Case, runs: int, run_start: int, test_points: int, seed: 
     if device not in DEVICES:
         raise ConfigError(f"invalid device={device!r}: allowed values are {', '.join(DEVICES)}")
     problem = load_problem(case.problem)
-    if problem.path.parent != Path(__file__).resolve().parent / "problems":
-        from ..numerics.build import check_compiles
-
-        check_compiles(problem, case.arithmetic)  # a user's file: one line naming the function that does not compile
+    if not problem.shipped:  # a user's file: one line naming the function that does not compile or raises
+        check_problem(problem, case.d, case.arithmetic)
     check_threads(threads)
+
+
+@contextmanager
+def problem_raises(where: str):
+    """A problem function that raises inside a kernel (Numba reports a SystemError) is a NumericalError naming the
+    function, what it raised and ``where`` (:func:`srmdp.problems.checks.raised_in_problem`)."""
+    try:
+        yield
+    except SystemError as exc:
+        raised = raised_in_problem(exc)
+        if raised is None:
+            raise
+        raise ProblemFunctionError(
+            f"function {raised[0]} of the problem raised {raised[1]} in {where}; kernel code cannot raise: return a"
+            " value (math.nan stops the run at its step)"
+        ) from None
 
 
 def check_threads(threads):
@@ -167,18 +182,22 @@ def run_case(
             rec = case.record(seed, run_start + r, test_points)
             t0 = time.perf_counter()
             for i in range(n - 1, -1, -1):  # backward iteration i = N-1 ... 0
-                bad = backend.backward_step(i, rec)
+                where = f"case {case.label}, run {run_start + r}, time step i={i}"
+                with problem_raises(where):
+                    bad = backend.backward_step(i, rec)
                 if bad < 0:
                     bad = first_nonfinite_stratum(getattr(backend, "coef", None), i)
                 if bad >= 0:
-                    raise NumericalError(
-                        f"non-finite regression coefficient in case {case.label}, run {run_start + r},"
-                        f" time step i={i}, stratum k={bad}"
+                    culprit = nonfinite_function(problem, case.d, case.arithmetic)
+                    raise (ProblemFunctionError if culprit else NumericalError)(
+                        f"non-finite regression coefficient in {where}, stratum k={bad}"
+                        + (f"; the problem's {culprit}" if culprit else "")
                     )
                 bar.update()
             t1 = time.perf_counter()
             if problem.has_exact:
-                ey[r], ez[r], ey2[r], ez2[r] = backend.errors(rec)
+                with problem_raises(f"case {case.label}, run {run_start + r}, the test points"):
+                    ey[r], ez[r], ey2[r], ez2[r] = backend.errors(rec)
                 bad_steps = np.flatnonzero(~(np.isfinite(ey[r]) & np.isfinite(ez[r])))
                 if bad_steps.size:
                     raise NumericalError(

@@ -3,10 +3,11 @@ and read back by :func:`srmdp.solutions.solution.load` (through :func:`read`; th
 
 It holds ``coef`` (R_kept x N x K x (1+q) x nb) and ``meta``, a JSON text: format name and version, the
 case, the problem (its spec and the sha256 of its source), seed, runs, the rules used, the solver's result
-(indicators or u0, timings, the error estimate, provenance), the coefficients' sha256, and a checksum over
-all of it.  :func:`read` refuses, in one line (:class:`~srmdp.exceptions.ConfigError`), a file that is
-unreadable, damaged (checksum, coefficient hash), of another format version, or whose problem file has
-changed since it was saved; it rebuilds the kernels from the saved problem spec.
+(indicators or u0, timings, the error estimate, provenance; a number that is not finite, a diagnostic say, is
+written as null), the coefficients' sha256, and a checksum over all of it.  :func:`read` refuses, in one line
+(:class:`~srmdp.exceptions.ConfigError`), a file that is unreadable, damaged (checksum, coefficient hash), of another
+format version, or whose problem file has changed since it was saved; it rebuilds the kernels from the saved problem
+spec.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from ..case.cases import Case
-from ..case.results import checksum_ok, seal, write_atomic
+from ..case.results import checksum_ok, finite_or_null, seal, write_atomic
 from ..exceptions import ConfigError
 from ..problems import REGISTRY, Problem, load_problem
 from ..problems.adapt import adapted_spec
@@ -59,7 +60,7 @@ def metadata(sol) -> dict:
 
 def save(sol, path):
     """Write ``sol`` to ``path`` (.npz: coefficients + JSON metadata, checksummed), atomically."""
-    meta = seal(metadata(sol))
+    meta = seal(finite_or_null(metadata(sol)))
     text = json.dumps(meta, allow_nan=False)
     return write_atomic(path, lambda fh: np.savez(fh, coef=sol.coefficients, meta=np.array(text)), binary=True)
 

@@ -13,13 +13,14 @@ import numpy as np
 
 from ..case import memory
 from ..case.cases import Z_CV_DEFAULT_FOR_USER_PROBLEMS
-from ..exceptions import ConfigError
+from ..exceptions import ConfigError, ProblemFunctionError
 from ..numerics.bases import BASES
 from ..numerics.rules import DEFAULT_STEPS, paper_rule
 from ..options import SolveOptions, make_case, on
 from ..problems import DEFAULT as DEFAULT_PROBLEM
 from ..problems import REGISTRY, Problem, load_problem
 from ..problems.adapt import adapted_spec, split_spec
+from ..problems.checks import check_problem
 from ..problems.curvature import default as curvature_default
 from .solution import Solution
 from .solution_file import saved_spec
@@ -82,6 +83,8 @@ class SolveRequest:
         prob = load_problem(spec)
         if isinstance(problem, Problem) and prob.source_hash != problem.source_hash:
             raise ConfigError(f"invalid problem: the file {problem.path} changed since it was loaded; load it again")
+        if not prob.shipped:  # before anything below calls its functions (the curvature default, the strata's pilot)
+            check_problem(prob, opts.d, opts.arithmetic)
         base_name = load_problem(split_spec(spec)[0]).name
         strata = opts.strata
         if strata is None:  # the paper's problem keeps the paper's box; the others take the measured default
@@ -232,7 +235,7 @@ class SolveRequest:
                 progress=self.progress,
                 on_run=keep_coefficients,
             )
-        except DivergenceError as exc:
+        except (DivergenceError, ProblemFunctionError) as exc:
             exc.runs_done = done[0]
             exc.seconds_per_run = min(np.diff(stamps)) if len(stamps) > 1 else None
             raise
