@@ -13,11 +13,12 @@ are *in-sample*.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
 from ..case.readings import matches
 from ..numerics.indicators import INDICATORS
-from .equivalence import Equivalence
+from .equivalence import Equivalence, Judgement
 from .index import index_results
 from .record import arithmetic_of, merge_twins, precision_short, run_key, storage_of
 from .rows import paper_rows
@@ -45,29 +46,46 @@ class Cell:
     arithmetic: str = "float64"
     also_precision: str = ""  # the other result's precisions of a "CPU = GPU" cell, in words
     rule: Equivalence | None = None  # the preset's equivalence rule (plan.equivalence)
+    res: dict | None = field(default=None, repr=False, compare=False)  # the result (its per-run moments)
 
     @property
     def key(self) -> tuple:
         """What makes two cells the same thing: row, reading, indicator and the random streams behind it."""
         return (self.table, self.row, self.reading, self.indicator, self.runkey)
 
+    @cached_property
+    def judgement(self) -> Judgement:
+        """The preset's rule on this number, under its model of the paper's evaluations."""
+        return self.rule.judge(self.res, self.indicator, self.paper)
+
     @property
-    def diff(self) -> float:
+    def raw_diff(self) -> float:
+        """ours - paper, without the model's shift."""
         return self.ours - self.paper
 
     @property
+    def diff(self) -> float:
+        """Delta as judged: ours + the model's shift - paper (ours - paper without per-run moments)."""
+        d = self.judgement.diff
+        return self.raw_diff if d is None else d
+
+    @property
     def z(self) -> float | None:
-        return self.diff / self.se if self.se else None
+        return self.raw_diff / self.se if self.se else None
 
     @property
     def verdict(self) -> str:
         """``reproduced``, ``differs`` or ``undecided`` under the preset's rule (undecided without a standard
         error)."""
-        return self.rule.verdict(self.diff, self.se, self.runs)
+        return self.judgement.verdict
 
     def verdict_at(self, factor: float) -> str:
         """The verdict with the margin times ``factor`` (delta/2, 2 delta: p. 1's sensitivity)."""
-        return self.rule.scaled(factor).verdict(self.diff, self.se, self.runs)
+        return self.rule.scaled(factor).judge(self.res, self.indicator, self.paper).verdict
+
+    def verdict_other(self) -> str:
+        """The verdict under the rule's other split of the paper's evaluations (p. 1's sensitivity)."""
+        return self.rule.under(self.rule.sensitivity_model).judge(self.res, self.indicator, self.paper).verdict
 
     @property
     def in_sample(self) -> bool:
@@ -131,6 +149,7 @@ def cells(plan, summaries, campaign=(), readings=None) -> list:
                         arithmetic_of(res),
                         res.get("_twin_words") or "",
                         plan.equivalence,
+                        res,
                     )
                 )
     return out

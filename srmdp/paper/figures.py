@@ -18,7 +18,9 @@ from .record import (
     storage_of,
     threads_of,
 )
-from .rows import paper_case, paper_rows, table_ids
+from .rows import paper_case, paper_rows, paper_table_number, table_ids
+from .splits import jackknife_ln_max
+from .tables import FIT_DT
 
 
 # --- figures ----------------------------------------------------------------------------------------
@@ -194,13 +196,23 @@ def figure_time_vs_steps(plan, timings, campaign, stem):
     plt.close(fig)
 
 
+def plotted(res, ind) -> float:
+    """The value a figure plots: MSE_Y,max with its small-R bias removed by the jackknife over runs where the result
+    has its per-run errors (:func:`srmdp.paper.splits.jackknife_ln_max`), else the indicator as recorded."""
+    ey = (res.get("per_run") or {}).get("ey")
+    if ind == "mse_y_max" and ey is not None and len(ey) >= 2:
+        return jackknife_ln_max(ey)[0]
+    return res[ind]
+
+
 def figure_convergence(plan, summaries, stem, campaign=(), indicators=INDICATORS):
     """The indicators (ln MSE) against Δt for the tables with several Δt, with an O(N^-1) slope line; one
     panel per (indicator, table), three tables a row.
 
     Per reading of the preset: the preset's CPU runs and the GPU campaign line with the most runs, each with
     ± one standard error where it rests on at least two runs.  A reading with the Z control variate (beyond the
-    paper) is drawn in the MSE_Z,av panels only."""
+    paper) is drawn in the MSE_Z,av panels only.  MSE_Y,max is plotted bias-corrected (:func:`plotted`); the band
+    marks the in-sample time step, where the fitted reading was chosen."""
     plt = _pyplot()
     sums = index_results(summaries)
     camp = index_results(campaign)
@@ -220,7 +232,7 @@ def figure_convergence(plan, summaries, stem, campaign=(), indicators=INDICATORS
             for r in rows:
                 res = next((x for x in sums.get((table, r["row"]), []) if matches(x, reading)), None)
                 if res is not None and res.get(ind) is not None:
-                    cpu_pts.append((r["dt"], res[ind], res.get(ind + "_se") or 0.0))
+                    cpu_pts.append((r["dt"], plotted(res, ind), res.get(ind + "_se") or 0.0))
                 cands = [
                     e
                     for e in campaign_entries(plan, camp.get((table, r["row"]), []), plan.readings)
@@ -228,8 +240,8 @@ def figure_convergence(plan, summaries, stem, campaign=(), indicators=INDICATORS
                 ]
                 if cands:
                     best = max(cands, key=lambda e: e["runs"])
-                    gpu_pts.append((r["dt"], best[ind], best.get(ind + "_se") or 0.0))
                     src = next(x for x in camp[(table, r["row"])] if x["_path"] == best["sources"][0])
+                    gpu_pts.append((r["dt"], plotted(src, ind), best.get(ind + "_se") or 0.0))
                     gpu_label = f"{device_words(src)} {precision_short(src)}"
             for pts, dev, mk, ls in ((cpu_pts, "CPU f64", "s", "--"), (gpu_pts, gpu_label, "x", ":")):
                 if pts:
@@ -246,6 +258,8 @@ def figure_convergence(plan, summaries, stem, campaign=(), indicators=INDICATORS
                         color=f"C{n}",
                         label=f"ours, {reading.name}, {dev}",
                     )
+        if any(math.isclose(dt, FIT_DT) for dt in dts):  # where the fitted reading was chosen: not evidence
+            ax.axvspan(FIT_DT / 1.15, FIT_DT * 1.15, color="0.9", lw=0, zorder=0, label="in sample (fit)")
         anchor = max(rows, key=lambda r: r["dt"])
         ax.plot(
             dts,
@@ -276,6 +290,58 @@ def figure_convergence(plan, summaries, stem, campaign=(), indicators=INDICATORS
         ncol=3,
         fontsize=7,
         frameon=False,
+    )
+    _save(fig, stem)
+    plt.close(fig)
+
+
+VERDICT_COLOURS = {"reproduced": "tab:green", "differs": "tab:red", "undecided": "0.55"}
+FOREST_CLIP = 0.6  # intervals wider than this on a side are drawn to the edge with an arrow
+
+
+def figure_forest(plan, summaries, stem, campaign=()):
+    """The verdict at a glance (p. 1): each out-of-sample paper number under the fitted reading, Delta as judged
+    (ours + the model's shift - paper) with its interval, the band +-delta, coloured by verdict
+    (:mod:`srmdp.paper.equivalence`)."""
+    from .cells import cells, report_readings
+    from .equivalence import model_tex
+    from .tables import FIT_READING
+    from .verdict import paper_numbers
+
+    plt = _pyplot()
+    rule = plan.equivalence
+    numbers = paper_numbers(cells(plan, summaries, campaign, report_readings(plan)), FIT_READING)
+    numbers = [n for n in numbers if not n["in_sample"] and n["best"].judgement.diff is not None]
+    short = {"mse_y_max": "$Y$,max", "mse_y_av": "$Y$,av", "mse_z_av": "$Z$,av"}
+    fig, ax = plt.subplots(figsize=(6.2, 0.13 * len(numbers) + 0.9))
+    ax.axvspan(-rule.delta, rule.delta, color="tab:green", alpha=0.12, lw=0)
+    ax.axvline(0.0, color="0.4", lw=0.6)
+    for y, n in enumerate(reversed(numbers)):
+        j = n["best"].judgement
+        lo, hi = j.diff - j.half_width, j.diff + j.half_width
+        col = VERDICT_COLOURS[j.verdict]
+        ax.plot([max(lo, -FOREST_CLIP), min(hi, FOREST_CLIP)], [y, y], color=col, lw=1.4)
+        ax.plot([j.diff], [y], "o", color=col, ms=3)
+        for end, edge, mark in ((lo, -FOREST_CLIP, "<"), (hi, FOREST_CLIP, ">")):
+            if (end < edge) if edge < 0 else (end > edge):
+                ax.plot([edge], [y], mark, color=col, ms=3)
+    labels = [
+        f"T.{paper_table_number(n['table'])} $\\Delta t$={n['dt']:g} {short[n['indicator']]} ({n['best'].runs})"
+        for n in reversed(numbers)
+    ]
+    ax.set_yticks(range(len(numbers)), labels, fontsize=6)
+    ax.set_xlim(-FOREST_CLIP * 1.05, FOREST_CLIP * 1.05)
+    ax.set_ylim(-0.8, len(numbers) - 0.2)
+    ax.set_xlabel(
+        f"$\\Delta$ = ours $-$ paper under {model_tex(rule.model)} (ln MSE), {100 * rule.level:g} % interval;"
+        f" band $\\pm\\delta$ = $\\pm${rule.delta:g}",
+        fontsize=7,
+    )
+    ax.tick_params(axis="x", labelsize=7)
+    for v, col in VERDICT_COLOURS.items():
+        ax.plot([], [], color=col, lw=1.4, label=v)
+    ax.legend(
+        loc="upper center", bbox_to_anchor=(0.5, -0.6 / (0.13 * len(numbers) + 0.9)), ncol=3, fontsize=7, frameon=False
     )
     _save(fig, stem)
     plt.close(fig)

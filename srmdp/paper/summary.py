@@ -18,12 +18,16 @@ from .record import threads_of
 from .residuals import residuals_model
 from .rows import paper_rows, table_ids
 from .summary_sentences import (
+    abstract_sentence,
     agreement_sentence,
     arithmetic_measured,
     arithmetic_sentence,
     claims_sentence,
+    consistency_sentence,
     devices_sentence,
     disagreements_sentence,
+    findings,
+    headline_sentence,
     hypotheses_sentence,
     large_d_sentence,
     limitations,
@@ -35,6 +39,7 @@ from .summary_sentences import (
     speed_sentence,
     table_sentence,
     theory_sentence,
+    wanted_sentence,
 )
 from .switch_tables import arithmetic_model
 from .tables import FIT_DT, FIT_READING  # the fitted reading and where; float32 vs float64
@@ -44,10 +49,12 @@ from .verdict import (
     HIGH_D,
     STRONG_RUNS,
     claim_scorecard,
+    consistency,
     evidence_totals,
     paper_numbers,
     pooled_sign,
     rows_not_run,
+    runs_wanted,
     scorecard,
     sign_tests,
 )
@@ -125,7 +132,13 @@ def summary_model(plan, summaries, campaign=(), variant_files=(), claim_inputs=N
     high = pooled_sign(allc, FIT_READING, HIGH_D, "mse_y_max")
     timing_files = (claim_inputs or {}).get("timing_files", ())
     beats = epyc_beats_paper(timing_files)
+    wanted = runs_wanted(numbers)
+    check = consistency(numbers)
     sentences = {
+        "headline": headline_sentence(totals, plan.equivalence, sum(r["seconds"] for r in wanted) / 3600),
+        "consistency": consistency_sentence(check, plan.equivalence.level),
+        "abstract": abstract_sentence(totals, plan.equivalence),
+        "wanted": wanted_sentence(wanted),
         "scope": scope_sentence(
             totals, not_run, [r for r in camp_results if matches(r, plan.reading(FIT_READING))], numbers
         ),
@@ -175,6 +188,7 @@ def summary_model(plan, summaries, campaign=(), variant_files=(), claim_inputs=N
         "signs": signs,
         "gpu_model": tex_escape(GPU_MODEL),
         "sentences": dict(sentences),
+        "findings": findings(numbers, plan.equivalence, high, claims, outcomes),
         "fit": FIT_READING,
         "fit_dt": f"{FIT_DT:g}",
     }

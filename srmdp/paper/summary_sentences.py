@@ -130,21 +130,36 @@ def disagreements_sentence(numbers, m, plan, rule) -> str:
     """The out-of-sample differences (in sample where there is none): the row of the largest |Delta| that the rule
     calls differs, the hypotheses tried on it, the reruns of that row (one thing changed each) and what would
     settle what they leave open."""
+    from .equivalence import model_tex
+
+    judged = {id(n): n["best"].judgement for n in numbers}
     differ = [n for n in numbers if n["verdict"] == "differs"]
-    if not differ:
-        return "No paper number differs under the rule."
+    prefix = ""
+    if not differ:  # none under the headline's model: the numbers that differ under the other reading
+        other = rule.under(rule.sensitivity_model)
+        for n in numbers:
+            if n["best"].res is not None:
+                judged[id(n)] = other.judge(n["best"].res, n["indicator"], n["best"].paper)
+        differ = [n for n in numbers if judged[id(n)].verdict == "differs"]
+        if not differ:
+            return "No paper number differs under either reading of the paper's evaluations."
+        prefix = (
+            f"No paper number differs with the paper's evaluations read as {model_tex(rule.model)}; read as"
+            f" {model_tex(rule.sensitivity_model)}, "
+        )
     out = [n for n in differ if not n["in_sample"]]
-    top = max(out or differ, key=lambda n: abs(n["best"].diff))
+    top = max(out or differ, key=lambda n: abs(judged[id(n)].diff))
     same = [n for n in differ if (n["table"], n["row"]) == (top["table"], top["row"])]
     where = _where(top["table"], top["dt"], top["d"])
     tables = sorted({paper_table_number(n["table"]) for n in out})
     text = (
-        f"{_plural(len(out), 'number')} {_verb(len(out), 'differ')} out of sample"
+        prefix
+        + f"{_plural(len(out), 'number')} {_verb(len(out), 'differ')} out of sample"
         + (f" (in T.{', T.'.join(map(str, tables))})" if out else "")
         + f"; the largest is {where}: "
         + _join(
-            f"{INDICATOR_TEX[n['indicator']]} $\\Delta={n['best'].diff:+.3f}"
-            f"\\pm{rule.half_width(n['best'].se, n['best'].runs):.3f}$ on {n['best'].runs} runs"
+            f"{INDICATOR_TEX[n['indicator']]} $\\Delta={judged[id(n)].diff:+.3f}"
+            f"\\pm{judged[id(n)].half_width:.3f}$ on {n['best'].runs} runs"
             for n in same
         )
         + "."
@@ -177,8 +192,8 @@ def disagreements_sentence(numbers, m, plan, rule) -> str:
             text += (
                 f" Its reruns with one thing changed ({'/'.join(map(str, runs))} runs each) give {'; '.join(parts)}"
                 + (
-                    ": the difference keeps its sign in every variant, so it is systematic, not an accident of our"
-                    " streams, truncation or storage."
+                    ": the difference keeps its sign in every variant (those of the same seed share our random"
+                    " streams: only the other seeds' are independent evidence)."
                     if systematic
                     else ": not every variant keeps its sign."
                 )
@@ -512,3 +527,133 @@ def large_d_sentence(allc) -> str:
         if parts
         else "Tables~9--13 hold no value of ours."
     )
+
+
+# --- page 1: the verdict at a glance (<= 400 words before the scorecard) -----------------------------------------
+def headline_sentence(t, rule, wanted_hours) -> str:
+    """The counts under the model of the paper's evaluations, out of sample first, the causes of the undecided, and
+    the other split's counts beside them (:func:`srmdp.paper.verdict.evidence_totals`).  ``wanted_hours``: the CPU
+    hours that the numbers undecided on our runs need (:func:`srmdp.paper.verdict.runs_wanted`)."""
+    from .equivalence import model_tex
+
+    o, i = t["out"], t["in"]
+    c, other = o["causes"], o["other_model"]
+    near = f", {c['near_margin']} with $\\Delta$ at the margin" if c["near_margin"] else ""
+    return (
+        f"\\textbf{{Out of sample}} ($\\Delta t<{FIT_DT:g}$, rows the fitted reading did not see), with the paper's"
+        f" evaluations read as {model_tex(rule.model)} (runs $\\times$ test points; the split its residuals favour,"
+        f" Section~\\ref{{sec:residuals}}): of {o['n']} paper numbers, \\textbf{{{o['reproduced']} are reproduced"
+        f" and {o['differs']} {_verb(o['differs'], 'differ')}}}; {o['undecided']} are undecided:"
+        f" {c['paper_noise']} by the paper's own Monte-Carlo noise (no run of ours can decide them),"
+        f" {c['our_runs']} on our runs (about {wanted_hours:.1f} CPU-h more would decide them){near}."
+        f" Read as {model_tex(rule.sensitivity_model)}: {_counts(other)}. In sample (not evidence):"
+        f" {_counts(i)} of {i['n']}."
+    )
+
+
+def consistency_sentence(c, level: float) -> str:
+    """The global consistency test (:func:`srmdp.paper.verdict.consistency`)."""
+    if c["p"] is None:
+        return ""
+    per = c["per_indicator"]
+    words = _join(
+        f"{INDICATOR_TEX[k]} {fmt_p(v['p'])} ($\\chi^2={v['chi2']:.1f}$, {v['n']} rows)" for k, v in per.items()
+    )
+    off = [INDICATOR_TEX[k] for k, v in per.items() if v["p"] < 1 - level]
+    return (
+        f"\\textbf{{Consistency}} of the out-of-sample numbers with ours within both sides' noise (one row per"
+        f" group of rows that share random streams, $\\chi^2$ per indicator): {words}; together (Bonferroni)"
+        f" {fmt_p(c['p'])}."
+        + (
+            f" So {_join(off)} lies within $\\delta$ of ours where decided, but farther than the noise of both"
+            " allows: close, not identical."
+            if off
+            else ""
+        )
+    )
+
+
+def fmt_p(p: float) -> str:
+    if p >= 1e-3:
+        return f"$p={p:.2g}$"
+    m, e = f"{p:.1e}".split("e")
+    return f"$p={m}\\times10^{{{int(e)}}}$"
+
+
+def findings(numbers, rule, high, claims, outcomes) -> list:
+    """At most five findings for p. 1, one sentence each with its number."""
+    out_nums = [n for n in numbers if not n["in_sample"]]
+    z = [n for n in out_nums if n["indicator"] == "mse_z_av"]
+    zc = Counter(n["verdict"] for n in z)
+    zu = Counter(n["best"].judgement.cause for n in z if n["verdict"] == "undecided")
+    items = [
+        f"$\\mathrm{{MSE}}_{{Z,\\mathrm{{av}}}}$ is where the verdict is decided: {zc['reproduced']} of {len(z)}"
+        f" out-of-sample numbers are reproduced and {zc['differs']} {_verb(zc['differs'], 'differ')};"
+        f" {zu['our runs']} of the {zc['undecided']} undecided need only more runs of ours."
+    ]
+    y = [n for n in out_nums if n["indicator"] != "mse_z_av" and n["best"].judgement.paper_sd]
+    if y:
+        sds = [n["best"].judgement.paper_sd for n in y]
+        noisy = sum(n["best"].judgement.cause == "paper noise" for n in y)
+        items.append(
+            f"$\\mathrm{{MSE}}_Y$ cannot be decided in {noisy} of {len(y)} out-of-sample numbers: under the"
+            f" $10^3\\times1$ reading the paper's own values carry a standard deviation of {min(sds):.2f} to"
+            f" {max(sds):.2f}, whose 3$\\sigma$ ({3 * max(sds):.2f} at most) exceeds $\\delta={rule.delta:g}$."
+        )
+    other = rule.under(rule.sensitivity_model)
+    flipped = [
+        (n, other.judge(n["best"].res, n["indicator"], n["best"].paper))
+        for n in out_nums
+        if n["best"].res is not None and n["best"].verdict_other() == "differs"
+    ]
+    if flipped:
+        n, j = max(flipped, key=lambda p: abs(p[1].diff))
+        h = n["best"].judgement
+        items.append(
+            f"Only the other reading of the paper's evaluations makes numbers differ ({len(flipped)}): the largest,"
+            f" {_where(n['table'], n['dt'], n['d'])} {INDICATOR_TEX[n['indicator']]}, has $\\Delta={j.diff:+.2f}$"
+            f" there and ${h.diff:+.2f}\\pm{h.half_width:.2f}$ under $10^3\\times1$."
+        )
+    if high["n"]:
+        items.append(
+            f"In Tables~9--13 (in sample) our $\\mathrm{{MSE}}_{{Y,\\max}}$ lies above the paper's in {high['pos']} of"
+            f" {high['n']} independent rows (rows sharing random streams count once; sign test"
+            f" {fmt_p(high['p'])})."
+        )
+    if claims:
+        items.append(
+            f"Of the {len(claims)} numeric claims of the text, {outcomes['held']} are held and"
+            f" {outcomes['not held']} not held by our own measurements (Table~\\ref{{tab:claims}})."
+        )
+    return items[:5]
+
+
+def abstract_sentence(t, rule) -> str:
+    from .equivalence import model_tex
+
+    o, other = t["out"], t["out"]["other_model"]
+    return (
+        f"Out of sample, with the paper's evaluations read as {model_tex(rule.model)} (runs $\\times$ test points),"
+        f" {o['reproduced']} of its {o['n']} numbers are reproduced and {o['differs']}"
+        f" {_verb(o['differs'], 'differ')}; {o['undecided']} are undecided,"
+        f" {o['causes']['paper_noise']} of them by the paper's own Monte-Carlo noise."
+        f" Read as {model_tex(rule.sensitivity_model)}: {_counts(other)}."
+    )
+
+
+def wanted_sentence(wanted) -> str:
+    """The rows whose out-of-sample numbers are undecided on our runs: the runs their spread needs and the time."""
+    if not wanted:
+        return "No out-of-sample number is undecided for want of our runs."
+    parts = [
+        f"T.{w['number']} row {w['row']} {w['runs']}$\\to${w['needed']} runs ({_duration(w['seconds'])})"
+        for w in wanted
+    ]
+    return (
+        "Undecided on our runs, with the runs their spread needs (sized from the spread only, never from $\\Delta$) and"
+        f" their time on one CPU thread by the cost model: {_join(parts)}."
+    )
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds / 60:.0f} min" if seconds < 3600 else f"{seconds / 3600:.1f} h"

@@ -108,12 +108,13 @@ def table_model(plan, table, summaries, timings, gpu_files, campaign=()):
             if not mine:
                 mine.append({"name": o["name"], "run": False, "device": "", "model": "", "sources": []})
 
+            lookup = {**by_path, **{x["_path"]: x for x in sums.get(key, [])}}
             for j, line in enumerate(mine):
                 line.update(first=j == 0, in_sample=in_sample and line["run"])
-                _judge(plan, line, r)
+                _judge(plan, line, r, lookup)
             lines += mine
         for line in _other_reading_lines(plan, merged, by_path):
-            _judge(plan, line, r)
+            _judge(plan, line, r, by_path)
             lines.append(line)
         any_run = any(line["run"] for line in lines)
         for line in lines:  # "not run" only where no reading has a run of the row
@@ -144,13 +145,15 @@ def table_model(plan, table, summaries, timings, gpu_files, campaign=()):
     }
 
 
-def _judge(plan, line, paper):
-    """A line's ours - paper, its z and the equivalence rule's verdict, per indicator (``*_d``, ``*_z``, ``*_v``)."""
+def _judge(plan, line, paper, results):
+    """A line's ours - paper, its z and the equivalence rule's verdict on its result (``results``: path -> result;
+    the line's first source), per indicator (``*_d``, ``*_z``, ``*_v``)."""
+    res = results.get((line.get("sources") or [None])[0])
     for k in INDICATORS:
         v, se = line.get(k), line.get(k + "_se")
         line[k + "_d"] = None if v is None else v - paper[k]
         line[k + "_z"] = (v - paper[k]) / se if v is not None and se else None
-        line[k + "_v"] = None if v is None else plan.equivalence.verdict(v - paper[k], se, int(line.get("runs") or 1))
+        line[k + "_v"] = None if v is None or res is None else plan.equivalence.judge(res, k, paper[k]).verdict
 
 
 def campaign_lines(plan, merged, readings=None) -> list:
@@ -217,7 +220,7 @@ def agreement_model(plan, summaries, campaign=()):
                     z = (res[k] - paper[k]) / res[k + "_se"]
                 if res is not None and res.get(k) is not None:
                     diffs.append(abs(res[k] - paper[k]))
-                    verdicts.append(plan.equivalence.verdict(res[k] - paper[k], res.get(k + "_se"), int(res["runs"])))
+                    verdicts.append(plan.equivalence.judge(res, k, paper[k]).verdict)
                 else:
                     verdicts.append(None)
                 cells.append(z)
@@ -251,9 +254,8 @@ def agreement_model(plan, summaries, campaign=()):
                 for k in INDICATORS:
                     ok = e is not None and e.get(k) is not None and e.get(k + "_se")
                     cells.append((e[k] - paper[k]) / e[k + "_se"] if ok else None)
-                    verdicts.append(
-                        plan.equivalence.verdict(e[k] - paper[k], e.get(k + "_se"), int(e["runs"])) if ok else None
-                    )
+                    src = next((x for x in merged if x["_path"] == e["sources"][0]), None) if ok else None
+                    verdicts.append(plan.equivalence.judge(src, k, paper[k]).verdict if src is not None else None)
                     if e is not None and e.get(k) is not None:
                         diffs.append(abs(e[k] - paper[k]))
                 dmax.append(max(diffs) if diffs else None)

@@ -25,9 +25,25 @@ def binomial_p(k: int, n: int) -> float:
     return min(1.0, sum(math.comb(n, j) for j in range(n + 1) if abs(j - n / 2) >= far - 1e-12) / 2**n)
 
 
+def stream_group(table: str, row: int) -> tuple:
+    """Rows whose runs share random streams: the same basis, d, dt and strata K, differing only in M (the streams
+    are keyed by (seed, run, i, k, m), so the M paths of the smaller row are the first M of the larger)."""
+    r = next(r for r in paper_rows() if (r["table"], r["row"]) == (table, row))
+    return (table[:3], r["d"], r["dt"], r["K"])
+
+
 def one_per_row(cells):
-    """Per (table, row, indicator): the strongest run set with a standard error (:func:`paper_numbers`)."""
-    return [n["best"] for n in paper_numbers(list(cells), None) if n["best"].se]
+    """Per independent row group (:func:`stream_group`) and indicator: the strongest run set with a standard error
+    (:func:`paper_numbers`), so that rows sharing streams count once."""
+    best = {}
+    for n in paper_numbers(list(cells), None):
+        c = n["best"]
+        if not c.se:
+            continue
+        key = (stream_group(c.table, c.row), c.indicator)
+        if key not in best or c.runs > best[key].runs:
+            best[key] = c
+    return list(best.values())
 
 
 def sign_tests(allc, reading) -> list:
@@ -264,10 +280,22 @@ def _count(numbers, verdict=lambda n: n["verdict"]) -> dict:
     }
 
 
+def _causes(numbers) -> dict:
+    """Why the undecided numbers are undecided (:meth:`srmdp.paper.equivalence.Equivalence.judge`)."""
+    c = Counter(n["best"].judgement.cause for n in numbers if n["verdict"] == "undecided")
+    return {
+        "paper_noise": c["paper noise"],
+        "our_runs": c["our runs"],
+        "near_margin": c["near the margin"],
+        "no_spread": c["no spread"],
+    }
+
+
 def evidence_totals(numbers) -> dict:
     """The one count of the report: paper numbers and rows, and out of sample (``out``) and in sample (``in``, where
     the reading was fitted) how many the rule calls reproduced, differs and undecided, with the same counts at
-    delta/2 and 2 delta (``sensitivity``).  Every total of the text and of the scorecard is read from here."""
+    delta/2 and 2 delta (``sensitivity``), under the other split of the paper's evaluations (``other_model``), and
+    the causes of the undecided (``causes``).  Every total of the text and of the scorecard is read from here."""
     out = {
         "numbers": len(numbers),
         "rows": len({(n["table"], n["row"]) for n in numbers}),
@@ -280,18 +308,82 @@ def evidence_totals(numbers) -> dict:
         out[sample]["sensitivity"] = {
             name: _count(ns, lambda n, f=f: n["best"].verdict_at(f)) for name, f in SENSITIVITY
         }
+        out[sample]["other_model"] = _count(ns, lambda n: n["best"].verdict_other())
+        out[sample]["causes"] = _causes(ns)
     return out
 
 
 def table_word(t) -> str:
-    """A table's word from its totals, out of sample first: ``reproduced``, ``differs`` or ``partly`` where the rule
-    decided some of its numbers (``in sample only`` where only the fitted rows decided), else ``undecided``."""
+    """A table's word from its out-of-sample numbers only: ``reproduced`` when most of them are reproduced and none
+    differs, ``differs`` when most differ and none is reproduced, ``partly`` when both occur, else ``undecided``
+    (with how many were decided); ``in sample only`` where it has no out-of-sample number."""
     if not t["numbers"]:
         return "not run"
-    for sample, where in (("out", "out of sample"), ("in", "in sample only")):
-        x = t[sample]
-        if x["reproduced"] + x["differs"] == 0:
+    x = t["out"]
+    if not x["n"]:
+        return "in sample only (not evidence)"
+    decided = x["reproduced"] + x["differs"]
+    if x["reproduced"] and x["differs"]:
+        word = "partly"
+    elif x["reproduced"] > x["n"] / 2:
+        word = "reproduced"
+    elif x["differs"] > x["n"] / 2:
+        word = "differs"
+    else:
+        word = "undecided"
+    return f"{word} ({decided} of {x['n']} decided)"
+
+
+def consistency(numbers) -> dict:
+    """Are the paper's out-of-sample numbers consistent with ours within both sides' noise?  Per indicator, one
+    number per independent row group (:func:`stream_group`; the most runs), each judged Delta / spread converted to a
+    normal score through Student's t on R - 1 degrees of freedom; chi^2 = the sum of their squares on as many degrees
+    of freedom.  The three indicators of a row share runs: the p-value is the smallest of the three times 3
+    (Bonferroni), capped at 1."""
+    from scipy import stats
+
+    best = {}
+    for n in numbers:
+        c, j = n["best"], n["best"].judgement
+        if n["in_sample"] or j.diff is None or not math.isfinite(j.spread) or c.runs < 2:
             continue
-        word = "reproduced" if not x["differs"] else "differs" if not x["reproduced"] else "partly"
-        return f"{word} ({where}: {x['reproduced'] + x['differs']} of {x['n']} decided)"
-    return "undecided"
+        key = (stream_group(c.table, c.row), c.indicator)
+        if key not in best or c.runs > best[key].runs:
+            best[key] = c
+    out = {"per_indicator": {}, "n": len(best)}
+    for k in INDICATOR_TEX:
+        cs = [c for (_, ind), c in best.items() if ind == k]
+        if not cs:
+            continue
+        zs = [stats.norm.ppf(stats.t.cdf(c.judgement.diff / c.judgement.spread, c.runs - 1)) for c in cs]
+        zs = [max(min(z, 40.0), -40.0) for z in zs]
+        chi2 = float(sum(z * z for z in zs))
+        out["per_indicator"][k] = {"n": len(cs), "chi2": chi2, "p": float(stats.chi2.sf(chi2, len(cs)))}
+    ps = [v["p"] for v in out["per_indicator"].values()]
+    out["p"] = min(1.0, 3 * min(ps)) if ps else None
+    return out
+
+
+def runs_wanted(numbers) -> list:
+    """Per paper row with out-of-sample numbers undecided on our runs: the runs its spread needs (the largest of its
+    numbers', :meth:`srmdp.paper.equivalence.Equivalence.runs_needed`) and their CPU time on one thread by the cost
+    model (:func:`srmdp.paper.cost.estimate_seconds`), most expensive last."""
+    rows = {}
+    for n in numbers:
+        j = n["best"].judgement
+        if n["in_sample"] or n["verdict"] != "undecided" or j.cause != "our runs":
+            continue
+        key = (n["table"], n["row"])
+        have = rows.get(key, {"runs": n["best"].runs, "needed": 0, "indicators": []})
+        have["needed"] = max(have["needed"], j.runs_needed)
+        have["indicators"].append(n["indicator"])
+        rows[key] = have
+    out = []
+    for (table, row), w in rows.items():
+        case = paper_case(table, row=row, precision="float64")
+        per_run = estimate_seconds(case, 2) - estimate_seconds(case, 1)
+        extra = max(w["needed"] - w["runs"], 0)
+        out.append(
+            dict(w, table=table, row=row, number=paper_table_number(table), extra=extra, seconds=extra * per_run)
+        )
+    return sorted(out, key=lambda r: r["seconds"])

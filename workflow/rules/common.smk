@@ -34,7 +34,7 @@ LOGS = f"logs/{PRESET}"
 # repository; any other preset writes its own under out/<preset>/ (ignored by git) and never overwrites them.
 OUT = "" if PRESET == "default" else f"out/{PRESET}/"
 TABLES = list(table_ids())
-FIGURES = ["speedup", "time_vs_steps", "convergence_y", "convergence_z"]
+FIGURES = ["forest", "speedup", "time_vs_steps", "convergence_y", "convergence_z"]
 ENV = "../../environment.yml"
 
 
@@ -177,7 +177,7 @@ def print_cost_report():
 
 
 def figure_inputs(wildcards):
-    if wildcards.fig.startswith("convergence"):
+    if wildcards.fig.startswith("convergence") or wildcards.fig == "forest":
         return {"summaries": PLAN.summaries(), "campaign": PLAN.gpu_summaries()}
     return {
         "timings": PLAN.timings(),

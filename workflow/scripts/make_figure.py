@@ -23,6 +23,8 @@ if fig in ("convergence_y", "convergence_z"):
         campaign=list(inp.campaign),
         indicators=inds,
     )
+elif fig == "forest":
+    run_logged(snakemake.log[0], figures.figure_forest, plan, list(inp.summaries), stem, campaign=list(inp.campaign))
 elif fig == "speedup":
     run_logged(
         snakemake.log[0],
