@@ -120,6 +120,36 @@ def test_the_verdict_page_states_findings_not_cells():
     }
     # every row of Tables 9-13 with a value of ours (13 after the H200 import of T.13 rows 4 and 5), the two pairs of
     # T.11 and T.12 that share random streams counted once each: 11 independent rows
-    assert re.search(r"in 11 of 11 rows \(sign test \$p=0\.00098\$", m["sentences"]["signs"])
+    assert re.search(r"in 11 of 11 independent rows \(.*sign test \$p=0\.00098\$", m["sentences"]["signs"])
     assert "float32 throughout" not in main.replace("(the paper computed in float32 throughout)", "")
     assert "\\srmdpSay{agreement}" not in main[main.index("\\section{Agreement") :]  # §6 does not repeat §1
+
+
+@pytest.mark.slow  # the whole summary model (~10 s)
+def test_readme_states_the_reports_counts_and_the_plans_totals():
+    """README's verdict paragraph and its from-scratch cost are the report's and srmdp plan's, not hand-kept."""
+    from srmdp.paper.plan import Plan, load_configs
+    from srmdp.paper.plan_jobs import _hms
+    from srmdp.paper.summary import summary_model
+
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    plan = Plan(load_configs([ROOT / "config" / "config.yaml"]))
+    claim_inputs = {
+        "timing_files": plan.timings(),
+        "gpu_files": plan.gpu_files(),
+        "multicore_files": plan.multicore_files(),
+        "likeforlike_files": plan.likeforlike_files(),
+        "campaign_files": plan.gpu_summaries(),
+    }
+    m = summary_model(plan, plan.summaries(), plan.gpu_summaries(), plan.residual_files(), claim_inputs)
+    o = m["totals"]["out"]
+    other = o["other_model"]
+    assert (
+        f"**{o['reproduced']} of {o['n']} numbers reproduced, {o['differs']} differ, {o['undecided']} undecided**,"
+        f" {o['causes']['paper_noise']} of them by the paper's own noise" in readme
+    )
+    assert f"10³ points: {other['reproduced']} / {other['differs']} / {other['undecided']}." in readme
+    high = re.search(r"lies above the paper's in (\d+) of \1 independent rows", m["sentences"]["signs"])
+    assert high and f"in all {high.group(1)} independent rows of Tables 9–13" in readme
+    core = sum(sec * thr for _, _, sec, thr, _ in plan.jobs(2))
+    assert f"~{_hms(core)} of core time, ~{_hms(core / 2)} wall on 2 cores" in readme

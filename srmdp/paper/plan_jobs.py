@@ -354,8 +354,12 @@ class PlanJobs:
             mark = f"~{_hms(sec)}" if runs(target) else "not run (up to date)"
             if runs(target) or len(others) <= 40:
                 lines.append(f"  {kind:<5} {target:<60} {thr} thr  {mem:>6} MB  {mark}")
+        scratch = sum(sec * thr for _, _, sec, thr, _ in jobs)
         if not todo_jobs:
-            lines.append("srmdp: no compute job to run: only the render jobs, about a minute or two")
+            lines.append(
+                "srmdp: no compute job to run: only the render jobs, about a minute or two; from scratch (--forceall)"
+                f" the cost model gives ~{_hms(scratch)} core-time, ~{_hms(scratch / cores)} wall on {cores} cores"
+            )
         else:
             lines.append(
                 f"srmdp: compute still to run ~{_hms(todo)} core-time, ~{_hms(todo / cores)} wall on"

@@ -225,7 +225,8 @@ def sign_sentence(high, m) -> str:
     thing changed each) and what would settle the rest."""
     text = (
         f"Open finding: in Tables~9--13 our $\\mathrm{{MSE}}_{{Y,\\max}}$ lies above the paper's in"
-        f" {high['pos']} of {high['n']} rows (sign test $p={high['p']:.2g}$, differences"
+        f" {high['pos']} of {high['n']} independent rows (rows that differ only in $M$ share random streams and count"
+        f" once; sign test $p={high['p']:.2g}$, differences"
         f" ${high['lo']:+.2f}$ to ${high['hi']:+.2f}$; the rule: {_counts(high)})."
     )
     high_reruns = [r for r in m["reruns"] if r["table"] in HIGH_D]

@@ -170,8 +170,16 @@ def print_cost_report():
             file=sys.stderr,
         )
         pending = None
+    from srmdp.paper.plan_cli import published_or_done
+
+    # runs present as srmdp plan counts them: a chunk's result, or the published copy the render jobs read
     print(
-        PLAN.cost_report(available_cores(), pending=pending, render_jobs=render),
+        PLAN.cost_report(
+            available_cores(),
+            done=published_or_done(PLAN),
+            pending=pending,
+            render_jobs=render,
+        ),
         file=sys.stderr,
     )
 
