@@ -106,3 +106,22 @@ def test_a_non_finite_number_in_the_metadata_is_saved_as_null(tmp_path):
     sol.save(tmp_path / "s.npz")
     back = load(tmp_path / "s.npz")
     assert back.result["diagnostics"]["probe"] == [None, None, 1.5] and back.u0() == sol.u0()
+
+
+def test_the_runs_done_before_a_numerical_error_are_kept():
+    """A run that fails after others completed: the exception carries their result (``srmdp run`` writes it beside
+    its output as OUT.partial.json), equal to a run of that many runs."""
+    from srmdp.case.cases import Case
+    from srmdp.runs.run import run_case
+
+    case = Case(d=1, dt=0.5, basis="LP1", cells=2, paths=8)
+
+    def fail_at_third(r, backend):
+        if r == 2:
+            raise NumericalError("a run that fails")
+
+    with pytest.raises(NumericalError) as err:
+        run_case(case, runs=4, test_points=5, seed=3, threads=1, on_run=fail_at_third)
+    part = err.value.partial
+    full = run_case(case, runs=2, test_points=5, seed=3, threads=1)
+    assert part["runs"] == 2 and part["per_run"] == full["per_run"] and part["mse_y_max"] == full["mse_y_max"]

@@ -187,7 +187,13 @@ def _command(args) -> int:
             progress=args.progress,
         )
     except NumericalError as exc:
-        print(f"srmdp: numerical error: {exc}; no result written", file=sys.stderr)
+        partial = getattr(exc, "partial", None)
+        kept = "no result written"
+        if partial is not None:  # the runs done before the error, beside the output (a job's output stays absent)
+            where = str(args.out).removesuffix(".json") + ".partial.json"
+            if not _write(where, partial):
+                kept = f"the {partial['runs']} run(s) done before it written to {where}"
+        print(f"srmdp: numerical error: {exc}; {kept}", file=sys.stderr)
         return 3
     except MemoryError:
         print(

@@ -177,6 +177,61 @@ def run_case(
     solve_seconds = []
     error_seconds = []
     bar = _Progress(runs * n, case.label, progress)
+
+    def result(done: int) -> dict:
+        """The result of the first ``done`` runs (what ``srmdp run`` writes)."""
+        run_u0, run_ey, run_ez, run_ey2, run_ez2 = (a[:done] for a in (u0, ey, ez, ey2, ez2))
+        d = case.as_dict()
+        out = {
+            "format_version": FORMAT_VERSION,
+            "case_hash": identity_hash(d, seed, test_points),
+            "case": d,
+            "label": case.label,
+            "problem": problem.name,
+            "reading": {
+                "outside": case.outside,
+                "trunc_y": d["trunc_y"],
+                "trunc_z": d["trunc_z"],
+                "z_cv": bool(case.z_cv),
+                **({"martingale_cv": True} if case.martingale_cv else {}),
+                **({"curvature_correction": True} if case.curvature_correction else {}),
+                "arithmetic": case.arithmetic,
+            },
+            "device": backend.device,
+            "seed": seed,
+            "run_start": run_start,
+            "runs": done,
+            "test_points": test_points,
+            "path_steps_per_run": case.path_steps,
+            "seconds_per_run": float(np.mean(solve_seconds)),
+            "seconds_per_run_min": float(np.min(solve_seconds)),
+            "seconds_per_run_max": float(np.max(solve_seconds)),
+            "path_steps_per_second": case.path_steps / float(np.min(solve_seconds)),
+            "error_seconds_per_run": float(np.mean(error_seconds)),
+            "compile_seconds": compile_seconds,
+            "memory_bytes": memory.required_bytes(case, test_points, runs=done),  # the model (srmdp.case.memory)
+            "peak_rss_bytes": peak_rss_bytes(),  # measured: the process's peak RSS after the runs
+            "peak_rss_before_runs_bytes": rss_before_runs,  # ... and before the first run (after warm-up)
+            **backend.memory_report(test_points),  # GPU: the device memory model and the measured use
+            "diagnostics": {"dropped_directions": backend.fallbacks()},
+            "x0": problem.x0,
+            "u0": float(np.mean(run_u0)),
+            "u0_se": float(np.std(run_u0, ddof=1) / math.sqrt(done)) if done > 1 else None,
+            "per_run": {
+                "ey": run_ey.tolist(),
+                "ez": run_ez.tolist(),
+                "ey2": run_ey2.tolist(),
+                "ez2": run_ez2.tolist(),
+                "u0": run_u0.tolist(),
+            }
+            if problem.has_exact
+            else {"u0": run_u0.tolist()},
+            "provenance": provenance(seed, backend.hardware()),
+        }
+        if problem.has_exact:
+            out.update(indicators(run_ey, run_ez))
+        return out
+
     try:
         for r in range(runs):
             rec = case.record(seed, run_start + r, test_points)
@@ -209,53 +264,13 @@ def run_case(
                 on_run(r, backend)
             solve_seconds.append(t1 - t0)
             error_seconds.append(time.perf_counter() - t1)
+    except NumericalError as exc:  # the runs completed before it stand: the caller may keep them (exc.partial)
+        if solve_seconds:
+            exc.partial = result(len(solve_seconds))
+        raise
     finally:
         bar.close()
-
-    d = case.as_dict()
-    out = {
-        "format_version": FORMAT_VERSION,
-        "case_hash": identity_hash(d, seed, test_points),
-        "case": d,
-        "label": case.label,
-        "problem": problem.name,
-        "reading": {
-            "outside": case.outside,
-            "trunc_y": d["trunc_y"],
-            "trunc_z": d["trunc_z"],
-            "z_cv": bool(case.z_cv),
-            **({"martingale_cv": True} if case.martingale_cv else {}),
-            **({"curvature_correction": True} if case.curvature_correction else {}),
-            "arithmetic": case.arithmetic,
-        },
-        "device": backend.device,
-        "seed": seed,
-        "run_start": run_start,
-        "runs": runs,
-        "test_points": test_points,
-        "path_steps_per_run": case.path_steps,
-        "seconds_per_run": float(np.mean(solve_seconds)),
-        "seconds_per_run_min": float(np.min(solve_seconds)),
-        "seconds_per_run_max": float(np.max(solve_seconds)),
-        "path_steps_per_second": case.path_steps / float(np.min(solve_seconds)),
-        "error_seconds_per_run": float(np.mean(error_seconds)),
-        "compile_seconds": compile_seconds,
-        "memory_bytes": memory.required_bytes(case, test_points, runs=runs),  # the model (srmdp.case.memory)
-        "peak_rss_bytes": peak_rss_bytes(),  # measured: the process's peak RSS after the runs
-        "peak_rss_before_runs_bytes": rss_before_runs,  # ... and before the first run (after warm-up)
-        **backend.memory_report(test_points),  # GPU: the device memory model and the measured use
-        "diagnostics": {"dropped_directions": backend.fallbacks()},
-        "x0": problem.x0,
-        "u0": float(np.mean(u0)),
-        "u0_se": float(np.std(u0, ddof=1) / math.sqrt(runs)) if runs > 1 else None,
-        "per_run": {"ey": ey.tolist(), "ez": ez.tolist(), "ey2": ey2.tolist(), "ez2": ez2.tolist(), "u0": u0.tolist()}
-        if problem.has_exact
-        else {"u0": u0.tolist()},
-        "provenance": provenance(seed, backend.hardware()),
-    }
-    if problem.has_exact:
-        out.update(indicators(ey, ez))
-    return out
+    return result(runs)
 
 
 def summary_line(res: dict) -> str:
