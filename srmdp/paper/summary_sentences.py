@@ -336,7 +336,8 @@ def speed_sentence(beats, claims, n_timed, like_words) -> str:
             worst, w = max(slower, key=lambda x: x[0])
             text += (
                 f"; on the {_plural(len(slower), 'row')} where the CPU cost model (within 30\\,\\% of our runs)"
-                f" predicts one thread slower than the paper's 24, it predicts up to {worst:.1f} times slower (not measured)"
+                f" predicts one thread slower than the paper's 24, it predicts up to {worst:.1f} times slower"
+                " (a prediction, not measured)"
                 f" (T.{paper_table_number(w['table'])} $\\Delta t={w['dt']:g}$"
                 + (f" $d={w['d']}$" if w["table"] in HIGH_D else "")
                 + ")"
