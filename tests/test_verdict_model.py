@@ -136,3 +136,42 @@ def test_rows_that_differ_only_in_m_are_one_group_of_the_sign_test():
     assert stream_group("LP1d14", 1) == stream_group("LP1d14", 2)
     assert stream_group("LP1d11", 1) != stream_group("LP1d11", 2)  # K differs
     assert stream_group("LP0d4", 1) != stream_group("LP1d4", 1)
+
+
+def _fake(seed, runs, scale=1.0, start=0, storage="float64"):
+    from srmdp.numerics.indicators import indicators
+
+    rng = np.random.default_rng(seed)
+    ey = scale * np.exp(rng.normal(-4.0, 0.3, size=(runs, 5)))
+    ez = np.exp(rng.normal(-5.0, 0.3, size=(runs, 5)))
+    res = {
+        "case": {"precision": storage},
+        "reading": {"arithmetic": "float64"},
+        "device": "cpu",
+        "seed": seed,
+        "run_start": start,
+        "runs": runs,
+        "test_points": 1000,
+        "per_run": {"ey": ey.tolist(), "ez": ez.tolist(), "ey2": (2 * ey**2).tolist(), "ez2": (2 * ez**2).tolist()},
+        "_path": f"fake-{seed}-{start}-{storage}.json",
+    }
+    res["per_run"]["u0"] = [0.5] * runs
+    res.update(indicators(ey, ez))
+    return res
+
+
+def test_independent_run_sets_of_one_setting_are_pooled_and_no_others():
+    from srmdp.numerics.indicators import indicators
+    from srmdp.paper.pooling import pooled
+
+    rule = Equivalence(0.1, 0.9973)
+    a, b = _fake(1, 12), _fake(2, 8)
+    (p,) = pooled([a, b], rule)
+    both = indicators(
+        np.vstack([a["per_run"]["ey"], b["per_run"]["ey"]]), np.vstack([a["per_run"]["ez"], b["per_run"]["ez"]])
+    )
+    assert p["runs"] == 20 and p["mse_y_max"] == both["mse_y_max"] and p["mse_z_av_se"] == both["mse_z_av_se"]
+    assert pooled([a, _fake(1, 8, start=4)], rule) == []  # one seed, overlapping runs: the same streams
+    assert len(pooled([a, _fake(1, 8, start=12)], rule)) == 1  # one seed, disjoint runs: independent
+    assert pooled([a, _fake(2, 8, storage="float32")], rule) == []  # another storage: another setting
+    assert pooled([a, _fake(2, 8, scale=3.0)], rule) == []  # a difference beyond both standard errors

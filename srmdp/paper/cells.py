@@ -20,6 +20,7 @@ from ..case.readings import matches
 from ..numerics.indicators import INDICATORS
 from .equivalence import Equivalence, Judgement
 from .index import index_results
+from .pooling import pooled
 from .record import arithmetic_of, merge_twins, precision_short, run_key, storage_of
 from .rows import paper_rows
 from .tables import FIT_DT, FIT_READING, campaign_lines  # the fitted reading and where; float32 vs float64
@@ -124,6 +125,8 @@ def cells(plan, summaries, campaign=(), readings=None) -> list:
         merged = merge_twins(camp.get(key, []))
         for e in campaign_lines(plan, merged, readings):
             found.append((e["name"], index_res(merged, e["sources"][0]), True))
+        for name in sorted({n for n, _, _ in found}):  # independent run sets of one setting, pooled
+            found += [(name, r, True) for r in pooled([r for n, r, _ in found if n == name], plan.equivalence)]
         for name, res, is_camp in found:
             for k in INDICATORS:
                 if res.get(k) is None:
