@@ -61,7 +61,7 @@ def recount(reading):
     to 1e-6 count once.  Returns (rows, {cell: (device, value, se, preset)}), ``preset``: a summary of the preset's
     own CPU runs (the report takes those before a campaign line of as many runs); its runs, as it records them."""
     files = [(f, True) for f in glob.glob(str(PUB / reading / "*" / "cpu.json"))]
-    files += [(f, False) for f in glob.glob(str(PUB / "gpu" / reading / "*" / "*.json"))]
+    files += [(f, False) for pool in ("gpu", "evidence") for f in glob.glob(str(PUB / pool / reading / "*" / "*.json"))]
     rows, found = set(), {}
     for f, preset in files:
         res = json.loads(Path(f).read_text())

@@ -17,7 +17,7 @@ from srmdp.paper.splits import jackknife_ln_max, split
 from srmdp.paper.verdict import stream_group, table_word
 
 ROOT = Path(__file__).resolve().parent.parent
-T7 = sorted(glob.glob(str(ROOT / "data/summaries/default/gpu/paper-fit/LP1d4_r2/float64-s2016-*.json")))
+T7 = sorted(glob.glob(str(ROOT / "data/summaries/default/evidence/paper-fit/LP1d4_r2/float64-s2016-*.json")))
 
 
 @lru_cache(maxsize=1)

@@ -11,6 +11,7 @@ validates a preset as the workflow does and prints the estimated cost of every j
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -49,7 +50,9 @@ class Selected:
 
 @dataclass(frozen=True)
 class GpuGroup:
-    """One group of pooled run chunks under gpu_results: its reading name, row key and group id."""
+    """One group of pooled run chunks under gpu_results or a chunk_results folder: its reading name, row key and group
+    id, and ``pool``, the published folder of its summary (``gpu`` for gpu_results' chunks, else the chunk_results
+    folder's name: ``evidence``)."""
 
     reading: str
     key: str
@@ -57,6 +60,7 @@ class GpuGroup:
     paths: tuple
     flags: str
     runs: int
+    pool: str = "gpu"
 
 
 @dataclass(frozen=True)
@@ -277,7 +281,10 @@ class Plan(PlanFiles, PlanJobs):
                 name = reading_name(g.reading, self.readings)
                 if name is None or (g.table, g.row) not in rows:
                     continue
-                out.append(GpuGroup(name, g.label, g.id, tuple(g.paths), chunks.aggregate_flags(g), g.runs))
+                pool = next(
+                    (os.path.basename(os.path.normpath(f)) for f in self.chunk_results if _under(g.paths[0], f)), "gpu"
+                )
+                out.append(GpuGroup(name, g.label, g.id, tuple(g.paths), chunks.aggregate_flags(g), g.runs, pool))
             order = {(r["table"], r["row"]): i for i, r in enumerate(paper_rows())}
             names = [r.name for r in self.readings]
             out.sort(key=lambda x: (order[split_row_key(x.key)], names.index(x.reading), x.group))
@@ -286,6 +293,10 @@ class Plan(PlanFiles, PlanJobs):
 
     def gpu_group(self, reading, key, group) -> GpuGroup:
         return next(g for g in self.gpu_groups() if (g.reading, g.key, g.group) == (reading, key, group))
+
+
+def _under(path, folder) -> bool:
+    return os.path.commonpath([os.path.abspath(path), os.path.abspath(folder)]) == os.path.abspath(folder)
 
 
 def load_configs(paths) -> dict:

@@ -142,8 +142,9 @@ class PlanFiles:
         ]
 
     def gpu_summary_path(self, reading, key, group) -> str:
-        """The summary of a chunk group under gpu_results, published next to the CPU ones (committed)."""
-        return f"{self.published}/gpu/{reading}/{key}/{group}.json"
+        """The summary of a pooled chunk group, published under its pool's folder (``gpu/``: the GPU campaign's;
+        ``evidence/``: the CPU evidence campaign's) next to the preset's own (committed)."""
+        return f"{self.published}/{self.gpu_group(reading, key, group).pool}/{reading}/{key}/{group}.json"
 
     def gpu_summaries(self, table=None) -> list:
         """Summaries of the chunk groups under gpu_results (all, or one table's)."""

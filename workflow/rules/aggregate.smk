@@ -77,9 +77,11 @@ rule aggregate_gpu:
     input:
         lambda wc: PLAN.gpu_group(wc.reading, wc.key, wc.group).paths,
     output:
-        f"{PUB}/gpu/{{reading}}/{{key}}/{{group}}.json",
+        f"{PUB}/{{pool}}/{{reading}}/{{key}}/{{group}}.json",
     log:
-        f"{LOGS}/aggregate_gpu/{{reading}}/{{key}}/{{group}}.log",
+        f"{LOGS}/aggregate_gpu/{{pool}}/{{reading}}/{{key}}/{{group}}.log",
+    wildcard_constraints:
+        pool="|".join(sorted({g.pool for g in PLAN.gpu_groups()} | {"gpu"})),
     conda:
         ENV
     threads: 1
