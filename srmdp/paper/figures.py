@@ -298,12 +298,17 @@ def figure_convergence(plan, summaries, stem, campaign=(), indicators=INDICATORS
 
 VERDICT_COLOURS = {"reproduced": "tab:green", "differs": "tab:red", "undecided": "0.55"}
 FOREST_CLIP = 0.6  # intervals wider than this on a side are drawn to the edge with an arrow
+FOREST_CAUSES = {  # an undecided number's cause (srmdp.paper.equivalence.Judgement.cause): line, marker, legend
+    "paper noise": (":", "o", "undecided: the paper's own noise"),
+    "our runs": ("-", "s", "undecided: too few runs of ours"),
+    "near the margin": ("--", "D", "undecided: $\\Delta$ near $\\pm\\delta$"),
+}
 
 
 def figure_forest(plan, summaries, stem, campaign=()):
     """The verdict at a glance (p. 1): each out-of-sample paper number under the fitted reading, Delta as judged
-    (ours + the model's shift - paper) with its interval, the band +-delta, coloured by verdict
-    (:mod:`srmdp.paper.equivalence`)."""
+    (ours + the model's shift - paper) with its interval, the band +-delta, coloured by verdict, an undecided number
+    drawn by its cause (:data:`FOREST_CAUSES`; :mod:`srmdp.paper.equivalence`)."""
     from .cells import cells, report_readings
     from .equivalence import model_tex
     from .tables import FIT_READING
@@ -321,8 +326,9 @@ def figure_forest(plan, summaries, stem, campaign=()):
         j = n["best"].judgement
         lo, hi = j.diff - j.half_width, j.diff + j.half_width
         col = VERDICT_COLOURS[j.verdict]
-        ax.plot([max(lo, -FOREST_CLIP), min(hi, FOREST_CLIP)], [y, y], color=col, lw=1.4)
-        ax.plot([j.diff], [y], "o", color=col, ms=3)
+        style = FOREST_CAUSES.get(j.cause, ("-", "o", ""))
+        ax.plot([max(lo, -FOREST_CLIP), min(hi, FOREST_CLIP)], [y, y], color=col, lw=1.4, ls=style[0])
+        ax.plot([j.diff], [y], style[1], color=col, ms=3, mfc="white" if style[1] == "o" and style[0] != "-" else col)
         for end, edge, mark in ((lo, -FOREST_CLIP, "<"), (hi, FOREST_CLIP, ">")):
             if (end < edge) if edge < 0 else (end > edge):
                 ax.plot([edge], [y], mark, color=col, ms=3)
@@ -340,9 +346,12 @@ def figure_forest(plan, summaries, stem, campaign=()):
     )
     ax.tick_params(axis="x", labelsize=7)
     for v, col in VERDICT_COLOURS.items():
-        ax.plot([], [], color=col, lw=1.4, label=v)
+        if v != "undecided":
+            ax.plot([], [], color=col, lw=1.4, label=v)
+    for ls, mark, words in FOREST_CAUSES.values():
+        ax.plot([], [], color=VERDICT_COLOURS["undecided"], lw=1.4, ls=ls, marker=mark, ms=3, label=words)
     ax.legend(
-        loc="upper center", bbox_to_anchor=(0.5, -0.6 / (0.13 * len(numbers) + 0.9)), ncol=3, fontsize=7, frameon=False
+        loc="upper center", bbox_to_anchor=(0.5, -0.6 / (0.13 * len(numbers) + 0.9)), ncol=3, fontsize=6, frameon=False
     )
     _save(fig, stem)
     plt.close(fig)
