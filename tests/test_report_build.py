@@ -71,6 +71,9 @@ def test_the_report_builds_without_overfull_boxes_floats_too_large_or_question_m
         pages = [" ".join(page.split()) for page in text.split("\f")]
         # page 1: the verdict with its counts (out of sample first); the scorecard follows it, by page 2
         assert "Verdict" in pages[0] and "Out of sample" in pages[0] and "Scorecard" in pages[0] + pages[1]
+        # section 1 before its scorecard: at most 400 words (the forest plot is a raster: its labels are not text)
+        verdict = text[text.index("Verdict\n") : text.index("Table R1")]
+        assert len(verdict.split()) <= 400, len(verdict.split())
 
 
 def test_the_printed_summary_agrees_with_a_recount():
