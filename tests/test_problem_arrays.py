@@ -13,6 +13,8 @@ from conftest import cuda_usable
 from srmdp.case.cases import Case
 from srmdp.runs.run import run_case
 
+pytestmark = pytest.mark.slow  # compile-dominated: six kernel builds (~2 min on 2 cores)
+
 INDEXED = """
 import math
 MATURITY = 0.5
