@@ -10,6 +10,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from .kernels.backends import backend_spec
 from .options import SolveOptions
 from .solutions.solution import Solution
 from .solutions.solve_request import SolveRequest
@@ -50,7 +51,8 @@ def solve(
             req.check(coarse, keep="last")
     # z0 by the first step needs N >= 2 at both levels, and every run's coefficients on the host (on the GPU only
     # the guard's N values cross per run: the level below keeps one run)
-    want_z0 = coarse is not None and coarse.steps >= 2 and req.device == "cpu"
+    host = backend_spec(req.device).host_coefficients
+    want_z0 = coarse is not None and coarse.steps >= 2 and host
     sol = req.run(case, rules, z0=want_z0)
     if coarse is None:
         if why:
@@ -84,8 +86,8 @@ def solve(
         else {
             "z0_error": None,
             "z0_reason": "N = 1 at the level below: no first step"
-            if req.device == "cpu"
-            else "not estimated on the GPU (Solution.z0() gives z0 from the kept runs)",
+            if host
+            else f"not estimated on the {req.device.upper()} (Solution.z0() gives z0 from the kept runs)",
         }
     )
     return sol

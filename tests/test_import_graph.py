@@ -133,3 +133,24 @@ def test_every_subpackage_states_its_job_and_what_it_may_import():
         assert len(doc.split()) >= 10, f"{init}: no docstring saying its job"
         if init.parent.name != "paper":
             assert "May import" in doc, f"{init}: its docstring does not say what it may import"
+
+
+def test_the_backend_registry_is_the_devices_one_home():
+    """Every device the options allow has one registry entry, and nothing above kernels/ branches on a device."""
+    import re
+    from pathlib import Path
+
+    from srmdp.kernels.backends import BACKENDS
+    from srmdp.options import DEVICES
+
+    assert tuple(BACKENDS) == DEVICES
+    root = Path(__file__).resolve().parent.parent / "srmdp"
+    pattern = re.compile(r"device\s*[!=]=\s*[\"'](cpu|gpu)[\"']")
+    found = [
+        f"{p.relative_to(root)}:{n}"
+        for p in root.rglob("*.py")
+        if p.parts[-2] not in ("kernels", "paper", "campaign") and p.name != "build.py"
+        for n, line in enumerate(p.read_text().splitlines(), 1)
+        if pattern.search(line)
+    ]
+    assert found == [], found

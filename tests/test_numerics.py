@@ -311,6 +311,9 @@ class FakeBackend:
     def __init__(self, poison=None, dropped=0):
         self.poison, self.dropped = poison, dropped
 
+    def check_fits(self, case, test_points, runs=1):
+        pass
+
     def allocate(self, case):
         self.coef = np.zeros(
             (case.steps, case.strata, case.d + 1, case.n_basis),

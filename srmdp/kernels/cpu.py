@@ -22,6 +22,9 @@ class CpuBackend:
         self.threads = numba.get_num_threads()
         self.problem = problem
 
+    def check_fits(self, case, test_points, runs=1):
+        """The CPU's memory is the host's, checked before the backend exists (its spec's ``check_host``)."""
+
     def allocate(self, case):
         self.k = kernels(self.problem, case.basis, case.d, "cpu", case.kernel_bindings, arithmetic=case.arithmetic)
         dtype = np.float32 if case.precision == "float32" else np.float64

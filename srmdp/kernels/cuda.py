@@ -96,7 +96,7 @@ class CudaBackend:
 
     device = "gpu"
 
-    def __init__(self, problem, mode=None, block=None):
+    def __init__(self, problem, mode=None, block=None, threads=None):  # threads: the CPU's, unused here
         self.problem = problem
         self.request = mode or os.environ.get("SRMDP_CUDA_MODE", "auto")
         self.block_request = int(block or os.environ.get("SRMDP_CUDA_BLOCK", "0"))
@@ -104,7 +104,8 @@ class CudaBackend:
         self.mode = None
         self.dropped = 0
 
-    def check_fits(self, case, test_points):
+    def check_fits(self, case, test_points, runs=1):
+        """Refuse (ConfigError) a case whose device arrays would not fit (one run's at a time: ``runs`` unused)."""
         return check_fits(case, test_points, self.info, choose_mode(case, self.info["sms"], self.request))
 
     def allocate(self, case):

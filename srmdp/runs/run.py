@@ -1,12 +1,8 @@
 """One case's runs of Algorithm SRMDP (:func:`run_case`, what ``srmdp run`` computes): runs x backward time steps on
 a backend, then the errors; the checks before any compute (:func:`validate_run`) and the result's summary line.
 
-Backends (``cpu.CpuBackend``, ``cuda.CudaBackend``) own the coefficients and expose
-``allocate(case)``, ``warm_up(rec)``, ``backward_step(i, rec) -> first bad stratum or -1``,
-``errors(rec) -> (eY[i], eZ[i], eY2[i], eZ2[i])`` (means over the test points of the squared errors
-and of their squares), ``evaluate(j, rec, X) -> (y, z)``, ``coefficients()``,
-``fallbacks()``, ``memory_report(P)`` (device memory, model and measured) and ``hardware()``; ``rec`` is
-the case record (:meth:`srmdp.case.cases.Case.record`).
+The backends are :mod:`srmdp.kernels.backends`' (its protocol ``Backend`` and registry ``BACKENDS``); ``rec`` is the
+case record (:meth:`srmdp.case.cases.Case.record`).
 """
 
 import math
@@ -20,6 +16,7 @@ from ..case import memory
 from ..case.cases import Case, check_seed_run, is_int, plain
 from ..case.results import FORMAT_VERSION, identity_hash, peak_rss_bytes, provenance
 from ..exceptions import ConfigError, NumericalError, ProblemFunctionError
+from ..kernels.backends import backend_spec, make_backend
 from ..numerics.indicators import indicators
 from ..numerics.rng import PATH_BITS
 from ..options import DEVICES
@@ -27,23 +24,6 @@ from ..problems import load_problem
 from ..problems.checks import check_problem, nonfinite_function, raised_in_problem
 
 __all__ = ["run_case", "validate_run", "NumericalError", "ConfigError", "DEVICES"]
-
-
-def make_backend(device: str, problem, threads=None):
-    if device == "cpu":
-        from ..kernels.cpu import CpuBackend
-
-        return CpuBackend(problem, threads=threads)
-    if device == "gpu":
-        from ..kernels.gpu import gpu_unavailable_reason
-
-        reason = gpu_unavailable_reason()
-        if reason:
-            raise ConfigError(f"invalid device='gpu': {reason}")
-        from ..kernels.cuda import CudaBackend
-
-        return CudaBackend(problem)
-    raise ConfigError(f"invalid device={device!r}: allowed values are {', '.join(DEVICES)}")
 
 
 def validate_run(case: Case, runs: int, run_start: int, test_points: int, seed: int, device: str, threads=None):
@@ -157,12 +137,10 @@ def run_case(
     run and its mean and standard error.
     """
     validate_run(case, runs, run_start, test_points, seed, device, threads)
-    if device == "cpu":
-        memory.check_fits(case, test_points, runs=runs)
+    backend_spec(device).check_host(case, test_points, runs)  # the memory models, before anything is allocated
     problem = load_problem(case.problem)
     backend = backend or make_backend(device, problem, threads)
-    if device == "gpu":
-        backend.check_fits(case, test_points)
+    backend.check_fits(case, test_points, runs)
     backend.allocate(case)
     n = case.steps
     rec = case.record(seed, run_start, test_points)

@@ -267,15 +267,11 @@ class SolveRequest:
 def check_memory(case, runs, keep, test_points=1000, device="cpu", available=None):
     """Refuse (one-line ConfigError) a solve whose kept coefficients and solver work space exceed host memory
     (on the GPU: the result and the divergence guard's N values per run cross to the host)."""
-    from ..kernels.divergence import GUARD_BYTES_PER_STEP
+    from ..kernels.backends import backend_spec
 
     kept = runs if keep == "all" else 1
     coef = memory.coefficient_bytes(case)
-    solver = (
-        memory.required_bytes(case, test_points, runs=runs)
-        if device == "cpu"
-        else memory.result_bytes(case, runs) + GUARD_BYTES_PER_STEP * case.steps
-    )
+    solver = backend_spec(device).host_bytes(case, test_points, runs)
     need = kept * coef + solver
     have = memory.available_bytes() if available is None else available
     if need > have:
