@@ -32,18 +32,23 @@ def stream_group(table: str, row: int) -> tuple:
     return (table[:3], r["d"], r["dt"], r["K"])
 
 
-def one_per_row(cells):
-    """Per independent row group (:func:`stream_group`) and indicator: the strongest run set with a standard error
-    (:func:`paper_numbers`), so that rows sharing streams count once."""
+def per_stream_group(numbers, keep=lambda n: True) -> dict:
+    """{(stream group, indicator): the judged run set with the most runs} over the paper numbers that ``keep``
+    accepts (:func:`paper_numbers`, :func:`stream_group`): rows that share random streams count once."""
     best = {}
-    for n in paper_numbers(list(cells), None):
+    for n in numbers:
         c = n["best"]
-        if not c.se:
+        if not keep(n):
             continue
         key = (stream_group(c.table, c.row), c.indicator)
         if key not in best or c.runs > best[key].runs:
             best[key] = c
-    return list(best.values())
+    return best
+
+
+def one_per_row(cells):
+    """Per independent row group and indicator: the strongest run set with a standard error."""
+    return list(per_stream_group(paper_numbers(list(cells), None), lambda n: n["best"].se).values())
 
 
 def sign_tests(allc, reading) -> list:
@@ -342,14 +347,11 @@ def consistency(numbers) -> dict:
     (Bonferroni), capped at 1."""
     from scipy import stats
 
-    best = {}
-    for n in numbers:
-        c, j = n["best"], n["best"].judgement
-        if n["in_sample"] or j.diff is None or not math.isfinite(j.spread) or c.runs < 2:
-            continue
-        key = (stream_group(c.table, c.row), c.indicator)
-        if key not in best or c.runs > best[key].runs:
-            best[key] = c
+    def judged(n):
+        j = n["best"].judgement
+        return not n["in_sample"] and j.diff is not None and math.isfinite(j.spread) and n["best"].runs >= 2
+
+    best = per_stream_group(numbers, judged)
     out = {"per_indicator": {}, "n": len(best)}
     for k in INDICATOR_TEX:
         cs = [c for (_, ind), c in best.items() if ind == k]
