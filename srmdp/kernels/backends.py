@@ -19,8 +19,8 @@ from typing import Protocol
 
 from ..case import memory
 from ..exceptions import ConfigError
+from . import gpu
 from .divergence import GUARD_BYTES_PER_STEP
-from .gpu import gpu_unavailable_reason
 
 
 class Backend(Protocol):
@@ -53,7 +53,8 @@ class BackendSpec:
     module: str  # where the class lives, imported only when a backend is made
     name: str
     host_coefficients: bool  # every run's coefficients reach the host: z0 by the first step (srmdp.solutions)
-    unavailable: Callable[[], str | None]  # None where the device can run here, else a one-line reason
+    unavailable: Callable[[], str | None]  # None where the device can run here, else a one-line reason (asked at
+    # each call, not bound at import: the answer is the machine's now)
     host_bytes: Callable  # (case, test_points, runs) -> the host memory a solve's runs need besides kept coefficients
 
     def check_host(self, case, test_points: int, runs: int) -> None:
@@ -72,7 +73,9 @@ BACKENDS = {
     s.device: s
     for s in (
         BackendSpec("cpu", "srmdp.kernels.cpu", "CpuBackend", True, lambda: None, _cpu_host_bytes),
-        BackendSpec("gpu", "srmdp.kernels.cuda", "CudaBackend", False, gpu_unavailable_reason, _gpu_host_bytes),
+        BackendSpec(
+            "gpu", "srmdp.kernels.cuda", "CudaBackend", False, lambda: gpu.gpu_unavailable_reason(), _gpu_host_bytes
+        ),
     )
 }
 

@@ -7,7 +7,7 @@ import os
 
 from ...case.cases import ConfigError
 from ...case.results import cpu_model
-from ...kernels.gpu import gpu_unavailable_reason
+from ...kernels.backends import backend_spec
 from ...runs.run import check_threads
 
 ASSUMED_GPU = "NVIDIA H100 80GB HBM3"
@@ -26,9 +26,10 @@ def device_model(device: str) -> str:
 
 
 def check_device(device, threads):
-    if device == "gpu":
-        reason = gpu_unavailable_reason()
-        if reason:
-            raise ConfigError(f"invalid device='gpu': {reason}")
-    elif threads is not None:
+    """One ConfigError line where ``device`` cannot run here (the backend registry's answer) or ``threads`` is
+    invalid."""
+    reason = backend_spec(device).unavailable()
+    if reason:
+        raise ConfigError(f"invalid device={device!r}: {reason}")
+    if device == "cpu" and threads is not None:
         check_threads(threads)
