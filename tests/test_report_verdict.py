@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
+from test_report_evidence import _model, _plan  # the committed summary model, built once
 
 from srmdp.paper.record import (
     arithmetic_of,
@@ -89,20 +90,10 @@ def test_the_sign_test_is_the_two_sided_binomial():
 
 @pytest.mark.slow  # the whole summary model, claims included (~5 s)
 def test_the_verdict_page_states_findings_not_cells():
-    """§1 of the committed summary: 5-8 sentences, no list of cells (no 'z=' in the prose), the rows not run
-    with a cost from the cost model, the high-d sign finding with its sign test."""
-    from srmdp.paper.plan import Plan, load_configs
-    from srmdp.paper.summary import summary_model
-
-    plan = Plan(load_configs([ROOT / "config" / "config.yaml"]))
-    claim_inputs = {
-        "timing_files": plan.timings(),
-        "gpu_files": plan.gpu_files(),
-        "multicore_files": plan.multicore_files(),
-        "likeforlike_files": plan.likeforlike_files(),
-        "campaign_files": plan.gpu_summaries(),
-    }
-    m = summary_model(plan, plan.summaries(), plan.gpu_summaries(), plan.residual_files(), claim_inputs)
+    """§1 of the committed summary: the headline and consistency sentences and at most five findings, no list of
+    cells (no 'z=' in the prose), the rows not run with a cost from the cost model, the high-d sign finding with its
+    sign test."""
+    m = _model()
     main = (ROOT / "paper" / "main.tex").read_text()
     verdict = main[main.index("\\section{Verdict}") : main.index("\\section{The verdict in detail}")]
     keys = re.findall(r"\\srmdpSay\{([^}]+)\}", verdict)
@@ -128,20 +119,10 @@ def test_the_verdict_page_states_findings_not_cells():
 @pytest.mark.slow  # the whole summary model (~10 s)
 def test_readme_states_the_reports_counts_and_the_plans_totals():
     """README's verdict paragraph and its from-scratch cost are the report's and srmdp plan's, not hand-kept."""
-    from srmdp.paper.plan import Plan, load_configs
     from srmdp.paper.plan_jobs import _hms
-    from srmdp.paper.summary import summary_model
 
     readme = " ".join((ROOT / "README.md").read_text().split())
-    plan = Plan(load_configs([ROOT / "config" / "config.yaml"]))
-    claim_inputs = {
-        "timing_files": plan.timings(),
-        "gpu_files": plan.gpu_files(),
-        "multicore_files": plan.multicore_files(),
-        "likeforlike_files": plan.likeforlike_files(),
-        "campaign_files": plan.gpu_summaries(),
-    }
-    m = summary_model(plan, plan.summaries(), plan.gpu_summaries(), plan.residual_files(), claim_inputs)
+    plan, m = _plan(), _model()
     o = m["totals"]["out"]
     other = o["other_model"]
     assert (
