@@ -267,6 +267,8 @@ def test_intact_chunks_aggregate(chunks, tmp_path):
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["runs"] == 6 and checksum_ok(summary)
     assert summary["per_run"]["ey"][5][0] == pytest.approx(0.06)
+    assert summary["run_ranges"] == [[0, 6]]  # adjacent chunks joined
+    assert aggregate([chunks[0], chunks[2]])["run_ranges"] == [[0, 2], [4, 6]]  # a gap kept: runs 2, 3 absent
 
 
 def _truncate(p):

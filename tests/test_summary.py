@@ -46,13 +46,29 @@ def test_the_committed_summaries_are_here():
 
 
 def _run_indices(res):
-    """The run indices of a summary: from its chunks' names (runsAAAA-BBBB), else 0..runs-1."""
+    """The run indices of a summary: its run_ranges, else its chunks' names (runsAAAA-BBBB), else 0..runs-1."""
+    if res.get("run_ranges"):
+        return tuple(i for a, b in res["run_ranges"] for i in range(a, b))
     out = set()
     for name in res.get("chunks") or []:
         m = re.search(r"runs(\d+)-(\d+)", name)
         if m:
             out |= set(range(int(m.group(1)), int(m.group(2)) + 1))
     return tuple(sorted(out)) or tuple(range(int(res["runs"])))
+
+
+def _config_reading(reading):
+    import yaml
+
+    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    return next(r for r in config["readings"] if r["name"] == reading)
+
+
+def _same_reading(res, reading):
+    """A residual rerun's reading is ``reading``'s: outside, truncation and the control variates as declared."""
+    want, have = _config_reading(reading), res.get("reading") or {}
+    keys = ("outside", "trunc_y", "trunc_z")
+    return all(have.get(k) == want.get(k) for k in keys) and not have.get("z_cv") and not have.get("martingale_cv")
 
 
 def recount(reading):
@@ -83,16 +99,80 @@ def recount(reading):
     return rows, distinct
 
 
+def _pools(reading, rows):
+    """Every disjoint run set of one setting pooled, written out without the report's code: per row, the reading's
+    summaries (preset, GPU and evidence pools, and the residual experiments' reruns of this reading) grouped by
+    (storage, arithmetic, test points); largest first, a set joins when its (seed, run indices) share no run with any
+    member and each indicator agrees with every member's within t(min runs) * sqrt(se_1^2 + se_2^2) (t: Student's
+    at the preset's level). Returns {(row, indicator): (runs, "pooled", value, se, result)} of the pools of >= 2
+    sets."""
+    import yaml
+    from scipy import stats
+
+    level = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["equivalence"]["level"]
+    files = glob.glob(str(PUB / reading / "*" / "cpu.json"))
+    files += [f for pool in ("gpu", "evidence") for f in glob.glob(str(PUB / pool / reading / "*" / "*.json"))]
+    results = [json.loads(Path(f).read_text()) for f in files]
+    results += [
+        r
+        for r in (json.loads(Path(f).read_text()) for f in glob.glob(str(PUB / "residuals" / "*" / "*.json")))
+        if _same_reading(r, reading)
+    ]
+    usable = [
+        r for r in results if all((r.get("per_run") or {}).get(k) is not None for k in ("ey", "ez", "ey2", "ez2"))
+    ]
+    groups = {}
+    for r in usable:
+        key = (r["case"]["table"], int(r["case"]["row"]))
+        if key not in rows:
+            continue
+        setting = (r["case"].get("precision", "float64"), (r.get("reading") or {}).get("arithmetic", "float64"))
+        groups.setdefault((key, setting, r["test_points"]), []).append(r)
+    out = {}
+    for (key, _, _), group in groups.items():
+        members = []
+        for r in sorted(group, key=lambda r: -int(r["runs"])):
+            runs_r = {(r["seed"], i) for i in _run_indices(r)}
+            ok = all(not runs_r & {(m["seed"], i) for i in _run_indices(m)} for m in members)
+            for m in members if ok else ():
+                t = stats.t.ppf(0.5 * (1 + level), min(int(r["runs"]), int(m["runs"])) - 1)
+                ok = ok and all(
+                    r.get(k + "_se")
+                    and m.get(k + "_se")
+                    and abs(r[k] - m[k]) <= t * math.hypot(r[k + "_se"], m[k + "_se"])
+                    for k in IND
+                )
+            if ok:
+                members.append(r)
+        if len(members) < 2:
+            continue
+        per_run = {
+            k: np.concatenate([np.asarray(m["per_run"][k], dtype=float) for m in members])
+            for k in ("ey", "ez", "ey2", "ez2")
+        }
+        res = {"runs": len(per_run["ey"]), "test_points": members[0]["test_points"], "per_run": per_run}
+        res.update(indicators(per_run["ey"], per_run["ez"]))
+        for k in IND:
+            v = (res["runs"], "pooled", res[k], res[k + "_se"], res)
+            if (key, k) not in out or v[0] > out[(key, k)][0]:
+                out[(key, k)] = v
+    return out
+
+
 def recount_numbers(reading):
-    """Each paper number (row, indicator) of ``reading`` once, by its strongest run set: the most runs, then a
-    CPU = GPU line, then the preset's own. Returns {(row, indicator): (runs, device, value, se, result)}."""
-    _, distinct = recount(reading)
+    """Each paper number (row, indicator) of ``reading`` once, by its strongest run set: the most runs (a pool of
+    disjoint sets, :func:`_pools`, among them), then a CPU = GPU line, then the preset's own. Returns
+    {(row, indicator): (runs, device, value, se, result)}."""
+    rows, distinct = recount(reading)
     best = {}
     for cell, (dev, v, se, preset, runs, res) in distinct.items():
         rank = (runs, se is not None, dev == "cpu = gpu", preset)
         k = (cell[0], cell[1])
         if k not in best or rank > best[k][0]:
             best[k] = (rank, (runs, dev, v, se, res))
+    for k, v in _pools(reading, rows).items():
+        if v[0] > best[k][0][0]:
+            best[k] = ((v[0], True, False, False), v)
     return {k: b for k, (_, b) in best.items()}
 
 

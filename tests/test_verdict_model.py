@@ -175,3 +175,25 @@ def test_independent_run_sets_of_one_setting_are_pooled_and_no_others():
     assert len(pooled([a, _fake(1, 8, start=12)], rule)) == 1  # one seed, disjoint runs: independent
     assert pooled([a, _fake(2, 8, storage="float32")], rule) == []  # another storage: another setting
     assert pooled([a, _fake(2, 8, scale=3.0)], rule) == []  # a difference beyond both standard errors
+
+
+def test_pools_read_the_run_ranges_a_summary_records():
+    """Summaries of chunks whose names carry no run range (the evidence campaign's) say which runs they hold in
+    ``run_ranges``; two of one seed whose ranges do not meet are pooled, one that overlaps either is not."""
+    from srmdp.paper.pooling import pooled
+
+    rule = Equivalence(0.1, 0.9973)
+
+    def ranged(values_seed, ranges):
+        res = _fake(values_seed, sum(b - a for a, b in ranges))
+        res.update(seed=2016, run_ranges=ranges, _path=f"ranged-{values_seed}.json")
+        return res
+
+    a = ranged(1, [[100, 102], [400, 402]])
+    b = ranged(2, [[102, 104], [800, 802]])  # disjoint from a, interleaved with it
+    c = ranged(3, [[401, 403], [900, 902]])  # run 401 is a's too
+    (p,) = pooled([a, b], rule)
+    assert p["runs"] == 8 and p["pooled_from"] == [a["_path"], b["_path"]]
+    assert pooled([a, c], rule) == []
+    (p,) = pooled([a, b, c], rule)  # c overlaps a: left out, a and b pooled
+    assert p["runs"] == 8 and c["_path"] not in p["pooled_from"]

@@ -107,11 +107,14 @@ def report_readings(plan) -> list:
     return [r for r in plan.readings if not r.z_cv]
 
 
-def cells(plan, summaries, campaign=(), readings=None) -> list:
+def cells(plan, summaries, campaign=(), readings=None, reruns=()) -> list:
     """Every cell with a value of ours under one of ``readings`` (default: the paper's readings,
-    ``plan.paper_readings``), from both kinds of summaries."""
+    ``plan.paper_readings``), from both kinds of summaries, and the pooled run sets of each row and reading
+    (:func:`srmdp.paper.pooling.pooled`). Besides the row's own lines, a pool may take a CPU result folded into its
+    GPU twin's line (:func:`srmdp.paper.record.merge_twins`) and ``reruns``: summaries of the residual experiments,
+    where one is a rerun of a reading in another setting or seed."""
     readings = plan.paper_readings if readings is None else list(readings)
-    sums, camp = index_results(summaries), index_results(campaign)
+    sums, camp, more = index_results(summaries), index_results(campaign), index_results(reruns)
     selected = {(s.table, s.row) for s in plan.selected}
     out = []
     for paper in paper_rows():
@@ -125,8 +128,12 @@ def cells(plan, summaries, campaign=(), readings=None) -> list:
         merged = merge_twins(camp.get(key, []))
         for e in campaign_lines(plan, merged, readings):
             found.append((e["name"], index_res(merged, e["sources"][0]), True))
+        shown = {r["_path"] for r in merged}
+        extra = [r for r in camp.get(key, []) if r["_path"] not in shown] + more.get(key, [])
         for name in sorted({n for n, _, _ in found}):  # independent run sets of one setting, pooled
-            found += [(name, r, True) for r in pooled([r for n, r, _ in found if n == name], plan.equivalence)]
+            reading = next(r for r in readings if r.name == name)
+            members = [r for n, r, _ in found if n == name] + [r for r in extra if matches(r, reading)]
+            found += [(name, r, True) for r in pooled(members, plan.equivalence)]
         for name, res, is_camp in found:
             for k in INDICATORS:
                 if res.get(k) is None:

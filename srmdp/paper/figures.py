@@ -305,7 +305,7 @@ FOREST_CAUSES = {  # an undecided number's cause (srmdp.paper.equivalence.Judgem
 }
 
 
-def figure_forest(plan, summaries, stem, campaign=()):
+def figure_forest(plan, summaries, stem, campaign=(), reruns=()):
     """The verdict at a glance (p. 1): each out-of-sample paper number under the fitted reading, Delta as judged
     (ours + the model's shift - paper) with its interval, the band +-delta, coloured by verdict, an undecided number
     drawn by its cause (:data:`FOREST_CAUSES`; :mod:`srmdp.paper.equivalence`)."""
@@ -316,7 +316,7 @@ def figure_forest(plan, summaries, stem, campaign=()):
 
     plt = _pyplot()
     rule = plan.equivalence
-    numbers = paper_numbers(cells(plan, summaries, campaign, report_readings(plan)), FIT_READING)
+    numbers = paper_numbers(cells(plan, summaries, campaign, report_readings(plan), reruns), FIT_READING)
     numbers = [n for n in numbers if not n["in_sample"] and n["best"].judgement.diff is not None]
     short = {"mse_y_max": "$Y$,max", "mse_y_av": "$Y$,av", "mse_z_av": "$Z$,av"}
     fig, ax = plt.subplots(figsize=(6.2, 0.13 * len(numbers) + 0.9))

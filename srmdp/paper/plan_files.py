@@ -154,6 +154,21 @@ class PlanFiles:
             if table is None or split_row_key(g.key)[0] == table
         ]
 
+    def stale_gpu_summaries(self) -> list:
+        """Published summaries of chunk groups that do not hold their group's chunks as they are now (a chunk
+        committed after the summary was written), or that predate the record of their run indices (``run_ranges``).
+        A fresh clone's file times cannot say so; the workflow makes these older than their chunks (common.smk)."""
+        out = []
+        for g in self.gpu_groups():
+            path = self.gpu_summary_path(g.reading, g.key, g.group)
+            try:
+                data = read_json(path)
+            except (OSError, ValueError):
+                continue  # missing (aggregated anyway) or damaged (the aggregate job's own error)
+            if not isinstance(data, dict) or "run_ranges" not in data or set(data.get("chunks") or []) != set(g.paths):
+                out.append(path)
+        return out
+
     def gpu_files(self):
         """Result JSONs (``srmdp run`` output) under gpu_results; other JSON files there are ignored."""
         return [

@@ -76,7 +76,10 @@ def device_words(res) -> str:
 
 
 def run_indices(res) -> tuple:
-    """The run indices a result covers: from its chunks' names (``runs0002-0010``) or 0 .. runs-1."""
+    """The run indices a result covers: its ``run_ranges`` ([start, stop) ranges; summaries written since they are
+    recorded), else its chunks' names (``runs0002-0010``), else ``run_start`` .. ``run_start + runs - 1``."""
+    if res.get("run_ranges"):
+        return tuple(i for a, b in res["run_ranges"] for i in range(int(a), int(b)))
     found = []
     for name in res.get("chunks") or []:
         m = RUNS_IN_NAME.search(str(name))

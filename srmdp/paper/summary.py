@@ -112,7 +112,7 @@ def summary_model(plan, summaries, campaign=(), variant_files=(), claim_inputs=N
     """The verdict page (sentences, scorecard, rows not run), the limitations, how to regenerate, and every
     sentence the text reads: all from :func:`cells`; every total from one count,
     :func:`srmdp.paper.verdict.evidence_totals` of :func:`srmdp.paper.verdict.paper_numbers`."""
-    every = cells(plan, summaries, campaign, report_readings(plan))  # every reading of the paper's scheme
+    every = cells(plan, summaries, campaign, report_readings(plan), variant_files)  # every reading of the scheme
     names = {r.name for r in plan.paper_readings}
     allc = [c for c in every if c.reading in names]
     measured = arithmetic_measured(arithmetic_model(plan, summaries))

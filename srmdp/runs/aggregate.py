@@ -239,6 +239,7 @@ def aggregate(paths, expect_runs=None, run_start=0, pool_devices=False) -> dict:
         "runs": runs,
         "test_points": ref["test_points"],
         "chunks": [str(p) for p, _ in chunks],
+        "run_ranges": _merged(covered),  # the run indices it holds, [start, stop) ranges (a chunk's name may not say)
         "path_steps_per_run": ref.get("path_steps_per_run"),
         "seconds_per_run": float(np.mean(seconds)),
         "seconds_per_run_min": float(min(c.get("seconds_per_run_min", c["seconds_per_run"]) for _, c in chunks)),
@@ -278,6 +279,17 @@ def aggregate(paths, expect_runs=None, run_start=0, pool_devices=False) -> dict:
             u0=float(u0.mean()),
             u0_se=float(u0.std(ddof=1) / np.sqrt(runs)) if runs > 1 else None,
         )
+    return out
+
+
+def _merged(covered) -> list:
+    """[[start, stop], ...] of sorted, non-overlapping (start, stop, path) ranges, adjacent ones joined."""
+    out: list = []
+    for a0, a1, _ in covered:
+        if out and out[-1][1] == a0:
+            out[-1][1] = a1
+        else:
+            out.append([int(a0), int(a1)])
     return out
 
 

@@ -30,6 +30,11 @@ PRESET = PLAN.preset
 RES = PLAN.results
 PUB = PLAN.published
 LOGS = f"logs/{PRESET}"
+
+# A chunk group's published summary that no longer holds the group's chunks (one committed after it) is aggregated
+# again: made older than its chunks, since a fresh clone's file times cannot tell (srmdp.paper.plan_files).
+for stale in PLAN.stale_gpu_summaries():
+    os.utime(stale, (946684800, 946684800))  # 2000-01-01 (a time of 0 is no time to Snakemake)
 # Each preset keeps to its own outputs: the default preset's tables, figures and PDF are committed at the top of the
 # repository; any other preset writes its own under out/<preset>/ (ignored by git) and never overwrites them.
 OUT = "" if PRESET == "default" else f"out/{PRESET}/"
@@ -185,7 +190,13 @@ def print_cost_report():
 
 
 def figure_inputs(wildcards):
-    if wildcards.fig.startswith("convergence") or wildcards.fig == "forest":
+    if wildcards.fig == "forest":  # the verdict's cells: their pools take the residual experiments' reruns
+        return {
+            "summaries": PLAN.summaries(),
+            "campaign": PLAN.gpu_summaries(),
+            "variants": PLAN.residual_files(),
+        }
+    if wildcards.fig.startswith("convergence"):
         return {"summaries": PLAN.summaries(), "campaign": PLAN.gpu_summaries()}
     return {
         "timings": PLAN.timings(),

@@ -24,7 +24,15 @@ if fig in ("convergence_y", "convergence_z"):
         indicators=inds,
     )
 elif fig == "forest":
-    run_logged(snakemake.log[0], figures.figure_forest, plan, list(inp.summaries), stem, campaign=list(inp.campaign))
+    run_logged(
+        snakemake.log[0],
+        figures.figure_forest,
+        plan,
+        list(inp.summaries),
+        stem,
+        campaign=list(inp.campaign),
+        reruns=list(inp.variants),
+    )
 elif fig == "speedup":
     run_logged(
         snakemake.log[0],
