@@ -355,6 +355,25 @@ def test_invalid_config_is_rejected_in_one_line(tmp_path, text, line):
     assert proc.returncode == 2 and len(errors) == 1 and errors[0].startswith(line), proc.stderr[-3000:]
 
 
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("runs: 2\n", "no 'preset:' key, so it would inherit config/config.yaml's 'default'"),
+        ("preset: default\nruns: 2\n", "preset 'default' is config/config.yaml's"),
+    ],
+)
+def test_a_user_preset_never_renders_into_the_committed_outputs(tmp_path, text, words):
+    """A preset file without `preset:` inherits config/config.yaml's name `default` when Snakemake merges it
+    (issue 55): it is refused in one line, exit status 2, before any job is planned; so is one that calls itself
+    `default`.  config/config.yaml itself, given with --configfile, is still the default preset (test_dry_run_every_preset)."""
+    mine = tmp_path / "mine.yaml"
+    mine.write_text(text)
+    proc = snakemake(ROOT, "-n", "--nolock", "--cores", "1", "--configfile", str(mine), check=False)
+    errors = [s for s in proc.stderr.splitlines() if s.startswith("srmdp: error:")]
+    assert proc.returncode == 2 and len(errors) == 1 and words in errors[0], proc.stderr[-3000:]
+    assert "Job stats" not in proc.stdout + proc.stderr and "Traceback" not in proc.stderr
+
+
 def test_lint_clean():
     proc = snakemake(ROOT, "--lint", "--directory", str(ROOT))
     assert "Congratulations, your workflow is in a good condition!" in proc.stdout + proc.stderr

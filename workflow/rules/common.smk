@@ -25,6 +25,36 @@ except ConfigError as exc:
     sys.exit(2)
 validate(config, "../schemas/config.schema.yaml")
 
+
+def own_preset_error(configfiles, preset):
+    """Why a preset file given with --configfile may not run, or None.  Snakemake merges it over config/config.yaml,
+    so a file without `preset:` inherits the name `default` and would render into the committed tables/ and figures/
+    as if it were the default preset: only config/config.yaml itself is the default preset."""
+    import yaml
+
+    default = os.path.realpath("config/config.yaml")
+    own = [f for f in configfiles if os.path.realpath(f) != default]
+    if preset != "default" or not own:
+        return None
+    named = [f for f in own if "preset" in (yaml.safe_load(open(f)) or {})]
+    if named:
+        return (
+            f"config {named[-1]}: preset 'default' is config/config.yaml's (its outputs are the committed tables/ "
+            "and figures/); give yours its own name, e.g. preset: mine (its outputs go to out/mine/)"
+        )
+    return (
+        f"config {own[-1]}: no 'preset:' key, so it would inherit config/config.yaml's 'default' and overwrite the "
+        "committed tables/ and figures/; name it, e.g. preset: mine (its outputs go to out/mine/)"
+    )
+
+
+if own_preset_error(workflow.overwrite_configfiles, config.get("preset")):
+    print(
+        f"srmdp: error: {own_preset_error(workflow.overwrite_configfiles, config.get('preset'))}",
+        file=sys.stderr,
+    )
+    sys.exit(2)
+
 PLAN = Plan(config)
 PRESET = PLAN.preset
 RES = PLAN.results
