@@ -218,7 +218,10 @@ def print_cost_report():
 
         RENDERED.update(outputs)
         logger.info(text, extra={"srmdp_file_only": True})
-        text = "\n".join(s for s in text.splitlines() if s.startswith("srmdp:"))
+        heads = [s for s in text.splitlines() if s.startswith("srmdp:")]
+        text = "\n".join(
+            [heads[0].rstrip(":") + " (per row: in the log file)"] + heads[1:]
+        )
     print(text, file=sys.stderr)
 
 
@@ -241,15 +244,13 @@ class _RenderConsole:
             LogEvent.JOB_INFO,
             LogEvent.GROUP_INFO,
             LogEvent.SHELLCMD,
+            LogEvent.JOB_STARTED,
             LogEvent.JOB_FINISHED,
         ):
             return False
         if event is None and record.levelno <= 20:
             msg = str(record.msg or "")
-            return not (
-                msg.startswith(("Select jobs to execute", "Execute "))
-                or not msg.strip()
-            )
+            return not (msg.startswith("Select jobs to execute") or not msg.strip())
         return True
 
 
