@@ -329,6 +329,48 @@ def test_deleting_one_case_rebuilds_only_that_case_and_its_table(ci_run):
     assert changed == ["LP1d4.tex"], changed
 
 
+def _tracked_outputs(repo) -> dict:
+    return {p.relative_to(repo): p.read_bytes() for d in ("tables", "figures") for p in sorted((repo / d).rglob("*"))}
+
+
+@pytest.mark.slow  # two render-only runs of the default preset in a fresh clone (~30 s each on 2 cores)
+def test_readme_main_command_leaves_a_fresh_clone_byte_identical(tmp_path):
+    """README's main command, `snakemake --cores all` (here 2 cores), in a fresh `git clone` of this commit: it
+    re-renders every table and figure from the committed results (no compute job), leaves `git status` clean (every
+    file of tables/ and figures/ byte-identical to the committed one), and a second build forcing the same render jobs
+    gives the same bytes again.  It covers what is committed (HEAD; local changes are not in the clone), on this
+    machine's matplotlib: a committed figure rendered from inputs other than the committed ones fails it.  Its
+    console is short (no per-job blocks, no line over 400 characters), its last srmdp line says what was rendered,
+    and the full log (every job) is in .snakemake/log/."""
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(repo)], check=True)
+    env = {"PYTHONPATH": str(repo)}  # the clone's srmdp, not this checkout's editable install
+    committed = _tracked_outputs(repo)
+
+    def build(*args):
+        cmd = [sys.executable, "-m", "snakemake", "--cores", "2", *args]
+        proc = subprocess.run(
+            cmd, cwd=repo, env={**os.environ, **env, "PYTHONDONTWRITEBYTECODE": "1"}, capture_output=True, text=True
+        )
+        assert proc.returncode == 0, proc.stderr[-4000:]
+        return proc.stdout + proc.stderr
+
+    out = build()
+    status = subprocess.run(["git", "status", "--porcelain"], cwd=repo, capture_output=True, text=True, check=True)
+    assert status.stdout == "", status.stdout
+    assert _tracked_outputs(repo) == committed
+    rendered = [s for s in out.splitlines() if s.startswith("srmdp: rendered ")]
+    assert rendered and "tables" in rendered[0] and "figures" in rendered[0], out[-3000:]
+    assert "this run computes 0 of them" in out and max(map(len, out.splitlines())) < 400, out[-3000:]
+    assert "rule table:" not in out and "input:" not in out
+    (log,) = (repo / ".snakemake" / "log").glob("*.snakemake.log")
+    jobs = ran_jobs(log.read_text())
+    assert jobs.get("figure") == 5 and jobs.get("table") == len(TABLE_IDS), jobs
+    assert not set(jobs) & {"solve", "time", "aggregate", "publish_summary"}, jobs
+    build("--forcerun", *sorted(set(jobs) - {"all"}))  # the same render jobs again
+    assert _tracked_outputs(repo) == committed
+
+
 # --- static checks (no compute) ----------------------------------------------------------------------
 @pytest.mark.parametrize("preset", PRESETS)
 def test_dry_run_every_preset(preset):
@@ -353,6 +395,26 @@ def test_invalid_config_is_rejected_in_one_line(tmp_path, text, line):
     proc = snakemake(ROOT, "-n", "--nolock", "--configfile", str(bad), check=False)
     errors = [s for s in (proc.stdout + proc.stderr).splitlines() if "error" in s.lower() or "schema" in s.lower()]
     assert proc.returncode == 2 and len(errors) == 1 and errors[0].startswith(line), proc.stderr[-3000:]
+
+
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("runs: 2\n", "no 'preset:' key, so it would inherit config/config.yaml's 'default'"),
+        ("preset: default\nruns: 2\n", "preset 'default' is config/config.yaml's"),
+    ],
+)
+def test_a_user_preset_never_renders_into_the_committed_outputs(tmp_path, text, words):
+    """A preset file without `preset:` inherits config/config.yaml's name `default` when Snakemake merges it
+    (issue 55): it is refused in one line, exit status 2, before any job is planned; so is one that calls itself
+    `default`.  config/config.yaml itself, given with --configfile, is still the default preset
+    (test_dry_run_every_preset)."""
+    mine = tmp_path / "mine.yaml"
+    mine.write_text(text)
+    proc = snakemake(ROOT, "-n", "--nolock", "--cores", "1", "--configfile", str(mine), check=False)
+    errors = [s for s in proc.stderr.splitlines() if s.startswith("srmdp: error:")]
+    assert proc.returncode == 2 and len(errors) == 1 and words in errors[0], proc.stderr[-3000:]
+    assert "Job stats" not in proc.stdout + proc.stderr and "Traceback" not in proc.stderr
 
 
 def test_lint_clean():

@@ -36,9 +36,15 @@ def _pyplot():
 
 def _save(fig, stem):
     Path(stem).parent.mkdir(parents=True, exist_ok=True)
-    # fixed metadata so that a rebuild with the same data gives the same files
-    fig.savefig(f"{stem}.pdf", metadata={"CreationDate": None, "Producer": "srmdp"})
-    fig.savefig(f"{stem}.png", dpi=150, metadata={"Software": "srmdp"})
+    fig.savefig(f"{stem}.pdf", metadata=PDF_METADATA)
+    fig.savefig(f"{stem}.png", dpi=150, metadata=PNG_METADATA)
+
+
+# Fixed metadata, so that a rebuild from the same data gives the same bytes (README: the main command leaves a fresh
+# clone's `git status` clean): no creation or modification date (SOURCE_DATE_EPOCH is not read either), and no
+# matplotlib version in Creator/Producer/Software, which would change every figure on an upgrade.
+PDF_METADATA = {"Creator": "srmdp", "Producer": "srmdp", "CreationDate": None, "ModDate": None}
+PNG_METADATA = {"Software": "srmdp"}
 
 
 def _gpu_entry(plan, camp, key, reading, precision="float32"):

@@ -25,6 +25,37 @@ except ConfigError as exc:
     sys.exit(2)
 validate(config, "../schemas/config.schema.yaml")
 
+
+def own_preset_error(configfiles, preset):
+    """Why a preset file given with --configfile may not run, or None.  Snakemake merges it over config/config.yaml,
+    so a file without `preset:` inherits the name `default` and would render into the committed tables/ and figures/
+    as if it were the default preset: only config/config.yaml itself is the default preset.
+    """
+    import yaml
+
+    default = os.path.realpath("config/config.yaml")
+    own = [f for f in configfiles if os.path.realpath(f) != default]
+    if preset != "default" or not own:
+        return None
+    named = [f for f in own if "preset" in (yaml.safe_load(open(f)) or {})]
+    if named:
+        return (
+            f"config {named[-1]}: preset 'default' is config/config.yaml's (its outputs are the committed tables/ "
+            "and figures/); give yours its own name, e.g. preset: mine (its outputs go to out/mine/)"
+        )
+    return (
+        f"config {own[-1]}: no 'preset:' key, so it would inherit config/config.yaml's 'default' and overwrite the "
+        "committed tables/ and figures/; name it, e.g. preset: mine (its outputs go to out/mine/)"
+    )
+
+
+if own_preset_error(workflow.overwrite_configfiles, config.get("preset")):
+    print(
+        f"srmdp: error: {own_preset_error(workflow.overwrite_configfiles, config.get('preset'))}",
+        file=sys.stderr,
+    )
+    sys.exit(2)
+
 PLAN = Plan(config)
 PRESET = PLAN.preset
 RES = PLAN.results
@@ -160,14 +191,17 @@ COMPUTE_RULES = {
 
 def print_cost_report():
     """What this invocation will run, from Snakemake's DAG: its compute jobs priced by the cost model, and how many
-    render jobs (publish, tables, figures, PDF) follow."""
-    pending, render = set(), 0
+    render jobs (publish, tables, figures, PDF) follow.  A run without compute jobs (README's main command in a
+    clone: render only) is quiet on the console (:func:`quiet_render_console`): the report's per-row lines go to the
+    log file only."""
+    pending, render, outputs = set(), 0, set()
     try:
         for job in workflow.dag.needrun_jobs():
             if job.rule.name in COMPUTE_RULES:
                 pending.update(str(f) for f in job.output)
-            else:
+            elif job.rule.name != "all":
                 render += 1
+                outputs.update(str(f) for f in job.output)
     # a DAG this Snakemake does not expose: price every job, as before
     except Exception as exc:
         print(
@@ -178,14 +212,86 @@ def print_cost_report():
     from srmdp.paper.plan_cli import published_or_done
 
     # runs present as srmdp plan counts them: a chunk's result, or the published copy the render jobs read
-    print(
-        PLAN.cost_report(
-            available_cores(),
-            done=published_or_done(PLAN),
-            pending=pending,
-            render_jobs=render,
-        ),
-        file=sys.stderr,
+    text = PLAN.cost_report(
+        available_cores(),
+        done=published_or_done(PLAN),
+        pending=pending,
+        render_jobs=render,
+    )
+    if pending == set() and quiet_render_console():
+        from snakemake.logging import logger
+
+        RENDERED.update(outputs)
+        logger.info(text, extra={"srmdp_file_only": True})
+        heads = [s for s in text.splitlines() if s.startswith("srmdp:")]
+        text = "\n".join(
+            [heads[0].rstrip(":") + " (per row: in the log file)"] + heads[1:]
+        )
+    print(text, file=sys.stderr)
+
+
+# the outputs of this invocation's render jobs (print_cost_report), summed up on success
+RENDERED = set()
+
+
+class _RenderConsole:
+    """The console's filter in a render-only run: no per-job blocks (rule, its input list, up to 20,000 characters a
+    line, reason, resources), no scheduler chatter, no lines meant for the log file only; progress, warnings and
+    errors stay.  The log file (.snakemake/log/) keeps everything."""
+
+    def filter(self, record):
+        from snakemake_interface_logger_plugins.common import LogEvent
+
+        if getattr(record, "srmdp_file_only", False):
+            return False
+        event = getattr(record, "event", None)
+        if event in (
+            LogEvent.JOB_INFO,
+            LogEvent.GROUP_INFO,
+            LogEvent.SHELLCMD,
+            LogEvent.JOB_STARTED,
+            LogEvent.JOB_FINISHED,
+        ):
+            return False
+        if event is None and record.levelno <= 20:
+            msg = str(record.msg or "")
+            return not (msg.startswith("Select jobs to execute") or not msg.strip())
+        return True
+
+
+def quiet_render_console():
+    """Put :class:`_RenderConsole` on Snakemake's console handler, when there is one and a log file keeps all
+    (`--verbose` or a logger plugin: left as it is).  True when it did."""
+    import logging
+
+    from snakemake.logging import logger
+
+    if workflow.output_settings.verbose or not workflow.logger_manager.get_logfile():
+        return False
+    consoles = [h for h in logger.handlers if h.name == "DefaultStreamHandler"]
+    for handler in consoles:
+        handler.addFilter(_RenderConsole())
+    return bool(consoles)
+
+
+def render_summary():
+    """The last lines of a quiet render-only run: what it rendered, where the full log is."""
+    if not RENDERED:
+        return None
+    tables = sorted(f for f in RENDERED if f.endswith(".tex"))
+    figures = sorted({os.path.splitext(f)[0] for f in RENDERED if "figures/" in f})
+    other = sorted(RENDERED - set(tables) - {f for f in RENDERED if "figures/" in f})
+    words = [f"{len(tables)} tables ({os.path.dirname(tables[0])}/)" if tables else ""]
+    if figures:
+        words.append(
+            f"{len(figures)} figures, pdf and png ({os.path.dirname(figures[0])}/)"
+        )
+    if other:
+        words.append(f"{len(other)} other files")
+    logs = ", ".join(workflow.logger_manager.get_logfile())
+    return (
+        f"srmdp: rendered {', '.join(w for w in words if w)} from the committed results"
+        f"{'; the full log: ' + logs if logs else ''}"
     )
 
 

@@ -47,3 +47,5 @@ rule paper:
 onsuccess:
     if pdf_skipped_note():
         print(pdf_skipped_note())
+    if render_summary():
+        print(render_summary(), file=sys.stderr)
