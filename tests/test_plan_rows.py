@@ -49,3 +49,19 @@ def test_srmdp_plan_prints_one_line_per_row(tmp_path, capsys, monkeypatch):
     rows = [line for line in out.splitlines() if line.startswith("  rows  ")]
     assert len(rows) == _config_rows() and "chunk-" not in out
     assert re.search(r"rows  paper-fit LP1d4_r2 cpu\s+runs\s+0/1000 \(10 chunks\)  s/run model\s+0\.6", out)
+    deferred = yaml.safe_load((ROOT / "config/evidence.yaml").read_text())["deferred"]
+    head, *lines = out[out.index("srmdp: rows deferred to a GPU") :].splitlines()[: len(deferred) + 1]
+    assert re.search(r"~\d+ device minutes$", head)
+    for d, line in zip(deferred, lines, strict=True):  # each with its runs, its minutes and why
+        label = f"{d['table']}_r{d['row']}"
+        assert re.fullmatch(rf"  {label} +{d['runs']} runs  ~ *[\d.]+ min  {re.escape(d['why'])}", line)
+
+
+def test_a_deferred_row_without_its_reason_is_refused(tmp_path):
+    from srmdp.exceptions import ConfigError
+    from srmdp.paper.plan import validate_config
+
+    config = load_configs([str(ROOT / "config/config.yaml"), str(ROOT / "config/evidence.yaml")])
+    config["deferred"] = [{"table": "LP1d4", "row": 4, "runs": 3}]
+    with pytest.raises(ConfigError, match="why"):
+        validate_config(config)

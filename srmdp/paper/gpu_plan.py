@@ -94,8 +94,9 @@ def needs(
     }
 
 
-def report(data_dirs, reading, throughput=None, goal: int = GOAL_RUNS, window: float = WINDOW_SECONDS) -> str:
-    """The GPU section of ``srmdp plan`` (see the module docstring)."""
+def _cost_models(data_dirs, throughput=None) -> tuple:
+    """(the probe that learned every GPU measurement, {arithmetic: (GPU model, its CostModel)}): per path
+    arithmetic, the cost model of the GPU model measured on the most shapes in it."""
     table = load_throughput(throughput) if throughput else load_throughput()
     results = [c.data for g in chunks.index(chunks.result_paths(*data_dirs)).values() for c in g.chunks]
     bench = bench_points(*data_dirs)
@@ -104,21 +105,56 @@ def report(data_dirs, reading, throughput=None, goal: int = GOAL_RUNS, window: f
         probe.learn(res)
     probe.learn_points(bench)
     shape = probe.shape_model()
+    models = {}
+    for arithmetic in ("float32", "float64"):
+        groups = [g for g in shape.groups if g[1] == arithmetic and shape.factors.get(g)]
+        if groups:
+            model = max(groups, key=lambda g: (len(shape.groups[g]), g))[0]
+            models[arithmetic] = (model, CostModel(table, "gpu", model))
+            for res in results:
+                models[arithmetic][1].learn(res)
+            models[arithmetic][1].learn_points(bench)
+    return probe, models
+
+
+def deferred_report(data_dirs, reading, deferred, throughput=None) -> str:
+    """The rows a preset leaves to a GPU (its ``deferred:`` list), each with its runs, its cost at the measured
+    rates in float32 arithmetic (the paper's) and why it is deferred."""
+    if not deferred:
+        return ""
+    _, models = _cost_models(data_dirs, throughput)
+    if "float32" not in models:
+        return "srmdp: the rows deferred to a GPU: no GPU run measured in float32 arithmetic, no estimate"
+    model, cost = models["float32"]
+    options = reading.options()
+    options.pop("arithmetic", None)
+    lines, total = [], 0.0
+    for d in deferred:
+        case = paper_case(d["table"], row=d["row"], precision="float32", **options, arithmetic="float32")
+        secs = d["runs"] * cost.run_seconds(case)
+        total += secs
+        label = f"{d['table']}_r{d['row']}"
+        lines.append(f"  {label:<14} {d['runs']:>4} runs  ~{secs / 60:5.1f} min  {d['why']}")
+    head = (
+        f"srmdp: rows deferred to a GPU (the preset's deferred:, not run here), {reading.name} in float32 on"
+        f" {model} at the measured rates: ~{total / 60:.0f} device minutes"
+    )
+    return "\n".join([head, *lines])
+
+
+def report(data_dirs, reading, throughput=None, goal: int = GOAL_RUNS, window: float = WINDOW_SECONDS) -> str:
+    """The GPU section of ``srmdp plan`` (see the module docstring)."""
+    probe, models = _cost_models(data_dirs, throughput)
     text, _ = holdout_report(probe.points)
     lines = ["srmdp: the GPU rows' cost model, validated on held-out shapes", text]
     present = _runs_present(data_dirs, reading)
     options = reading.options()
     options.pop("arithmetic", None)
     for arithmetic in ("float32", "float64"):
-        groups = [g for g in shape.groups if g[1] == arithmetic and shape.factors.get(g)]
-        if not groups:
+        if arithmetic not in models:
             lines.append(f"srmdp: no GPU run measured in {arithmetic} arithmetic: no estimate")
             continue
-        model = max(groups, key=lambda g: (len(shape.groups[g]), g))[0]
-        cost = CostModel(table, "gpu", model)
-        for res in results:
-            cost.learn(res)
-        cost.learn_points(bench)
+        model, cost = models[arithmetic]
         n = needs(cost, present, arithmetic, goal, window, options)
         short = [x for x in n["rows"] if x["need"]]
         lines.append(

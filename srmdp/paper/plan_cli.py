@@ -55,9 +55,11 @@ def main(argv=None):
         " `snakemake --forceall` runs them all"
     )
     if os.path.isdir(plan.gpu_results):  # the paper's rows on the GPU: what they still need at measured rates
-        from .gpu_plan import report
+        from .gpu_plan import deferred_report, report
 
         print(report([plan.gpu_results], plan.readings[0]))
+        if config.get("deferred"):
+            print(deferred_report([plan.gpu_results], plan.readings[0], config["deferred"]))
     return 0
 
 
