@@ -163,8 +163,8 @@ def test_the_largest_disagreement_is_on_page_one_from_the_data():
 def _cells():
     from srmdp.paper.cells import cells, report_readings
 
-    plan = _plan()
-    return cells(plan, plan.summaries(), plan.gpu_summaries(), report_readings(plan))
+    plan = _plan()  # as the summary model: the residual experiments' reruns of a reading join its pools
+    return cells(plan, plan.summaries(), plan.gpu_summaries(), report_readings(plan), plan.residual_files())
 
 
 # --- claims: held only on our measurements -------------------------------------------------------------------

@@ -1,7 +1,7 @@
-"""The report's verdict page: precisions read from the records, CPU = GPU lines counted once, the sign
-test, the rows not run with their cost, and the generated sentences (no list of cells in the prose)."""
+"""The report's verdict page: precisions read from the records, CPU = GPU lines counted once, the χ² that carries
+the measured correlation of rows sharing random streams (and no sign test's p), the rows not run with their cost,
+and the generated sentences (no list of cells in the prose)."""
 
-import math
 import re
 from pathlib import Path
 
@@ -17,7 +17,7 @@ from srmdp.paper.record import (
     run_indices,
     storage_of,
 )
-from srmdp.paper.verdict import binomial_p
+from srmdp.paper.verdict import MIN_SHARED_RUNS, correlated_chi2
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -79,13 +79,43 @@ def test_one_gpu_timing_per_row_the_summary_with_most_runs():
     assert gpu_timing([_res("gpu", 0.0, arithmetic="float32")], like, "float32") is None  # not like for like
 
 
-def test_the_sign_test_is_the_two_sided_binomial():
-    assert binomial_p(11, 11) == pytest.approx(2 / 2**11)
-    assert binomial_p(0, 3) == pytest.approx(0.25) and binomial_p(2, 4) == 1.0
-    # the exact tail against the definition, n = 13
-    n, k = 13, 10
-    tail = sum(math.comb(n, j) for j in range(k, n + 1)) / 2**n
-    assert binomial_p(k, n) == pytest.approx(2 * tail)
+def _row(runs, z_like, shared_with=None, start=0, seed=0, rng=None):
+    """A judged number of ``runs`` runs (per-run errors lognormal) whose Delta / spread is ``z_like`` (se = spread:
+    no paper noise), sharing its random streams with ``shared_with`` (the same per-run values on the runs in common)."""
+    import types
+
+    import numpy as np
+
+    ey = np.exp(rng.normal(-4.0, 0.5, size=(runs, 3)))
+    if shared_with is not None:
+        common = min(runs, shared_with.runs)
+        ey[:common] = np.asarray(shared_with.res["per_run"]["ey"])[:common]
+    res = {"seed": seed, "test_points": 1000, "run_start": start, "runs": runs, "per_run": {"ey": ey.tolist()}}
+    judged = types.SimpleNamespace(diff=z_like, spread=1.0)
+    return types.SimpleNamespace(runs=runs, res=res, se=1.0, judgement=judged)
+
+
+def test_the_chi2_carries_the_measured_correlation_and_leaves_out_what_it_cannot_measure():
+    """Disjoint streams (another seed): the plain sum of squares. Two rows that share all of their runs, with the same
+    per-run values, are one row seen twice: the correlated chi^2 of the pair is that of one row (z' C^+ z with
+    C = [[1, 1], [1, 1]], rank 1: z^2 on one degree of freedom for equal z), not twice it. A row that shares
+    fewer than MIN_SHARED_RUNS runs with a kept one is left out."""
+    import numpy as np
+    from scipy import stats
+
+    rng = np.random.default_rng(7)
+    t = stats.t.ppf(stats.norm.cdf(2.0), 99)  # Delta / spread whose normal score is 2 on 100 runs
+    a = _row(100, t, rng=rng)
+    b = _row(100, t, seed=1, rng=rng)
+    plain = correlated_chi2([a, b], "mse_y_av")
+    assert plain["n"] == 2 and plain["left_out"] == 0 and plain["chi2"] == pytest.approx(8.0, rel=1e-9)
+    twin = _row(100, t, shared_with=a, rng=rng)  # the same 100 runs: correlation 1
+    both = correlated_chi2([a, twin], "mse_y_av")
+    assert both["rho_max"] == pytest.approx(1.0) and both["n"] == 2
+    assert both["chi2"] == pytest.approx(4.0, rel=1e-6) and both["df"] == 1  # not 8 on 2
+    few = _row(MIN_SHARED_RUNS - 1, t, shared_with=a, rng=rng)  # shares 29 runs: not measurable
+    out = correlated_chi2([a, few], "mse_y_av")
+    assert (out["n"], out["left_out"]) == (1, 1) and out["chi2"] == pytest.approx(4.0, rel=1e-9)
 
 
 @pytest.mark.slow  # the whole summary model, claims included (~5 s)
@@ -111,7 +141,8 @@ def test_the_verdict_page_states_findings_not_cells():
     }
     # every row of Tables 9-13 with a value of ours (13 after the H200 import of T.13 rows 4 and 5), the two pairs of
     # T.11 and T.12 that share random streams counted once each: 11 independent rows
-    assert re.search(r"in 11 of 11 independent rows \(.*sign test \$p=0\.00098\$", m["sentences"]["signs"])
+    assert re.search(r"in 11 of 11 row groups \(", m["sentences"]["signs"])
+    assert "no p-value" in m["sentences"]["signs"] and "sign test $p" not in m["sentences"]["signs"]
     assert "float32 throughout" not in main.replace("(the paper computed in float32 throughout)", "")
     assert "\\srmdpSay{agreement}" not in main[main.index("\\section{Agreement") :]  # §6 does not repeat §1
 
@@ -129,8 +160,12 @@ def test_readme_states_the_reports_counts_and_the_plans_totals():
         f"**{o['reproduced']} of {o['n']} numbers reproduced, {o['differs']} differ, {o['undecided']} undecided**,"
         f" {o['causes']['paper_noise']} of them by the paper's own noise" in readme
     )
+    noise = re.search(
+        r"(\d+) and (\d+) under \$10\^3\{\\times\}2\$ and \$10\^3\{\\times\}5\$", m["sentences"]["headline"]
+    )
+    assert noise and f"({noise[1]} and {noise[2]} under 10³ runs × 2 and × 5 points)" in readme
     assert f"10³ points: {other['reproduced']} / {other['differs']} / {other['undecided']}." in readme
-    high = re.search(r"lies above the paper's in (\d+) of \1 independent rows", m["sentences"]["signs"])
-    assert high and f"in all {high.group(1)} independent rows of Tables 9–13" in readme
+    high = re.search(r"lies above the paper's in (\d+) of \1 row groups", m["sentences"]["signs"])
+    assert high and f"in all {high.group(1)} row groups of Tables 9–13" in readme
     core = sum(sec * thr for _, _, sec, thr, _ in plan.jobs(2))
     assert f"~{_hms(core)} of core time, ~{_hms(core / 2)} wall on 2 cores" in readme

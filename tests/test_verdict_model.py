@@ -116,6 +116,27 @@ def test_runs_needed_come_from_the_spread_alone_and_the_paper_noise_cause():
     assert c.verdict == "undecided" and c.cause == "paper noise" and c.runs_needed is None
 
 
+def test_runs_with_delta_held_are_the_first_that_decide_it_or_none():
+    """The forecast beside the sizing: Delta held, the smallest R' whose interval leaves the margin; none where the
+    half-width's limit z * sd_paper already covers the gap between |Delta| and delta."""
+    rule = Equivalence(0.1, 0.9973)
+    res = {
+        "runs": 4,
+        "mse_y_av": -3.0,
+        "mse_y_av_se": 0.05,
+        "_splits": {"1000x1": {"y_av_shift": 0.0, "y_av_sd": 0.01}},
+    }
+    near, far = rule.judge(res, "mse_y_av", -3.07), rule.judge(res, "mse_y_av", -3.02)
+    run_sd = 0.05 * 2
+    for j, gap in ((near, 0.03), (far, 0.08)):
+        r = j.runs_held
+        assert rule.t(r) * math.hypot(run_sd / math.sqrt(r), 0.01) < gap
+        assert rule.t(r - 1) * math.hypot(run_sd / math.sqrt(r - 1), 0.01) >= gap
+    assert near.runs_held > near.runs_needed > far.runs_held  # Delta near the margin: more than the sizing says
+    # |Delta| = 0.075: a gap of 0.025 below z * sd = 0.03: no number of our runs decides it at this Delta
+    assert rule.judge(res, "mse_y_av", -3.075).runs_held is None
+
+
 def test_a_table_word_rests_on_out_of_sample_numbers_only():
     def t(out, inn):
         keys = ("n", "reproduced", "differs", "undecided")

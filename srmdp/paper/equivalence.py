@@ -68,6 +68,7 @@ class Judgement:
     runs_needed: int | None = None
     shift: float = 0.0
     paper_sd: float = 0.0
+    runs_held: int | None = None  # the runs that decide it were Delta to stay where it is (None: no number of runs)
 
 
 def model_spread(res: dict, key: str, model: str):
@@ -113,6 +114,10 @@ class Equivalence:
     def t(self, runs: int) -> float:
         return _t(self.level, int(runs))
 
+    def z(self) -> float:
+        """The normal quantile of the level: the half-width's limit per unit of spread, at infinitely many runs."""
+        return _z(self.level)
+
     def spread(self, se, runs: int) -> float:
         """The standard deviation of Delta where no split is modelled (the residuals' reruns and literal form): ours
         and the paper's at its 10^3 runs of our test points, from our per-run spread."""
@@ -146,12 +151,36 @@ class Equivalence:
         spread = math.hypot(se, sd)
         h = self.half_width(se, runs, spread)
         v = self.verdict(diff, se, runs, spread)
-        cause, need = "", None
+        cause, need, held = "", None, None
         if v == "undecided":
             floor = _z(self.level) * sd
             need = None if floor >= self.delta else self.runs_needed(se * math.sqrt(runs), sd, runs)
             cause = "paper noise" if need is None else "near the margin" if need <= runs else "our runs"
-        return Judgement(diff, spread, h, v, cause, need, shift, sd)
+            held = self.runs_held(diff, se * math.sqrt(runs), sd, runs)
+        return Judgement(diff, spread, h, v, cause, need, shift, sd, held)
+
+    def runs_held(self, diff: float, run_sd: float, paper_sd: float, runs: int) -> int | None:
+        """The smallest R' >= ``runs`` whose half-width t(R') sqrt(run_sd^2 / R' + paper_sd^2) puts Delta = ``diff``,
+        held where it is, wholly inside or wholly outside +-delta; None where no R' does (the half-width tends to
+        z paper_sd, not 0) or beyond MAX_RUNS.  A forecast, not the test's sizing (:meth:`runs_needed`)."""
+        gap = abs(self.delta - abs(diff))
+
+        def ok(r):
+            return self.t(r) * math.hypot(run_sd / math.sqrt(r), paper_sd) < gap
+
+        if _z(self.level) * paper_sd >= gap:
+            return None
+        lo, hi = int(runs), max(int(runs) + 1, 2)
+        if runs >= 2 and ok(runs):
+            return int(runs)
+        while not ok(hi):
+            if hi > MAX_RUNS:
+                return None
+            lo, hi = hi, 2 * hi
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            lo, hi = (lo, mid) if ok(mid) else (mid, hi)
+        return hi
 
     def runs_needed(self, run_sd: float, paper_sd: float, runs: int) -> int:
         """The smallest R' >= ``runs`` with t(R') sqrt(run_sd^2 / R' + paper_sd^2) <= (delta + z paper_sd) / 2 (the

@@ -202,13 +202,15 @@ def figure_time_vs_steps(plan, timings, campaign, stem):
     plt.close(fig)
 
 
-def plotted(res, ind) -> float:
-    """The value a figure plots: MSE_Y,max with its small-R bias removed by the jackknife over runs where the result
-    has its per-run errors (:func:`srmdp.paper.splits.jackknife_ln_max`), else the indicator as recorded."""
+def plotted(res, ind, se=None) -> tuple[float, float]:
+    """(value, standard error) a figure plots: MSE_Y,max with its small-R bias reduced by the jackknife over runs
+    (its 1/R term; the jackknife's standard error) where the result has its per-run errors
+    (:func:`srmdp.paper.splits.jackknife_ln_max`), else the indicator as recorded with ``se`` (default: the
+    result's own; 0 without one)."""
     ey = (res.get("per_run") or {}).get("ey")
     if ind == "mse_y_max" and ey is not None and len(ey) >= 2:
-        return jackknife_ln_max(ey)[0]
-    return res[ind]
+        return jackknife_ln_max(ey)
+    return res[ind], (res.get(ind + "_se") if se is None else se) or 0.0
 
 
 def figure_convergence(plan, summaries, stem, campaign=(), indicators=INDICATORS):
@@ -239,7 +241,7 @@ def figure_convergence(plan, summaries, stem, campaign=(), indicators=INDICATORS
             for r in rows:
                 res = next((x for x in sums.get((table, r["row"]), []) if matches(x, reading)), None)
                 if res is not None and res.get(ind) is not None:
-                    cpu_pts.append((r["dt"], plotted(res, ind), res.get(ind + "_se") or 0.0))
+                    cpu_pts.append((r["dt"], *plotted(res, ind)))
                 cands = [
                     e
                     for e in campaign_entries(plan, camp.get((table, r["row"]), []), plan.readings)
@@ -248,7 +250,7 @@ def figure_convergence(plan, summaries, stem, campaign=(), indicators=INDICATORS
                 if cands:  # the campaigns' run set with the most runs (GPU or CPU): the one the verdict judges
                     best = max(cands, key=lambda e: e["runs"])
                     src = next(x for x in camp[(table, r["row"])] if x["_path"] == best["sources"][0])
-                    gpu_pts.append((r["dt"], plotted(src, ind), best.get(ind + "_se") or 0.0))
+                    gpu_pts.append((r["dt"], *plotted(src, ind, best.get(ind + "_se"))))
             label = "campaigns' largest run set"
             for pts, dev, mk, ls in ((cpu_pts, "preset CPU f64", "s", "--"), (gpu_pts, label, "x", ":")):
                 if pts:

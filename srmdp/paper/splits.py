@@ -65,6 +65,21 @@ def paper_splits(res: dict) -> dict:
     return {f"{r}x{p}": split(ey, ez, ey2, ez2, points, r, p) for r, p in PAPER_SPLITS}
 
 
+def paper_sd(res: dict, key: str, points: int) -> float | None:
+    """The standard deviation of indicator ``key`` (``mse_y_max`` ...) had the paper's 10^3 runs had ``points`` test
+    points each (:func:`split`), or None without per-run moments; kept per result in its private ``_paper_sd``."""
+    cache = res.setdefault("_paper_sd", {})
+    if points not in cache:
+        pr, ours = res.get("per_run") or {}, res.get("test_points")
+        if pr.get("ey2") is None or pr.get("ez2") is None or not ours or ours <= 1 or len(pr["ey"]) <= 1:
+            cache[points] = None
+        else:
+            e = (np.atleast_2d(np.asarray(pr[k], dtype=float)) for k in ("ey", "ez", "ey2", "ez2"))
+            cache[points] = split(*e, ours, PAPER_RUNS, points)
+    sp = cache[points]
+    return None if sp is None else float(sp[key[len("mse_") :] + "_sd"])
+
+
 def jackknife_ln_max(ey) -> tuple[float, float]:
     """MSE_Y,max = ln max_i mean_r ey[r, i] with its small-R bias removed by the jackknife over runs: (R theta -
     (R - 1) mean of the leave-one-run-out thetas, the jackknife standard error).  The max of noisy means is biased

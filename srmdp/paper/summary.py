@@ -51,6 +51,7 @@ from .verdict import (
     claim_scorecard,
     consistency,
     evidence_totals,
+    paper_noise_by_points,
     paper_numbers,
     pooled_sign,
     rows_not_run,
@@ -132,10 +133,12 @@ def summary_model(plan, summaries, campaign=(), variant_files=(), claim_inputs=N
     high = pooled_sign(allc, FIT_READING, HIGH_D, "mse_y_max")
     timing_files = (claim_inputs or {}).get("timing_files", ())
     beats = epyc_beats_paper(timing_files)
-    wanted = runs_wanted(numbers)
+    wanted = runs_wanted(numbers, plan.equivalence)
     check = consistency(numbers)
     sentences = {
-        "headline": headline_sentence(totals, plan.equivalence, sum(r["seconds"] for r in wanted) / 3600),
+        "headline": headline_sentence(
+            totals, plan.equivalence, wanted, paper_noise_by_points(numbers, plan.equivalence)
+        ),
         "consistency": consistency_sentence(check, plan.equivalence.level),
         "abstract": abstract_sentence(totals, plan.equivalence),
         "wanted": wanted_sentence(wanted),

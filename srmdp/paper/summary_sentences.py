@@ -221,13 +221,14 @@ def theory_sentence(r, allc) -> str:
 
 
 def sign_sentence(high, m) -> str:
-    """The high-d sign finding: its sign test, what the rule decides of those numbers, the reruns at d >= 11 (one
-    thing changed each) and what would settle the rest."""
+    """The high-d sign finding: its count (no sign test: the rows share random streams), what the rule decides of
+    those numbers, the reruns at d >= 11 (one thing changed each) and what would settle the rest."""
     text = (
         f"Open finding: in Tables~9--13 our $\\mathrm{{MSE}}_{{Y,\\max}}$ lies above the paper's in"
-        f" {high['pos']} of {high['n']} independent rows (rows that differ only in $M$ share random streams and count"
-        f" once; sign test $p={high['p']:.2g}$, differences"
-        f" ${high['lo']:+.2f}$ to ${high['hi']:+.2f}$; the rule: {_counts(high)})."
+        f" {high['pos']} of {high['n']} row groups (rows that differ only in $M$ count once; differences"
+        f" ${high['lo']:+.2f}$ to ${high['hi']:+.2f}$; the rule: {_counts(high)}). A count, not a sign test: the"
+        " groups' test points are keyed by seed and run, not by the row, so they share random streams, and on 2 runs"
+        " each their correlation cannot be measured (no p-value)."
     )
     high_reruns = [r for r in m["reruns"] if r["table"] in HIGH_D]
     holds = True
@@ -532,22 +533,39 @@ def large_d_sentence(allc) -> str:
 
 
 # --- page 1: the verdict at a glance (<= 400 words before the scorecard) -----------------------------------------
-def headline_sentence(t, rule, wanted_hours) -> str:
+def headline_sentence(t, rule, wanted, noise) -> str:
     """The counts under the model of the paper's evaluations, out of sample first, the causes of the undecided, and
-    the other split's counts beside them (:func:`srmdp.paper.verdict.evidence_totals`).  ``wanted_hours``: the CPU
-    hours that the numbers undecided on our runs need (:func:`srmdp.paper.verdict.runs_wanted`)."""
+    the other split's counts beside them (:func:`srmdp.paper.verdict.evidence_totals`).  ``wanted``: the rows undecided
+    on our runs (:func:`srmdp.paper.verdict.runs_wanted`); ``noise``: the paper-noise count per test points of the
+    paper's runs (:func:`srmdp.paper.verdict.paper_noise_by_points`)."""
     from .equivalence import model_tex
 
     o, i = t["out"], t["in"]
     c, other = o["causes"], o["other_model"]
     near = f", {c['near_margin']} with $\\Delta$ at the margin" if c["near_margin"] else ""
+    others = [p for p in noise if p != 1]
+    splits = " and ".join(f"$10^3{{\\times}}{p}$" for p in others)
+    by_points = (
+        " (under $10^3\\times1$, the split that gives the paper its widest own noise; "
+        + " and ".join(str(noise[p]) for p in others)
+        + f" under {splits})"
+        if others and 1 in noise
+        else ""
+    )
+    decided = sum(w["decided_held"] for w in wanted)
+    hours = sum(w["held_seconds"] for w in wanted) / 3600
+    runs = (
+        f"{c['our_runs']} on our runs ({decided} of them decided at their present $\\Delta$ by about"
+        f" {hours:.1f} CPU-h more)"
+        if c["our_runs"]
+        else "0 on our runs"
+    )
     return (
         f"\\textbf{{Out of sample}} ($\\Delta t<{FIT_DT:g}$, rows the fitted reading did not see), with the paper's"
         f" evaluations read as {model_tex(rule.model)} (runs $\\times$ test points; the split its residuals favour,"
         f" Section~\\ref{{sec:residuals}}): of {o['n']} paper numbers, \\textbf{{{o['reproduced']} are reproduced"
         f" and {o['differs']} {_verb(o['differs'], 'differ')}}}; {o['undecided']} are undecided:"
-        f" {c['paper_noise']} by the paper's own Monte-Carlo noise (no run of ours can decide them),"
-        f" {c['our_runs']} on our runs (about {wanted_hours:.1f} CPU-h more would decide them){near}."
+        f" {c['paper_noise']} by the paper's own Monte-Carlo noise{by_points}, {runs}{near}."
         f" Read as {model_tex(rule.sensitivity_model)}: {_counts(other)}. In sample (not evidence):"
         f" {_counts(i)} of {i['n']}."
     )
@@ -555,24 +573,46 @@ def headline_sentence(t, rule, wanted_hours) -> str:
 
 def consistency_sentence(c, level: float) -> str:
     """The global consistency test (:func:`srmdp.paper.verdict.consistency`)."""
+    from .verdict import MIN_SHARED_RUNS
+
     if c["p"] is None:
         return ""
     per = c["per_indicator"]
     words = _join(
         f"{INDICATOR_TEX[k]} {fmt_p(v['p'])} ($\\chi^2={v['chi2']:.1f}$, {v['n']} rows)" for k, v in per.items()
     )
-    off = [INDICATOR_TEX[k] for k, v in per.items() if v["p"] < 1 - level]
-    return (
-        f"\\textbf{{Consistency}} of the out-of-sample numbers with ours within both sides' noise (one row per"
-        f" group of rows that share random streams, $\\chi^2$ per indicator): {words}; together (Bonferroni)"
-        f" {fmt_p(c['p'])}."
-        + (
-            f" So {_join(off)} lies within $\\delta$ of ours where decided, but farther than the noise of both"
-            " allows: close, not identical."
-            if off
-            else ""
-        )
+    rhos = [v["rho_max"] for v in per.values() if v["rho_max"] is not None]
+    left = max(v["left_out"] for v in per.values())
+    carried = (
+        f"carrying the measured correlation of the per-run errors of rows that share random streams (up to"
+        f" ${max(rhos, key=abs):+.2f}$)"
+        if rhos
+        else "rows with disjoint random streams"
     )
+    if left:
+        carried += (
+            f"; {left} rows left out, whose correlation with a larger row cannot be measured on"
+            f" {MIN_SHARED_RUNS} shared runs"
+        )
+    off = [(k, v) for k, v in per.items() if v["p"] < 1 - level]
+    text = (
+        f"\\textbf{{Consistency}} of the out-of-sample numbers with ours within both sides' noise (one row per"
+        f" group of rows that differ only in $M$, $\\chi^2$ per indicator {carried}): {words}; together"
+        f" (Bonferroni) {fmt_p(c['p'])}."
+    )
+    if off:
+        text += (
+            f" So {_join(INDICATOR_TEX[k] for k, _ in off)} lies within $\\delta$ of ours where decided, but farther"
+            " than the noise of both allows: close, not identical"
+        )
+        rest = [
+            f"without {_join(_where(x.table, x.dt, x.d) for x in v['largest_two'])}, $\\chi^2={w['chi2']:.1f}$ on"
+            f" {w['n']} rows, {fmt_p(w['p'])}"
+            for _, v in off
+            if (w := v.get("without_two"))
+        ]
+        text += " (" + "; ".join(rest) + ")." if rest else "."
+    return text
 
 
 def fmt_p(p: float) -> str:
@@ -591,16 +631,18 @@ def findings(numbers, rule, high, claims, outcomes) -> list:
     items = [
         f"$\\mathrm{{MSE}}_{{Z,\\mathrm{{av}}}}$ is where the verdict is decided: {zc['reproduced']} of {len(z)}"
         f" out-of-sample numbers are reproduced and {zc['differs']} {_verb(zc['differs'], 'differ')};"
-        f" {zu['our runs']} of the {zc['undecided']} undecided need only more runs of ours."
+        f" {zu['our runs']} of the {zc['undecided']} undecided {_verb(zu['our runs'], 'need')} only more runs of"
+        " ours."
     ]
     y = [n for n in out_nums if n["indicator"] != "mse_z_av" and n["best"].judgement.paper_sd]
-    if y:
-        sds = [n["best"].judgement.paper_sd for n in y]
-        noisy = sum(n["best"].judgement.cause == "paper noise" for n in y)
+    noisy = [n["best"].judgement.paper_sd for n in y if n["best"].judgement.cause == "paper noise"]
+    if noisy:
+        z = rule.z()
         items.append(
-            f"$\\mathrm{{MSE}}_Y$ cannot be decided in {noisy} of {len(y)} out-of-sample numbers: under the"
-            f" $10^3\\times1$ reading the paper's own values carry a standard deviation of {min(sds):.2f} to"
-            f" {max(sds):.2f}, whose 3$\\sigma$ ({3 * max(sds):.2f} at most) exceeds $\\delta={rule.delta:g}$."
+            f"$\\mathrm{{MSE}}_Y$ cannot be decided in {len(noisy)} of {len(y)} out-of-sample numbers: under the"
+            f" $10^3\\times1$ reading the paper's own values carry a standard deviation of {min(noisy):.3f} to"
+            f" {max(noisy):.3f}, whose {z:.0f}$\\sigma$ ({z * min(noisy):.3f} to {z * max(noisy):.3f}) reaches"
+            f" $\\delta={rule.delta:g}$."
         )
     other = rule.under(rule.sensitivity_model)
     flipped = [
@@ -619,8 +661,7 @@ def findings(numbers, rule, high, claims, outcomes) -> list:
     if high["n"]:
         items.append(
             f"In Tables~9--13 (in sample) our $\\mathrm{{MSE}}_{{Y,\\max}}$ lies above the paper's in {high['pos']} of"
-            f" {high['n']} independent rows (rows sharing random streams count once; sign test"
-            f" {fmt_p(high['p'])})."
+            f" {high['n']} row groups (a count: they share random streams, so no sign test)."
         )
     if claims:
         items.append(
@@ -644,16 +685,29 @@ def abstract_sentence(t, rule) -> str:
 
 
 def wanted_sentence(wanted) -> str:
-    """The rows whose out-of-sample numbers are undecided on our runs: the runs their spread needs and the time."""
+    """The rows whose out-of-sample numbers are undecided on our runs: the runs their spread needs and the time, and
+    what those runs would do at the present Delta."""
     if not wanted:
         return "No out-of-sample number is undecided for want of our runs."
-    parts = [
-        f"T.{w['number']} row {w['row']} {w['runs']}$\\to${w['needed']} runs ({_duration(w['seconds'])})"
-        for w in wanted
-    ]
+    parts = []
+    for w in wanted:
+        held = []
+        for x in w["numbers"]:
+            name = INDICATOR_TEX[x["indicator"]]
+            if x["held"] is None:
+                held.append(
+                    f"{name} stays undecided at its $\\Delta={x['diff']:+.3f}$: the runs narrow its interval to"
+                    f" $\\pm{x['narrowed']:.3f}$"
+                )
+            else:
+                held.append(f"{name} is decided at {x['held']} runs if $\\Delta$ stays at ${x['diff']:+.3f}$")
+        parts.append(
+            f"T.{w['number']} row {w['row']} {w['runs']}$\\to${w['needed']} runs ({_duration(w['seconds'])},"
+            f" {w['priced']}): {'; '.join(held)}"
+        )
     return (
-        "Undecided on our runs, with the runs their spread needs (sized from the spread only, never from $\\Delta$) and"
-        f" their time on one CPU thread by the cost model: {_join(parts)}."
+        "Undecided on our runs, with the runs their spread needs (the test's sizing, from the spread only) and their"
+        f" time on one CPU thread (at the row's measured seconds per run, else the cost model): {'; '.join(parts)}."
     )
 
 

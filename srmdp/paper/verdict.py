@@ -17,14 +17,6 @@ COST_RUNS = 10  # the runs priced for a row not run
 GPU_MODEL = "NVIDIA H100 80GB HBM3"  # the device of the campaign, whose throughput table prices the rows not run
 
 
-def binomial_p(k: int, n: int) -> float:
-    """Two-sided sign test: P(a count at least as far from n/2 as k) for Binomial(n, 1/2)."""
-    if n == 0:
-        return 1.0
-    far = abs(k - n / 2)
-    return min(1.0, sum(math.comb(n, j) for j in range(n + 1) if abs(j - n / 2) >= far - 1e-12) / 2**n)
-
-
 def stream_group(table: str, row: int) -> tuple:
     """Rows whose runs share random streams: the same basis, d, dt and strata K, differing only in M (the streams
     are keyed by (seed, run, i, k, m), so the M paths of the smaller row are the first M of the larger)."""
@@ -52,7 +44,9 @@ def one_per_row(cells):
 
 
 def sign_tests(allc, reading) -> list:
-    """Per table and indicator: of the rows with a value under ``reading``, how many lie above the paper."""
+    """Per table and indicator: of the rows with a value under ``reading``, how many lie above the paper.  A count,
+    not a test: the rows' test points and clouds are keyed by (seed, run, step, point) and not by the row, so rows of
+    one run range share random streams and their signs are not independent draws (no binomial p-value)."""
     mine = one_per_row(c for c in allc if c.reading == reading)
     out = []
     for t in table_ids():
@@ -69,7 +63,6 @@ def sign_tests(allc, reading) -> list:
                     "tex": INDICATOR_TEX[k],
                     "n": len(cs),
                     "pos": pos,
-                    "p": binomial_p(pos, len(cs)),
                     "lo": min(c.diff for c in cs),
                     "hi": max(c.diff for c in cs),
                 }
@@ -88,7 +81,6 @@ def pooled_sign(allc, reading, tables, indicator):
     return {
         "n": len(cs),
         "pos": pos,
-        "p": binomial_p(pos, len(cs)),
         "lo": min((c.diff for c in cs), default=0.0),
         "hi": max((c.diff for c in cs), default=0.0),
         "reproduced": v["reproduced"],
@@ -339,13 +331,103 @@ def table_word(t) -> str:
     return f"{word} ({decided} of {x['n']} decided)"
 
 
+MIN_SHARED_RUNS = 30  # a correlation between two rows' per-run errors is measured on at least this many shared runs
+
+
+def per_run_values(res, key):
+    """The per-run values whose mean over runs an indicator is a smooth function of (the delta method): per run, the
+    mean squared Y error at the time step where the mean over runs is largest (MSE_Y,max), or its mean over the
+    steps (MSE_Y,av; MSE_Z,av with the Z errors); None without per-run errors."""
+    import numpy as np
+
+    pr = (res or {}).get("per_run") or {}
+    e = pr.get("ez" if key == "mse_z_av" else "ey")
+    if e is None:
+        return None
+    e = np.atleast_2d(np.asarray(e, dtype=float))
+    return e[:, int(np.argmax(e.mean(axis=0)))] if key == "mse_y_max" else e.mean(axis=1)
+
+
+def run_correlation(a, b, key):
+    """(the correlation of two results' per-run values over the runs they share, the number shared): (0, 0) where
+    their random streams are disjoint (another seed or test points, no run index in common); (None, n) where they
+    share n < MIN_SHARED_RUNS runs (not measurable)."""
+    import numpy as np
+
+    from .record import run_key
+
+    (sa, pa, ra), (sb, pb, rb) = run_key(a), run_key(b)
+    shared = sorted(set(ra) & set(rb)) if (sa, pa) == (sb, pb) else []
+    if not shared:
+        return 0.0, 0
+    if len(shared) < MIN_SHARED_RUNS:
+        return None, len(shared)
+    va, vb = per_run_values(a, key), per_run_values(b, key)
+    if va is None or vb is None:
+        return None, len(shared)
+    ia, ib = {r: i for i, r in enumerate(ra)}, {r: i for i, r in enumerate(rb)}
+    xa, xb = va[[ia[r] for r in shared]], vb[[ib[r] for r in shared]]
+    if xa.std() == 0 or xb.std() == 0:
+        return 0.0, len(shared)
+    return float(np.corrcoef(xa, xb)[0, 1]), len(shared)
+
+
+def correlated_chi2(cells, key) -> dict:
+    """chi^2 of the judged numbers ``cells`` (one per stream group) carrying the measured correlation of their
+    Deltas.  Each Delta_i / spread_i is made a normal score z_i (Student's t on R_i - 1 degrees of freedom); two rows
+    whose runs share n_ij runs have Cov(z_i, z_j) = rho_ij se_i se_j n_ij / sqrt(R_i R_j) / (spread_i spread_j),
+    rho_ij the correlation of their per-run values over the shared runs (:func:`run_correlation`; the paper's own
+    noise taken as independent between rows), and chi^2 = z' C^+ z on rank(C) degrees of freedom.  A row whose
+    correlation with a row already kept cannot be measured (fewer than MIN_SHARED_RUNS shared runs) is left out, the
+    rows with the most runs kept first.  Also the chi^2 without the two rows of largest |z| (how much rests on them)."""
+    import numpy as np
+    from scipy import stats
+
+    kept, left_out, rho = [], [], {}
+    for c in sorted(cells, key=lambda c: -c.runs):
+        pairs = {id(k): run_correlation(c.res, k.res, key) for k in kept}
+        if any(r is None for r, _ in pairs.values()):
+            left_out.append(c)
+            continue
+        for k in kept:
+            rho[(id(k), id(c))] = rho[(id(c), id(k))] = pairs[id(k)]
+        kept.append(c)
+    z = np.array(
+        [
+            max(min(stats.norm.ppf(stats.t.cdf(c.judgement.diff / c.judgement.spread, c.runs - 1)), 40.0), -40.0)
+            for c in kept
+        ]
+    )
+    cov = np.eye(len(kept))
+    for i, a in enumerate(kept):
+        for j, b in enumerate(kept):
+            if i != j:
+                r, n = rho[(id(a), id(b))]
+                cov[i, j] = r * a.se * b.se * n / math.sqrt(a.runs * b.runs) / (a.judgement.spread * b.judgement.spread)
+
+    def chi2(idx):  # z' C^+ z on rank(C) degrees of freedom: a row measured twice counts once
+        sub = cov[np.ix_(idx, idx)]
+        return float(z[idx] @ np.linalg.pinv(sub, hermitian=True) @ z[idx]), int(np.linalg.matrix_rank(sub))
+
+    every = list(range(len(kept)))
+    value, df = chi2(every)
+    out = {"n": len(kept), "df": df, "chi2": value, "left_out": len(left_out)}
+    out["p"] = float(stats.chi2.sf(value, df))
+    shared = [rho[(id(a), id(b))][0] for i, a in enumerate(kept) for b in kept[i + 1 :] if rho[(id(a), id(b))][1]]
+    out["rho_max"] = max(shared, key=abs) if shared else None
+    if len(kept) > 3:
+        rest = sorted(every, key=lambda i: -abs(z[i]))[2:]
+        value, df = chi2(sorted(rest))
+        out["without_two"] = {"chi2": value, "n": len(rest), "df": df, "p": float(stats.chi2.sf(value, df))}
+        out["largest_two"] = [kept[i] for i in sorted(every, key=lambda i: -abs(z[i]))[:2]]
+    return out
+
+
 def consistency(numbers) -> dict:
     """Are the paper's out-of-sample numbers consistent with ours within both sides' noise?  Per indicator, one
-    number per independent row group (:func:`stream_group`; the most runs), each judged Delta / spread converted to a
-    normal score through Student's t on R - 1 degrees of freedom; chi^2 = the sum of their squares on as many degrees
-    of freedom.  The three indicators of a row share runs: the p-value is the smallest of the three times 3
-    (Bonferroni), capped at 1."""
-    from scipy import stats
+    number per stream group (:func:`stream_group`; the most runs), and :func:`correlated_chi2` of their Deltas.  The
+    three indicators of a row share runs: the p-value is the smallest of the three times 3 (Bonferroni), capped
+    at 1."""
 
     def judged(n):
         j = n["best"].judgement
@@ -355,37 +437,69 @@ def consistency(numbers) -> dict:
     out = {"per_indicator": {}, "n": len(best)}
     for k in INDICATOR_TEX:
         cs = [c for (_, ind), c in best.items() if ind == k]
-        if not cs:
-            continue
-        zs = [stats.norm.ppf(stats.t.cdf(c.judgement.diff / c.judgement.spread, c.runs - 1)) for c in cs]
-        zs = [max(min(z, 40.0), -40.0) for z in zs]
-        chi2 = float(sum(z * z for z in zs))
-        out["per_indicator"][k] = {"n": len(cs), "chi2": chi2, "p": float(stats.chi2.sf(chi2, len(cs)))}
+        if cs:
+            out["per_indicator"][k] = correlated_chi2(cs, k)
     ps = [v["p"] for v in out["per_indicator"].values()]
     out["p"] = min(1.0, 3 * min(ps)) if ps else None
     return out
 
 
-def runs_wanted(numbers) -> list:
+def runs_wanted(numbers, rule) -> list:
     """Per paper row with out-of-sample numbers undecided on our runs: the runs its spread needs (the largest of its
-    numbers', :meth:`srmdp.paper.equivalence.Equivalence.runs_needed`) and their CPU time on one thread by the cost
-    model (:func:`srmdp.paper.cost.estimate_seconds`), most expensive last."""
+    numbers', :meth:`srmdp.paper.equivalence.Equivalence.runs_needed`: the test's sizing) and, per number, the runs
+    that decide it with Delta held (:meth:`~srmdp.paper.equivalence.Equivalence.runs_held`, None: never) and the
+    half-width the sizing's runs narrow its interval to; priced per run at the row's measured seconds on one CPU
+    thread where its judged run set has them (``priced``: "measured"), else by the cost model
+    (:func:`srmdp.paper.cost.estimate_seconds`), cheapest first."""
+    from .record import timing_of
+
     rows = {}
     for n in numbers:
-        j = n["best"].judgement
+        c, j = n["best"], n["best"].judgement
         if n["in_sample"] or n["verdict"] != "undecided" or j.cause != "our runs":
             continue
-        key = (n["table"], n["row"])
-        have = rows.get(key, {"runs": n["best"].runs, "needed": 0, "indicators": []})
-        have["needed"] = max(have["needed"], j.runs_needed)
-        have["indicators"].append(n["indicator"])
-        rows[key] = have
+        w = rows.setdefault((n["table"], n["row"]), {"runs": c.runs, "needed": 0, "numbers": [], "best": c})
+        w["needed"] = max(w["needed"], j.runs_needed)
+        narrowed = 0.5 * (rule.delta + rule.z() * j.paper_sd)
+        w["numbers"].append({"indicator": n["indicator"], "held": j.runs_held, "diff": j.diff, "narrowed": narrowed})
     out = []
     for (table, row), w in rows.items():
-        case = paper_case(table, row=row, precision="float64")
-        per_run = estimate_seconds(case, 2) - estimate_seconds(case, 1)
+        best = w.pop("best")
+        timing = timing_of(best.res or {}) if best.device == "CPU" else None
+        if timing:
+            per_run, priced = timing[0], "measured"
+        else:
+            case = paper_case(table, row=row, precision="float64")
+            per_run, priced = estimate_seconds(case, 2) - estimate_seconds(case, 1), "cost model"
         extra = max(w["needed"] - w["runs"], 0)
+        held = [x["held"] for x in w["numbers"] if x["held"] is not None]
         out.append(
-            dict(w, table=table, row=row, number=paper_table_number(table), extra=extra, seconds=extra * per_run)
+            dict(
+                w,
+                table=table,
+                row=row,
+                number=paper_table_number(table),
+                extra=extra,
+                seconds=extra * per_run,
+                priced=priced,
+                held_seconds=max(0, max(held, default=w["runs"]) - w["runs"]) * per_run,
+                decided_held=len(held),
+            )
         )
     return sorted(out, key=lambda r: r["seconds"])
+
+
+NOISE_POINTS = (1, 2, 5)  # the test points per run of the paper's 10^3 runs under which the paper-noise count is shown
+
+
+def paper_noise_by_points(numbers, rule, points=NOISE_POINTS) -> dict:
+    """{P: how many out-of-sample numbers no run of ours can decide had the paper's evaluations been 10^3 runs x P
+    test points} (z * sd_P >= delta: :meth:`srmdp.paper.equivalence.Equivalence.judge`'s paper-noise cause): the
+    count depends on the split read, and 10^3 x 1 gives the paper its widest own noise."""
+    from .splits import paper_sd
+
+    out = {}
+    for p in points:
+        sds = [paper_sd(n["best"].res, n["indicator"], p) for n in numbers if not n["in_sample"] and n["best"].res]
+        out[p] = sum(sd is not None and rule.z() * sd >= rule.delta for sd in sds)
+    return out
