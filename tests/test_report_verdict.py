@@ -169,3 +169,23 @@ def test_readme_states_the_reports_counts_and_the_plans_totals():
     assert high and f"in all {high.group(1)} row groups of Tables 9–13" in readme
     core = sum(sec * thr for _, _, sec, thr, _ in plan.jobs(2))
     assert f"~{_hms(core)} of core time, ~{_hms(core / 2)} wall on 2 cores" in readme
+
+
+def test_the_forest_plot_prints_at_its_own_size_in_8_point_text():
+    """p. 1's figure is drawn at the report's text width (A4 less its geometry margins) and included at that width,
+    so its 8 pt labels print at 8 pt."""
+    from srmdp.paper.figures import FOREST_PT, FOREST_WIDTH_IN
+
+    main = (ROOT / "paper" / "main.tex").read_text()
+    margin_cm = float(re.search(r"\\usepackage\[margin=([\d.]+)cm\]\{geometry\}", main)[1])
+    text_in = (21.0 - 2 * margin_cm) / 2.54
+    assert "\\includegraphics[width=\\textwidth]{../figures/forest.pdf}" in main
+    assert abs(FOREST_WIDTH_IN - text_in) < 0.05 and FOREST_PT >= 8
+
+
+def test_the_configs_prose_has_its_indicator_names_typeset():
+    from srmdp.paper.summary_sentences import _prose
+
+    assert _prose("no MSE_Y,max gap; MSE_Z,av and MSE_Y move_up") == (
+        "no $\\mathrm{MSE}_{Y,\\max}$ gap; $\\mathrm{MSE}_{Z,\\mathrm{av}}$ and $\\mathrm{MSE}_{Y}$ move\\_up"
+    )

@@ -280,7 +280,7 @@ def figure_convergence(plan, summaries, stem, campaign=(), indicators=INDICATORS
         ax.set_xscale("log")
         ax.set_xticks(dts, [f"{dt:g}" for dt in dts])
         ax.minorticks_off()
-        ax.set_title(f"{table}: {INDICATOR_LN_TEX[ind]}", fontsize=8)
+        ax.set_title(f"T.{paper_table_number(table)} ({table}): {INDICATOR_LN_TEX[ind]}", fontsize=8)
         ax.set_xlabel(r"$\Delta t$", fontsize=8)
         ax.set_ylabel(INDICATOR_LN_TEX[ind], fontsize=8)
         ax.tick_params(labelsize=7)
@@ -306,6 +306,9 @@ def figure_convergence(plan, summaries, stem, campaign=(), indicators=INDICATORS
 
 VERDICT_COLOURS = {"reproduced": "tab:green", "differs": "tab:red", "undecided": "0.55"}
 FOREST_CLIP = 0.6  # intervals wider than this on a side are drawn to the edge with an arrow
+FOREST_WIDTH_IN = 6.7  # the report's \textwidth (A4, 2 cm margins): the figure prints at its own size
+FOREST_PT = 8  # its text, as printed
+FOREST_ROW_IN = 0.135  # per number, in each of its two panels
 FOREST_CAUSES = {  # an undecided number's cause (srmdp.paper.equivalence.Judgement.cause): line, marker, legend
     "paper noise": (":", "o", "undecided: the paper's own noise"),
     "our runs": ("-", "s", "undecided: too few runs of ours"),
@@ -327,39 +330,51 @@ def figure_forest(plan, summaries, stem, campaign=(), reruns=()):
     numbers = paper_numbers(cells(plan, summaries, campaign, report_readings(plan), reruns), FIT_READING)
     numbers = [n for n in numbers if not n["in_sample"] and n["best"].judgement.diff is not None]
     short = {"mse_y_max": "$Y$,max", "mse_y_av": "$Y$,av", "mse_z_av": "$Z$,av"}
-    fig, ax = plt.subplots(figsize=(6.2, 0.13 * len(numbers) + 0.9))
-    ax.axvspan(-rule.delta, rule.delta, color="tab:green", alpha=0.12, lw=0)
-    ax.axvline(0.0, color="0.4", lw=0.6)
-    for y, n in enumerate(reversed(numbers)):
-        j = n["best"].judgement
-        lo, hi = j.diff - j.half_width, j.diff + j.half_width
-        col = VERDICT_COLOURS[j.verdict]
-        style = FOREST_CAUSES.get(j.cause, ("-", "o", ""))
-        ax.plot([max(lo, -FOREST_CLIP), min(hi, FOREST_CLIP)], [y, y], color=col, lw=1.4, ls=style[0])
-        ax.plot([j.diff], [y], style[1], color=col, ms=3, mfc="white" if style[1] == "o" and style[0] != "-" else col)
-        for end, edge, mark in ((lo, -FOREST_CLIP, "<"), (hi, FOREST_CLIP, ">")):
-            if (end < edge) if edge < 0 else (end > edge):
-                ax.plot([edge], [y], mark, color=col, ms=3)
-    labels = [
-        f"T.{paper_table_number(n['table'])} $\\Delta t$={n['dt']:g} {short[n['indicator']]} ({n['best'].runs})"
-        for n in reversed(numbers)
-    ]
-    ax.set_yticks(range(len(numbers)), labels, fontsize=6)
-    ax.set_xlim(-FOREST_CLIP * 1.05, FOREST_CLIP * 1.05)
-    ax.set_ylim(-0.8, len(numbers) - 0.2)
-    ax.set_xlabel(
+    # two panels side by side, drawn at the size they print (\textwidth of A4 less 2 cm margins: 6.7 in), 8 pt text
+    half = math.ceil(len(numbers) / 2)
+    parts = [numbers[:half], numbers[half:]] if len(numbers) > 1 else [numbers]
+    height = FOREST_ROW_IN * half + 0.9
+    fig, axes = plt.subplots(1, len(parts), figsize=(FOREST_WIDTH_IN, height), squeeze=False)
+    seen = set()
+    for ax, part in zip(axes.flat, parts, strict=True):
+        ax.axvspan(-rule.delta, rule.delta, color="tab:green", alpha=0.12, lw=0)
+        ax.axvline(0.0, color="0.4", lw=0.6)
+        for y, n in enumerate(reversed(part)):
+            j = n["best"].judgement
+            lo, hi = j.diff - j.half_width, j.diff + j.half_width
+            col = VERDICT_COLOURS[j.verdict]
+            style = FOREST_CAUSES.get(j.cause, ("-", "o", ""))
+            seen.add(j.cause if j.verdict == "undecided" else j.verdict)
+            ax.plot([max(lo, -FOREST_CLIP), min(hi, FOREST_CLIP)], [y, y], color=col, lw=1.4, ls=style[0])
+            mfc = "white" if style[1] == "o" and style[0] != "-" else col
+            ax.plot([j.diff], [y], style[1], color=col, ms=3.5, mfc=mfc)
+            for end, edge, mark in ((lo, -FOREST_CLIP, "<"), (hi, FOREST_CLIP, ">")):
+                if (end < edge) if edge < 0 else (end > edge):
+                    ax.plot([edge], [y], mark, color=col, ms=3.5)
+        labels = [
+            f"T.{paper_table_number(n['table'])} $\\Delta t$={n['dt']:g} {short[n['indicator']]} ({n['best'].runs})"
+            for n in reversed(part)
+        ]
+        ax.set_yticks(range(len(part)), labels, fontsize=FOREST_PT)
+        ax.set_xlim(-FOREST_CLIP * 1.05, FOREST_CLIP * 1.05)
+        ax.set_ylim(-0.8, half - 0.2)
+        ax.tick_params(axis="x", labelsize=FOREST_PT)
+    fig.supxlabel(
         f"$\\Delta$ = ours $-$ paper under {model_tex(rule.model)} (ln MSE), {100 * rule.level:g} % interval;"
         f" band $\\pm\\delta$ = $\\pm${rule.delta:g}",
-        fontsize=7,
+        fontsize=FOREST_PT,
+        y=0.32 / height,
     )
-    ax.tick_params(axis="x", labelsize=7)
+    handles = []  # only what the figure shows: no legend entry for a verdict no number has
     for v, col in VERDICT_COLOURS.items():
-        if v != "undecided":
-            ax.plot([], [], color=col, lw=1.4, label=v)
-    for ls, mark, words in FOREST_CAUSES.values():
-        ax.plot([], [], color=VERDICT_COLOURS["undecided"], lw=1.4, ls=ls, marker=mark, ms=3, label=words)
-    ax.legend(
-        loc="upper center", bbox_to_anchor=(0.5, -0.6 / (0.13 * len(numbers) + 0.9)), ncol=3, fontsize=6, frameon=False
-    )
+        if v != "undecided" and v in seen:
+            handles.append(ax.plot([], [], color=col, lw=1.4, label=v)[0])
+    for cause, (ls, mark, words) in FOREST_CAUSES.items():
+        if cause in seen:
+            handles.append(
+                ax.plot([], [], color=VERDICT_COLOURS["undecided"], lw=1.4, ls=ls, marker=mark, ms=3.5, label=words)[0]
+            )
+    fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=FOREST_PT, frameon=False)
+    fig.tight_layout(rect=(0, 0.45 / height, 1, 1), pad=0.3, w_pad=1.0)
     _save(fig, stem)
     plt.close(fig)

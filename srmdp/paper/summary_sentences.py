@@ -8,6 +8,7 @@ Each function returns one LaTeX sentence (or paragraph) that replaces a hand-wri
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 
 from .claims import TEXT_VS_TABLE
@@ -268,6 +269,19 @@ def _sign_of(text: str) -> int:
     return 1 if t.startswith("+") else -1 if t.startswith(("-", "\\textminus", "−")) else 0
 
 
+MSE_NAME = re.compile(r"MSE_([YZ])(?:,(max|av))?")
+
+
+def _prose(text: str) -> str:
+    """A config's prose for LaTeX: escaped, with the indicators' names (MSE_Y,max, MSE_Z,av, MSE_Y) typeset."""
+    out, at = [], 0
+    for m in MSE_NAME.finditer(text):
+        sub = m[1] if not m[2] else m[1] + "," + ("\\max" if m[2] == "max" else "\\mathrm{av}")
+        out += [tex_escape(text[at : m.start()]), f"$\\mathrm{{MSE}}_{{{sub}}}$"]
+        at = m.end()
+    return "".join(out) + tex_escape(text[at:])
+
+
 def hypotheses_sentence(m) -> str:
     """The hypotheses from the paper's text whose sign was predicted before their run: the prediction, the measured
     shift of ours (paired on the runs shared with the reading, so free of the runs' noise) and Delta under each."""
@@ -277,7 +291,7 @@ def hypotheses_sentence(m) -> str:
     for name, predicted in m["predicted"].items():
         r = next((x for x in m["reruns"] if name in x["variants"]), None)
         if r is None:
-            parts.append(f"\\emph{{{tex_escape(name)}}} (predicted {tex_escape(predicted)}) is not run yet")
+            parts.append(f"\\emph{{{tex_escape(name)}}} (predicted {_prose(predicted)}) is not run yet")
             continue
         v = r["variants"][name]
         sign = _sign_of(predicted)
@@ -302,7 +316,7 @@ def hypotheses_sentence(m) -> str:
         )
         parts.append(
             f"\\emph{{{tex_escape(name)}}} ({v['runs']} runs on {_where(r['table'], r['dt'], r['d'])}; predicted"
-            f" {tex_escape(predicted)}): {paired}; under it {deltas}"
+            f" {_prose(predicted)}): {paired}; under it {deltas}"
         )
     return (
         "Hypotheses from the paper's text that could move the numbers below $\\Delta t=0.2$, each with its sign"
