@@ -10,6 +10,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from .exceptions import Interrupted
 from .kernels.backends import backend_spec
 from .options import SolveOptions
 from .solutions.solution import Solution
@@ -63,6 +64,11 @@ def solve(
 
     try:
         low = req.run(coarse, {}, keep="last", z0=want_z0)
+    except Interrupted as exc:  # the answer's level is done: it is the partial answer (its error not estimated)
+        exc.levels.insert(0, sol.result)
+        exc.answer = sol.result
+        exc.stage = f"the level below ({coarse.label}, the error estimate) of the answer's level {case.label}"
+        raise
     except DivergenceError as exc:  # the answer stands; its error cannot be estimated this way
         sol.result["error_estimate"] = {
             "u0_error": None,

@@ -140,6 +140,7 @@ def refine(req, tol, budget_s=None, report=None):
 def _climb(req, levels, end, tol, budget, t_start, state, say):
     """Run the levels, then fill steps; returns "diverged" (state["diverged_case"] set) or None (stopped,
     state["why"] set)."""
+    from ..exceptions import Interrupted
     from ..kernels.divergence import DivergenceError
 
     rows = state["rows"]
@@ -220,6 +221,12 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
                 sol = req.run(case, rules)
             else:
                 sol = req.run(case, rules, runs=state["batch"], run_start=prior[2].result["runs"])
+        except Interrupted as exc:  # a signal: the levels completed and the answer so far go with it
+            exc.levels = [r for r in rows if r.get("status") == "ok"]
+            exc.stage = f"level {len(rows)} ({kind}, {case.label}) of the refinement to tol = {tol:g}"
+            if state.get("answer") is not None:
+                exc.answer = state["answer"][0].result
+            raise
         except DivergenceError as exc:
             secs = _clock() - t0
             per_run = getattr(exc, "seconds_per_run", None)  # None: it diverged in its first run
