@@ -184,6 +184,10 @@ def main(args):
         except OSError as exc:
             print(f"srmdp: error: cannot write {args.out}: {exc.strerror or exc}; no solution written", file=sys.stderr)
             return 1
+        if sol.u0_error is None and sol.tol is None:  # said first: the line after it shows a s.e., not an accuracy
+            print(f"srmdp: {sol.message}")
+            if sol.u0_error_hint:
+                print(f"srmdp: {sol.u0_error_hint}")
         print(summary_line(sol.result))
         if sol.u0_error is not None:
             tol = "" if sol.tol_met is None else ", tol met" if sol.tol_met else ", tol NOT met"
@@ -191,7 +195,7 @@ def main(args):
                 f"estimated total error of u0: {sol.u0_error:.2g} (u0 = {sol.result['u0']:.6g}; bias included,"
                 f" srmdp.solutions.error_estimate){tol}"
             )
-        elif sol.u0_error_reason:
+        elif sol.u0_error_reason and sol.tol is not None:
             print(f"estimated total error of u0: not given ({sol.u0_error_reason})")
         ext = sol.result.get("extrapolated")
         if ext:  # the refinement's answer is extrapolated in dt (srmdp.refine.refine); y, z are the level's own

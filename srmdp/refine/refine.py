@@ -64,6 +64,7 @@ import math
 import time
 
 from ..exceptions import ConfigError
+from ..solutions.prediction import DEFAULT_BUDGET_S, check_budget
 from .fill_steps import choose_fill, rank_fills
 from .ladder import check_rules_grow, ladder
 from .pooled_runs import RUNS_KINDS, key, pooled
@@ -73,7 +74,6 @@ from .step_choice import answer_model, ladder_gain
 
 _clock = time.perf_counter  # the refinement's clock (a test injects a fake one: no timed runs)
 
-DEFAULT_BUDGET_S = 900.0
 # an exploded level: s.e. > EXPLODED_FACTOR x the level below's, u0 off by > EXPLODED_FACTOR x that s.e.
 EXPLODED_FACTOR = 100.0
 CONSECUTIVE = 2  # estimates <= tol needed in a row for "tol met"
@@ -105,8 +105,12 @@ def refine(req, tol, budget_s=None, report=None):
     say = report or (lambda line: None)
     t_start = _clock()
     state = {"rate": None, "rows": [], "why": None}
+    first = True
     while True:
         levels, end = ladder(req)
+        if first:  # the first level's cost said before compute; one predicted over the budget refused
+            check_budget(req, levels[0][0], None, say=say)
+            first = False
         say(
             f"refining to tol = {tol:g} within {budget:g} s: up to {len(levels)} levels, {req.runs} runs each"
             + (f" (remedies: {', '.join(req.remedies)})" if req.remedies else "")
