@@ -282,7 +282,11 @@ class SolveOptions:
         on=SUITE,
     )
     budget_s: float | None = _opt(
-        None, "seconds for --tol (default 900)", {"type": "number", "name": "--budget"}, on=SUITE
+        None,
+        "seconds of compute a solve may take (default 900): a solve predicted over it by the cost model is refused"
+        " before compute (status 2, with what fits instead); --tol refines within it",
+        {"type": "number", "name": "--budget"},
+        on=SUITE,
     )
     guard: bool = _opt(
         True,
@@ -323,8 +327,6 @@ class SolveOptions:
                     " error estimate uses the standard errors of both levels)"
                 )
         if self.budget_s is not None:
-            if self.tol is None:
-                raise ConfigError("invalid budget_s: a budget goes with a tolerance (tol=...)")
             _positive(self.budget_s, "budget_s", "seconds")
 
     @property

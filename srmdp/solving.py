@@ -10,8 +10,10 @@ from dataclasses import replace
 
 import numpy as np
 
+from .exceptions import Interrupted
 from .kernels.backends import backend_spec
 from .options import SolveOptions
+from .solutions.prediction import budget_of, check_budget, estimate_hint
 from .solutions.solution import Solution
 from .solutions.solve_request import SolveRequest
 
@@ -49,20 +51,31 @@ def solve(
         coarse, rho, why = req.below(case)
         if coarse is not None:
             req.check(coarse, keep="last")
+    # the cost said before compute, and a solve predicted over its budget refused (srmdp.solutions.prediction)
+    pred = check_budget(req, case, coarse, say=report)
     # z0 by the first step needs N >= 2 at both levels, and every run's coefficients on the host (on the GPU only
     # the guard's N values cross per run: the level below keeps one run)
     host = backend_spec(req.device).host_coefficients
     want_z0 = coarse is not None and coarse.steps >= 2 and host
     sol = req.run(case, rules, z0=want_z0)
+    sol.result["prediction"] = {"seconds": pred["seconds"], "bytes": pred["bytes"], "budget_s": budget_of(req)}
     if coarse is None:
         if why:
             sol.result["error_estimate"] = {"u0_error": None, "reason": why}
+            hint = estimate_hint(req, case, why)
+            if hint:
+                sol.result["error_estimate"]["hint"] = hint
         return sol
     from .kernels.divergence import DivergenceError
     from .solutions.error_estimate import total_error
 
     try:
         low = req.run(coarse, {}, keep="last", z0=want_z0)
+    except Interrupted as exc:  # the answer's level is done: it is the partial answer (its error not estimated)
+        exc.levels.insert(0, sol.result)
+        exc.answer = sol.result
+        exc.stage = f"the level below ({coarse.label}, the error estimate) of the answer's level {case.label}"
+        raise
     except DivergenceError as exc:  # the answer stands; its error cannot be estimated this way
         sol.result["error_estimate"] = {
             "u0_error": None,

@@ -110,12 +110,13 @@ def test_solve_reports_the_rules_it_used(sol):
 def test_a_plain_solve_says_its_outcome(sol):
     """success / status / message, as SciPy's results say them: a solve without tol succeeds (status 0, the exit
     status of srmdp solve); its one-line message names the level and what its error estimate says, or why none."""
-    assert sol.success and sol.status == 0 and "\n" not in sol.message
-    assert sol.message.startswith(f"solved at N = {sol.steps}, #C = {sol.case.cells}, M = {sol.case.paths}; ")
-    if sol.u0_error is None:
-        assert sol.message.endswith(f"u0_error not estimated: {sol.u0_error_reason}")
+    assert sol.success == (sol.u0_error is not None) and sol.status == 0 and "\n" not in sol.message
+    level = f"solved at N = {sol.steps}, #C = {sol.case.cells}, M = {sol.case.paths}"
+    if sol.u0_error is None:  # said first: its s.e. is not its accuracy (issue 54 item 3)
+        assert sol.message.startswith(f"error NOT estimated ({sol.u0_error_reason}): ")
+        assert sol.message.endswith(level)
     else:
-        assert sol.message.endswith(f"estimated total error of u0 {sol.u0_error:.3g}")
+        assert sol.message == f"{level}; estimated total error of u0 {sol.u0_error:.3g}"
 
 
 # --- the estimator is the solver's ---------------------------------------------------------------

@@ -92,6 +92,8 @@ def _z_coefficients(case, coef, i, runs, seed=3):
             np.zeros(case.variance_shape()),
             i,
             case.record(seed, r, 0),
+            0,
+            case.strata,
             4,
             np.zeros(4, np.int64),
             np.full(4, -1, np.int64),

@@ -179,7 +179,7 @@ def step_runner(module, case, seed=1):
 
     def run(i):
         c0 = time.process_time()
-        module.backward_step(coef, np.zeros((1, 1, 1)), i, rec, nchunks, dropped, bad)
+        module.backward_step(coef, np.zeros((1, 1, 1)), i, rec, 0, case.strata, nchunks, dropped, bad)
         return time.process_time() - c0
 
     return run

@@ -18,12 +18,13 @@ from importlib.metadata import entry_points
 from .. import __version__
 from ..case.cases import Case
 from ..case.results import check_writable, write_json_atomic
-from ..exceptions import ConfigError
+from ..exceptions import ConfigError, Interrupted
+from ..kernels import stop
 from ..options import add_arguments, case_options, make_case, on
 from ..problems.adapt import adapted_spec
 from ..runs.aggregate import aggregate
 from ..runs.run import NumericalError, check_threads, run_case, summary_line
-from .common import Parser, exit_status, number
+from .common import Parser, exit_status, keep_partial, number
 from .solution import add_parsers
 from .solution import main as solution_main
 
@@ -176,25 +177,27 @@ def _command(args) -> int:
         raise ConfigError("missing --out: the result JSON's file name")
     check_writable(args.out)
     try:
-        res = run_case(
-            case,
-            runs=args.runs,
-            run_start=args.run_start,
-            test_points=args.test_points,
-            seed=args.seed,
-            device=args.device,
-            threads=threads,
-            progress=args.progress,
-        )
-    except NumericalError as exc:
+        with stop.on_signals():
+            res = run_case(
+                case,
+                runs=args.runs,
+                run_start=args.run_start,
+                test_points=args.test_points,
+                seed=args.seed,
+                device=args.device,
+                threads=threads,
+                progress=args.progress,
+            )
+    except (NumericalError, Interrupted) as exc:
         partial = getattr(exc, "partial", None)
+        stopped = isinstance(exc, Interrupted)
+        what = f"{exc} ({exc.stage})" if stopped else f"numerical error: {exc}"
         kept = "no result written"
-        if partial is not None:  # the runs done before the error, beside the output (a job's output stays absent)
-            where = str(args.out).removesuffix(".json") + ".partial.json"
-            if not _write(where, partial):
-                kept = f"the {partial['runs']} run(s) done before it written to {where}"
-        print(f"srmdp: numerical error: {exc}; {kept}", file=sys.stderr)
-        return 3
+        if partial is not None:  # the runs done before it, beside the output (a job's output stays absent)
+            extra = {"signal": exc.signal_name} if stopped else {}
+            kept = keep_partial(args.out, partial, what, **extra)
+        print(f"srmdp: {what}; {kept}", file=sys.stderr)
+        return exc.exit_status if stopped else 3
     except MemoryError:
         print(
             f"srmdp: error: out of memory running {case.label} (the memory model's estimate is"

@@ -7,7 +7,7 @@ Every input error is one line on stderr (``srmdp: error: ...``) and exit status 
 import argparse
 import sys
 
-from ..exceptions import ConfigError
+from ..exceptions import ConfigError, Interrupted
 from ..options import number  # noqa: F401  (the subcommands' number type)
 
 
@@ -36,6 +36,36 @@ def exit_status(command, interrupted: str = "no result written") -> int:
     except ConfigError as exc:
         print(f"srmdp: error: {one_line(exc)}", file=sys.stderr)
         return 2
+    except Interrupted as exc:  # a stop the command did not keep anything of (it keeps what it can itself)
+        print(f"srmdp: {exc}; {interrupted}", file=sys.stderr)
+        return exc.exit_status
     except KeyboardInterrupt:
         print(f"srmdp: interrupted; {interrupted}", file=sys.stderr)
         return 130
+
+
+def partial_path(out) -> str:
+    """Where a command's partial answer goes beside its output ``out`` (``x.json`` or ``x.npz`` -> ``x.partial.json``;
+    the output itself stays absent, so that a job that needs it does not take a partial one)."""
+    out = str(out)
+    for ext in (".json", ".npz"):
+        if out.endswith(ext):
+            return out[: -len(ext)] + ".partial.json"
+    return out + ".partial.json"
+
+
+def keep_partial(out, partial: dict, message: str, **extra) -> str:
+    """The one writer of partial answers (a numerical error's, a signal's): ``partial`` (a result of the runs done,
+    or a solve's record of its levels) with ``stopped`` = {message, ...} written atomically to
+    :func:`partial_path` (``out``); returns what to say of it (where it went, or that it could not be written)."""
+    from ..case.results import write_json_atomic
+
+    where = partial_path(out)
+    data = dict(partial, stopped={"message": message, **extra})
+    try:
+        write_json_atomic(where, data)
+    except OSError as exc:
+        return f"the partial answer could not be written to {where}: {exc.strerror or exc}"
+    runs = partial.get("runs")
+    done = f"the {runs} run(s) done" if isinstance(runs, int) else "what was done"
+    return f"{done} written to {where}"

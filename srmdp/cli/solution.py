@@ -17,8 +17,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ..exceptions import TOL_NOT_MET, ConfigError
+from ..exceptions import TOL_NOT_MET, ConfigError, Interrupted
+from ..kernels import stop
 from ..options import SolveOptions, add_arguments
+from ..runs.run import log_line, progress_log
+from .common import keep_partial
 
 
 def add_parsers(sub, number):
@@ -121,6 +124,32 @@ def answer_lines(sol) -> list:
     return lines
 
 
+def log_path(out) -> str:
+    """The progress log of ``srmdp solve --out x.npz``: ``x.log`` (a line per run and level, flushed per line)."""
+    return str(out).removesuffix(".npz") + ".log"
+
+
+def interrupted_answer(exc) -> dict:
+    """What a stopped solve keeps (``OUT.partial.json``): the answer so far (a completed level's result, its
+    error not estimated), the levels completed, and the runs of the case that was running."""
+    levels = list(exc.levels)
+    part = exc.partial
+    runs = sum(int(lv.get("runs") or 0) for lv in levels) + (int(part["runs"]) if part else 0)
+    best = exc.answer if exc.answer is not None else part
+    return {
+        "status": f"{exc} before the end: the error is not estimated",
+        "success": False,
+        "stage": exc.stage,
+        "runs": runs,
+        "u0": None if best is None else best.get("u0"),
+        "u0_se": None if best is None else best.get("u0_se"),
+        "u0_error": None,
+        "answer": exc.answer,
+        "completed_levels": levels,
+        "interrupted_case": part,
+    }
+
+
 def main(args):
     """Run ``solve`` or ``eval``; ConfigError propagates to :func:`srmdp.cli.commands.main` (exit status 2)."""
     from ..case.results import check_writable
@@ -132,16 +161,22 @@ def main(args):
         if not str(args.out).endswith(".npz"):
             raise ConfigError(f"invalid out={args.out!r}: a solution file name ends with .npz")
         check_writable(args.out)
+
+        def report(line):
+            print(f"srmdp: {line}", file=sys.stderr, flush=True)
+            log_line(line)
+
+        log = log_path(args.out)
         try:
-            sol = solve(
-                args.problem,
-                options=SolveOptions.from_args(args),
-                progress=args.progress,
-                report=lambda line: print(f"srmdp: {line}", file=sys.stderr, flush=True),
-            )
+            with stop.on_signals(), progress_log(log):
+                sol = solve(args.problem, options=SolveOptions.from_args(args), progress=args.progress, report=report)
         except NumericalError as exc:
             print(f"srmdp: numerical error: {exc}; no solution written", file=sys.stderr)
             return 3
+        except Interrupted as exc:
+            kept = keep_partial(args.out, interrupted_answer(exc), f"{exc} ({exc.stage})", signal=exc.signal_name)
+            print(f"srmdp: {exc} ({exc.stage}); no solution written; {kept}", file=sys.stderr)
+            return exc.exit_status
         for line in answer_lines(sol):
             print(f"srmdp: {line}", file=sys.stderr)
         try:
@@ -149,6 +184,10 @@ def main(args):
         except OSError as exc:
             print(f"srmdp: error: cannot write {args.out}: {exc.strerror or exc}; no solution written", file=sys.stderr)
             return 1
+        if sol.u0_error is None and sol.tol is None:  # said first: the line after it shows a s.e., not an accuracy
+            print(f"srmdp: {sol.message}")
+            if sol.u0_error_hint:
+                print(f"srmdp: {sol.u0_error_hint}")
         print(summary_line(sol.result))
         if sol.u0_error is not None:
             tol = "" if sol.tol_met is None else ", tol met" if sol.tol_met else ", tol NOT met"
@@ -156,7 +195,7 @@ def main(args):
                 f"estimated total error of u0: {sol.u0_error:.2g} (u0 = {sol.result['u0']:.6g}; bias included,"
                 f" srmdp.solutions.error_estimate){tol}"
             )
-        elif sol.u0_error_reason:
+        elif sol.u0_error_reason and sol.tol is not None:
             print(f"estimated total error of u0: not given ({sol.u0_error_reason})")
         ext = sol.result.get("extrapolated")
         if ext:  # the refinement's answer is extrapolated in dt (srmdp.refine.refine); y, z are the level's own

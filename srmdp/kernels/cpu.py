@@ -4,15 +4,22 @@ The kernels are :mod:`srmdp.kernels.cpu_kernels` built for the case by :mod:`srm
 per machine, then loaded from the disk cache).
 """
 
+import time
+
 import numba
 import numpy as np
 
 from ..case.results import cpu_model
 from ..numerics.build import kernels
+from . import stop
+
+# One kernel call computes a slice of a time step's strata sized to take about this long (from the rate of the
+# previous calls), so that a stop asked for by a signal (srmdp.kernels.stop) is seen within about this time.
+SLICE_SECONDS = 0.25
 
 
 class CpuBackend:
-    """Coefficients in host memory; one call per time step."""
+    """Coefficients in host memory; one call per slice of a time step's strata (:data:`SLICE_SECONDS`)."""
 
     device = "cpu"
 
@@ -33,6 +40,8 @@ class CpuBackend:
         self.nchunks = int(min(case.strata, 8 * self.threads))
         self.dropped = np.zeros(self.nchunks, np.int64)
         self.bad = np.full(self.nchunks, -1, np.int64)
+        self.strata = case.strata
+        self.seconds_per_stratum = None  # measured by the calls: sizes the next slice
 
     def attach(self, case, coef):
         """Use given coefficients coef[i, k, c, a] (a saved solution) for :meth:`evaluate`, no backward run."""
@@ -44,17 +53,34 @@ class CpuBackend:
         rec0 = rec.copy()
         rec0[0].strata = 0
         rec0[0].points = 0
-        self.k.backward_step(self.coef, self.cvar, 0, rec0, 1, np.zeros(1, np.int64), np.full(1, -1, np.int64))
+        self.k.backward_step(self.coef, self.cvar, 0, rec0, 0, 0, 1, np.zeros(1, np.int64), np.full(1, -1, np.int64))
         if self.problem.has_exact:
             e = np.zeros((self.coef.shape[0], 0))
             self.k.test_errors(self.coef, rec0, 1, e, e.copy())
         self.evaluate(0, rec0, np.zeros((0, int(rec[0].d))))
 
     def backward_step(self, i, rec):
-        self.bad[:] = -1
-        self.k.backward_step(self.coef, self.cvar, i, rec, self.nchunks, self.dropped, self.bad)
-        bad = self.bad[self.bad >= 0]
-        return int(bad.min()) if bad.size else -1
+        """Time step i, in slices of strata; between two slices a stop asked for is raised
+        (:func:`srmdp.kernels.stop.check`).  The first stratum with a bad coefficient, or -1."""
+        first = -1
+        k0, total = 0, self.strata
+        while k0 < total:
+            per = self.seconds_per_stratum
+            size = total - k0 if per is None and total <= self.nchunks else self.nchunks
+            if per is not None:
+                size = max(self.nchunks, int(SLICE_SECONDS / max(per, 1e-12)))
+            k1 = min(total, k0 + size)
+            chunks = int(min(k1 - k0, self.nchunks))
+            self.bad[:] = -1
+            t0 = time.perf_counter()
+            self.k.backward_step(self.coef, self.cvar, i, rec, k0, k1, chunks, self.dropped, self.bad)
+            self.seconds_per_stratum = (time.perf_counter() - t0) / (k1 - k0)
+            bad = self.bad[self.bad >= 0]
+            if bad.size and first < 0:
+                first = int(bad.min())
+            k0 = k1
+            stop.check()
+        return first
 
     def errors(self, rec):
         n, n_points = int(rec[0].steps), int(rec[0].points)

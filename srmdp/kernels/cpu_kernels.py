@@ -16,15 +16,17 @@ from ..numerics.strata import UNBOUNDED, cell_setup
 
 
 @kernel
-def backward_step(coef, cvar, i, case, nchunks, dropped, bad):
-    """Time step i for all strata; per chunk: directions dropped, first stratum with a bad coefficient.  ``cvar``:
-    the regressions' variances (N, K, (d + 1) + nb (nb + 1) / 2) with CURVATURE, else unused."""
-    n_strata = case[0].strata
+def backward_step(coef, cvar, i, case, k0, k1, nchunks, dropped, bad):
+    """Time step i for the strata k0 <= k < k1 (a slice: the caller can stop between slices); per chunk: directions
+    dropped, first stratum with a bad coefficient.  ``cvar``: the regressions' variances
+    (N, K, (d + 1) + nb (nb + 1) / 2) with CURVATURE, else unused.  A stratum's result depends on its own streams
+    only: the same whatever the slices and chunks."""
+    n_strata = k1 - k0
     d = case[0].d
     nb = case[0].nb
     for q in prange(nchunks):
-        lo = q * n_strata // nchunks
-        hi = (q + 1) * n_strata // nchunks
+        lo = k0 + q * n_strata // nchunks
+        hi = k0 + (q + 1) * n_strata // nchunks
         cell = np.empty(3 * d)
         x = np.empty(d, REAL)
         xp = np.empty(d, REAL)

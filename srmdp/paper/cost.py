@@ -18,25 +18,26 @@ import io
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..case.cost import (  # noqa: F401  (the reproduction's names for them)
+    CALIBRATION_HOST,
+    COMPILE_SECONDS,
+    ERROR_SECONDS_PER_POINT_STEP,
+    NS_PER_PATH_STEP,
+    NS_PER_REGRESSION_TERM,
+    STARTUP_SECONDS,
+    STEP_SECONDS,
+    run_seconds,
+    solve_seconds,
+)
 from ..exceptions import ConfigError
-from ..numerics.bases import BASES
 from . import REPOSITORY
 
 THROUGHPUT_FILE = REPOSITORY / "config" / "gpu_throughput.csv"
 FLOAT64_FACTOR = 1.2  # float64 coefficient storage vs the float32 rates of the table
 MIN_RATE_PATH_STEPS = 1e8  # a chunk measures the throughput only from this many path-steps per run on
 
-# Calibration of the cost model (one thread, float64 arithmetic) on the 2-core development machine
-# (CALIBRATION_HOST): the per-run constants are bench/cpu/cost_fit.py's least-squares fit to the committed runs
-# (bench/NOTES.md, "CPU cost model"); start-up and compilation are once per job.
-CALIBRATION_HOST = "AMD EPYC"  # the hardware model its runs record (provenance.hardware.model)
-COMPILE_SECONDS = 12.0  # Numba JIT compilation, once per job (process)
-STARTUP_SECONDS = 3.0  # interpreter + imports
-NS_PER_PATH_STEP = (7.02, 5.46)  # a + b*d ns per path step, whatever the basis
-NS_PER_REGRESSION_TERM = 1.88  # per nb^2, path and regression (K M N of them a run; bases with nb > 1)
-STEP_SECONDS = 2.7e-5  # per time step of a run: kernel launches, the per-step set-up
-ERROR_SECONDS_PER_POINT_STEP = 1.9e-7  # the test-point errors after a run, per point and time step
-
+# The CPU cost model itself (its calibration, solve_seconds, run_seconds) is the library's, srmdp.case.cost (a solve
+# says its predicted time before compute); the reproduction's job estimates build on it.
 
 # The jobs beyond the paper's rows (seconds on the 2-core development machine, compilation included, on the safe
 # side; measured: the ci preset's lsmdp job 65 s and its beyond_coverage job 153 s on a fresh clone; the default
@@ -57,22 +58,6 @@ def lsmdp_seconds(case, runs: int) -> float:
 def coverage_seconds(problems: int, seeds: int, dims: int) -> float:
     """The coverage job: compilation per problem and dimension, then the solves per seed."""
     return problems * dims * (COVERAGE_COMPILE_SECONDS + seeds * COVERAGE_SECONDS_PER_SOLVE_SET)
-
-
-def solve_seconds(case, threads: int = 1) -> float:
-    """Seconds of one CPU run's solve (the backward loop, ``seconds_per_run`` of a result) of ``case`` on
-    ``threads`` threads of the calibration host."""
-    a, b = NS_PER_PATH_STEP
-    nb = BASES[case.basis].size(case.d)
-    ns = case.path_steps * (a + b * case.d)
-    if nb > 1:
-        ns += case.strata * case.paths * case.steps * nb**2 * NS_PER_REGRESSION_TERM
-    return ns * 1e-9 / max(1, threads) + case.steps * STEP_SECONDS
-
-
-def run_seconds(case, threads: int = 1, test_points: int = 1000) -> float:
-    """Seconds of one CPU run: its solve (:func:`solve_seconds`) and its test-point errors."""
-    return solve_seconds(case, threads) + case.steps * test_points * ERROR_SECONDS_PER_POINT_STEP
 
 
 def estimate_seconds(case, runs: int, threads: int = 1, device: str = "cpu", test_points: int = 1000) -> float:

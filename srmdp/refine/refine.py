@@ -64,6 +64,7 @@ import math
 import time
 
 from ..exceptions import ConfigError
+from ..solutions.prediction import DEFAULT_BUDGET_S, check_budget
 from .fill_steps import choose_fill, rank_fills
 from .ladder import check_rules_grow, ladder
 from .pooled_runs import RUNS_KINDS, key, pooled
@@ -73,7 +74,6 @@ from .step_choice import answer_model, ladder_gain
 
 _clock = time.perf_counter  # the refinement's clock (a test injects a fake one: no timed runs)
 
-DEFAULT_BUDGET_S = 900.0
 # an exploded level: s.e. > EXPLODED_FACTOR x the level below's, u0 off by > EXPLODED_FACTOR x that s.e.
 EXPLODED_FACTOR = 100.0
 CONSECUTIVE = 2  # estimates <= tol needed in a row for "tol met"
@@ -105,8 +105,12 @@ def refine(req, tol, budget_s=None, report=None):
     say = report or (lambda line: None)
     t_start = _clock()
     state = {"rate": None, "rows": [], "why": None}
+    first = True
     while True:
         levels, end = ladder(req)
+        if first:  # the first level's cost said before compute; one predicted over the budget refused
+            check_budget(req, levels[0][0], None, say=say)
+            first = False
         say(
             f"refining to tol = {tol:g} within {budget:g} s: up to {len(levels)} levels, {req.runs} runs each"
             + (f" (remedies: {', '.join(req.remedies)})" if req.remedies else "")
@@ -140,6 +144,7 @@ def refine(req, tol, budget_s=None, report=None):
 def _climb(req, levels, end, tol, budget, t_start, state, say):
     """Run the levels, then fill steps; returns "diverged" (state["diverged_case"] set) or None (stopped,
     state["why"] set)."""
+    from ..exceptions import Interrupted
     from ..kernels.divergence import DivergenceError
 
     rows = state["rows"]
@@ -220,6 +225,12 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
                 sol = req.run(case, rules)
             else:
                 sol = req.run(case, rules, runs=state["batch"], run_start=prior[2].result["runs"])
+        except Interrupted as exc:  # a signal: the levels completed and the answer so far go with it
+            exc.levels = [r for r in rows if r.get("status") == "ok"]
+            exc.stage = f"level {len(rows)} ({kind}, {case.label}) of the refinement to tol = {tol:g}"
+            if state.get("answer") is not None:
+                exc.answer = state["answer"][0].result
+            raise
         except DivergenceError as exc:
             secs = _clock() - t0
             per_run = getattr(exc, "seconds_per_run", None)  # None: it diverged in its first run

@@ -15,7 +15,8 @@ import numpy as np
 from ..case import memory
 from ..case.cases import Case, check_seed_run, is_int, plain
 from ..case.results import FORMAT_VERSION, identity_hash, peak_rss_bytes, provenance
-from ..exceptions import ConfigError, NumericalError, ProblemFunctionError
+from ..exceptions import ConfigError, Interrupted, NumericalError, ProblemFunctionError
+from ..kernels import stop
 from ..kernels.backends import backend_spec, make_backend
 from ..numerics.indicators import indicators
 from ..numerics.rng import PATH_BITS
@@ -92,12 +93,44 @@ def first_nonfinite_stratum(coef, i, block=1 << 16) -> int:
     return -1
 
 
+# The files progress lines go to besides the bar (:func:`progress_log`): (file, its clock at the last line) each.
+_LOGS: list = []
+LOG_EVERY_SECONDS = 5.0  # a time step's line at most this often (a run's end always has its line)
+
+
+@contextmanager
+def progress_log(path):
+    """Progress lines (one per run, and within a run one per time step at most every :data:`LOG_EVERY_SECONDS`)
+    appended to ``path``, each flushed as it is written, inside the block (the command line's ``OUT.log``)."""
+    fh = open(path, "a", buffering=1)  # noqa: SIM115 (closed below)
+    entry = [fh, 0.0]
+    _LOGS.append(entry)
+    try:
+        yield fh
+    finally:
+        _LOGS.remove(entry)
+        fh.close()
+
+
+def log_line(line: str, force: bool = True):
+    """Append ``line`` to the progress logs (:func:`progress_log`); ``force=False``: only where the last line is
+    :data:`LOG_EVERY_SECONDS` old."""
+    now = time.monotonic()
+    for entry in _LOGS:
+        if force or now - entry[1] >= LOG_EVERY_SECONDS:
+            entry[0].write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {line}\n")
+            entry[0].flush()
+            entry[1] = now
+
+
 class _Progress:
-    """Progress bar (time steps x runs) on a terminal, silent otherwise."""
+    """Progress bar (time steps x runs) on a terminal, silent otherwise; and lines in the progress logs
+    (:func:`progress_log`)."""
 
     def __init__(self, total, label, enabled=None):
         self.enabled = sys.stderr.isatty() if enabled is None else enabled
         self.bar = None
+        self.total, self.done, self.label, self.t0 = total, 0, label, time.monotonic()
         if self.enabled:
             try:
                 from tqdm import tqdm
@@ -107,8 +140,19 @@ class _Progress:
                 self.enabled = False
 
     def update(self, n=1):
+        self.done += n
         if self.bar is not None:
             self.bar.update(n)
+        log_line(self._line("time step"), force=False)
+
+    def run_done(self, r, runs):
+        log_line(self._line(f"run {r + 1}/{runs} done:"))
+
+    def _line(self, what):
+        return (
+            f"progress {self.label}: {what} {self.done}/{self.total} time steps x runs,"
+            f" {time.monotonic() - self.t0:.1f} s"
+        )
 
     def close(self):
         if self.bar is not None:
@@ -147,6 +191,7 @@ def run_case(
     t0 = time.perf_counter()
     backend.warm_up(rec)
     compile_seconds = time.perf_counter() - t0
+    stop.check()  # a signal during the compilation: nothing computed yet
     rss_before_runs = peak_rss_bytes()  # the process's baseline: its arrays are allocated but untouched
 
     x0 = np.full((1, case.d), problem.x0)
@@ -227,6 +272,7 @@ def run_case(
                         + (f"; the problem's {culprit}" if culprit else "")
                     )
                 bar.update()
+                stop.check()  # a signal's stop (srmdp.kernels.stop): between time steps (the CPU also between slices)
             t1 = time.perf_counter()
             if problem.has_exact:
                 with problem_raises(f"case {case.label}, run {run_start + r}, the test points"):
@@ -242,9 +288,14 @@ def run_case(
                 on_run(r, backend)
             solve_seconds.append(t1 - t0)
             error_seconds.append(time.perf_counter() - t1)
-    except NumericalError as exc:  # the runs completed before it stand: the caller may keep them (exc.partial)
-        if solve_seconds:
+            bar.run_done(r, runs)
+            if r + 1 < runs:
+                stop.check()
+    except (NumericalError, Interrupted) as exc:  # the runs completed before it stand: the caller may keep them
+        if solve_seconds:  # (exc.partial)
             exc.partial = result(len(solve_seconds))
+        if isinstance(exc, Interrupted):
+            exc.stage = exc.stage or f"case {case.label}: {len(solve_seconds)} of {runs} runs done"
         raise
     finally:
         bar.close()

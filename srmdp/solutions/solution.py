@@ -110,15 +110,22 @@ class Solution:
     # --- the outcome, as SciPy's results say it (OdeResult, OptimizeResult)
     @property
     def success(self) -> bool:
-        """False only where a tolerance was asked for and not met within the budget (the answer is then the finest
-        level reached)."""
-        return self.tol_met is not False
+        """False where a tolerance was asked for and not met within the budget (the answer is then the finest
+        level reached), and where u0's error is not estimated (:attr:`u0_error` None: its standard error is the
+        runs' noise only, not its accuracy; :attr:`message` says so first)."""
+        return self.tol_met is not False and self.u0_error is not None
 
     @property
     def status(self) -> int:
         """The exit status ``srmdp solve`` gives this solution: 0, or 4 where the tolerance was not met
         (:data:`TOL_NOT_MET`)."""
-        return 0 if self.success else TOL_NOT_MET
+        return TOL_NOT_MET if self.tol_met is False else 0
+
+    @property
+    def u0_error_hint(self):
+        """Where :attr:`u0_error` is None because #C cannot be coarsened: the smallest #C that gives an estimate and
+        its predicted time and memory, or that it is beyond reach (:func:`srmdp.solutions.prediction.estimate_hint`)."""
+        return (self.result.get("error_estimate") or {}).get("hint")
 
     @property
     def message(self) -> str:
@@ -130,7 +137,10 @@ class Solution:
                 return f"tol = {self.tol:g} met at {level} (u0_error {self.u0_error:.3g})"
             return f"tol = {self.tol:g} NOT met ({self.result.get('refinement_stop')}); the finest answer, {level}"
         if self.u0_error is None:
-            return f"solved at {level}; u0_error not estimated: {self.u0_error_reason}"
+            return (
+                f"error NOT estimated ({self.u0_error_reason}): u0's standard error is the runs' noise only, not its"
+                f" accuracy (its bias is unknown); solved at {level}"
+            )
         return f"solved at {level}; estimated total error of u0 {self.u0_error:.3g}"
 
     @property

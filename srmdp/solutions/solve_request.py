@@ -267,11 +267,9 @@ class SolveRequest:
 def check_memory(case, runs, keep, test_points=1000, device="cpu", available=None):
     """Refuse (one-line ConfigError) a solve whose kept coefficients and solver work space exceed host memory
     (on the GPU: the result and the divergence guard's N values per run cross to the host)."""
-    from ..kernels.backends import backend_spec
-
     kept = runs if keep == "all" else 1
     coef = memory.coefficient_bytes(case)
-    solver = backend_spec(device).host_bytes(case, test_points, runs)
+    solver = memory_need(case, runs, keep, test_points, device) - kept * coef
     need = kept * coef + solver
     have = memory.available_bytes() if available is None else available
     if need > have:
@@ -285,3 +283,11 @@ def check_memory(case, runs, keep, test_points=1000, device="cpu", available=Non
             f" {solver / memory.GIB:.3g} GiB) but only {have / memory.GIB:.2f} GiB is available{hint}"
         )
     return need
+
+
+def memory_need(case, runs, keep, test_points=1000, device="cpu") -> int:
+    """Host bytes of a solve's runs of ``case`` (:func:`check_memory`'s need): kept coefficients and the solver's."""
+    from ..kernels.backends import backend_spec
+
+    kept = runs if keep == "all" else 1
+    return kept * memory.coefficient_bytes(case) + backend_spec(device).host_bytes(case, test_points, runs)
