@@ -101,15 +101,16 @@ LOG_EVERY_SECONDS = 5.0  # a time step's line at most this often (a run's end al
 @contextmanager
 def progress_log(path):
     """Progress lines (one per run, and within a run one per time step at most every :data:`LOG_EVERY_SECONDS`)
-    appended to ``path``, each flushed as it is written, inside the block (the command line's ``OUT.log``)."""
-    fh = open(path, "a", buffering=1)  # noqa: SIM115 (closed below)
-    entry = [fh, 0.0]
+    appended to ``path``, each flushed as it is written, inside the block (the command line's ``OUT.log``).  The file
+    is opened at its first line: a solve refused before any line leaves none."""
+    entry = [path, None, 0.0]
     _LOGS.append(entry)
     try:
-        yield fh
+        yield entry
     finally:
         _LOGS.remove(entry)
-        fh.close()
+        if entry[1] is not None:
+            entry[1].close()
 
 
 def log_line(line: str, force: bool = True):
@@ -117,10 +118,12 @@ def log_line(line: str, force: bool = True):
     :data:`LOG_EVERY_SECONDS` old."""
     now = time.monotonic()
     for entry in _LOGS:
-        if force or now - entry[1] >= LOG_EVERY_SECONDS:
-            entry[0].write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {line}\n")
-            entry[0].flush()
-            entry[1] = now
+        if force or now - entry[2] >= LOG_EVERY_SECONDS:
+            if entry[1] is None:
+                entry[1] = open(entry[0], "a", buffering=1)  # noqa: SIM115 (closed by progress_log)
+            entry[1].write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {line}\n")
+            entry[1].flush()
+            entry[2] = now
 
 
 class _Progress:
