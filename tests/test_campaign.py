@@ -32,6 +32,7 @@ from srmdp.paper.cost import CostModel, load_throughput
 from srmdp.paper.preset_reading import PresetReading
 from srmdp.paper.rows import PaperCase, paper_case, paper_rows
 from srmdp.runs.aggregate import ChunkError, aggregate, load_chunk
+from srmdp.runs.result import RunResult
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = ROOT / "tests" / "data" / "campaign_tiny.csv"
@@ -395,7 +396,7 @@ def _fake_runner(slow_call):
         if len(calls) == slow_call:
             slept.append(len(calls))  # reached only when no alarm was armed or it did not interrupt
         res = fake_result(case, run_start, runs, seed=seed, test_points=test_points, device="cpu", model="fake")
-        return res
+        return RunResult.from_dict(res)  # what run_case returns
 
     run.slept = slept
     return run, calls
@@ -493,7 +494,9 @@ def test_a_failing_chunk_is_reported_and_the_campaign_goes_on(tmp_path):
     def run(case, runs, run_start, test_points, seed, device, threads):
         if case.basis == "LP1":
             raise FloatingPointError("non-finite coefficient")
-        return fake_result(case, run_start, runs, seed=seed, test_points=test_points, device="cpu", model="fake")
+        return RunResult.from_dict(
+            fake_result(case, run_start, runs, seed=seed, test_points=test_points, device="cpu", model="fake")
+        )
 
     lines = []
     assert cp.run_campaign(args, out=lines.append, runner=run) == 3
@@ -1022,7 +1025,7 @@ def test_refresh_rewrites_only_chunks_it_reproduces_bit_for_bit(tmp_path):
         res["per_run"]["ey2"] = res["per_run"]["ez2"] = [[1.0] * case.steps] * runs
         if run_start == 2:  # this rerun does not reproduce the chunk
             res["per_run"]["ey"][0][0] += 1e-16 + abs(res["per_run"]["ey"][0][0]) * 1e-15
-        return res
+        return RunResult.from_dict(res)  # what run_case returns
 
     lines = []
     assert cp.refresh_chunks([good, bad], threads=1, out=lines.append, runner=runner) == 3

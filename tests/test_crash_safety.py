@@ -115,7 +115,7 @@ def _wait_for_progress(proc, fraction, timeout=300):
 
 @functools.cache
 def _uninterrupted():
-    return json.loads(json.dumps(run_case(RUN_CASE, runs=32, test_points=200, seed=11)))
+    return run_case(RUN_CASE, runs=32, test_points=200, seed=11).to_dict()
 
 
 @pytest.mark.slow

@@ -171,6 +171,8 @@ def write_json_atomic(path, data, sealed=None):
     dictionaries (with a ``case_hash``) are sealed with a checksum of their content, which
     :mod:`srmdp.runs.aggregate` verifies.
     """
+    if hasattr(data, "to_dict") and not isinstance(data, dict):  # a record (srmdp.runs.result.RunResult)
+        data = data.to_dict()
     if sealed is None:  # result and chunk files (they carry a case_hash) get a checksum
         sealed = isinstance(data, dict) and "case_hash" in data
     if sealed:

@@ -132,10 +132,13 @@ def log_path(out) -> str:
 def interrupted_answer(exc) -> dict:
     """What a stopped solve keeps (``OUT.partial.json``): the answer so far (a completed level's result, its
     error not estimated), the levels completed, and the runs of the case that was running."""
-    levels = list(exc.levels)
-    part = exc.partial
+    def plain(x):  # a RunResult as its JSON form (the file is JSON)
+        return x.to_dict() if hasattr(x, "to_dict") else x
+
+    levels = [plain(lv) for lv in exc.levels]
+    part, answer = plain(exc.partial), plain(exc.answer)
     runs = sum(int(lv.get("runs") or 0) for lv in levels) + (int(part["runs"]) if part else 0)
-    best = exc.answer if exc.answer is not None else part
+    best = answer if answer is not None else part
     return {
         "status": f"{exc} before the end: the error is not estimated",
         "success": False,
@@ -144,7 +147,7 @@ def interrupted_answer(exc) -> dict:
         "u0": None if best is None else best.get("u0"),
         "u0_se": None if best is None else best.get("u0_se"),
         "u0_error": None,
-        "answer": exc.answer,
+        "answer": answer,
         "completed_levels": levels,
         "interrupted_case": part,
     }

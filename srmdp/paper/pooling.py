@@ -14,12 +14,10 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
-from ..numerics.indicators import INDICATORS, indicators
+from ..numerics.indicators import INDICATORS
+from ..runs.result import PER_RUN_FIELDS as PER_RUN
+from ..runs.result import PerRun, concat
 from .record import arithmetic_of, run_key, storage_of
-
-PER_RUN = ("ey", "ez", "ey2", "ez2", "u0")
 
 
 def _setting(res) -> tuple:
@@ -59,11 +57,7 @@ def pooled(results, rule) -> list:
 
 def pool(members) -> dict:
     """One result of all the runs of ``members`` (independent run sets of one setting)."""
-    per_run = {
-        k: np.concatenate([np.atleast_1d(np.asarray(m["per_run"][k], dtype=float)) for m in members], axis=0)
-        for k in PER_RUN
-        if all(m["per_run"].get(k) is not None for m in members)
-    }
+    per_run = concat(PerRun.from_dict(m["per_run"]) for m in members)  # the runs joined (srmdp.runs.result)
     first = members[0]
     out = {
         "case": first.get("case"),
@@ -71,12 +65,12 @@ def pool(members) -> dict:
         "device": "+".join(sorted({str(m.get("device")) for m in members})),
         "seed": "+".join(str(m.get("seed")) for m in members),
         "test_points": first.get("test_points"),
-        "runs": int(per_run["ey"].shape[0]),
-        "per_run": {k: v.tolist() for k, v in per_run.items()},
+        "runs": per_run.runs,
+        "per_run": per_run.to_dict(),
         "provenance": first.get("provenance"),
         "pooled_from": [m["_path"] for m in members],
         "_path": "+".join(m["_path"] for m in members),
         "_device": "pooled " + " + ".join(f"{m.get('device')} seed {m.get('seed')} ({m['runs']})" for m in members),
     }
-    out.update(indicators(per_run["ey"], per_run["ez"]))
+    out.update(per_run.indicators())
     return out

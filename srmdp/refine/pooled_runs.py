@@ -32,11 +32,12 @@ def pooled(first, second):
     """The solution of ``first``'s runs and ``second``'s (run from run index ``first``'s runs on): u0 the mean of
     all the per-run values, its s.e. their spread / sqrt(runs); the timings are ``second``'s (the refinement's
     rate is the batch's), the kept coefficients ``second``'s last run (one solve's, keep="last") or all runs'."""
-    from ..numerics.indicators import indicators
+    from ..runs.result import PerRun, concat
     from ..solutions.solution import Solution
 
     a, b = first.result, second.result
-    per = {k: list(a["per_run"][k]) + list(b["per_run"][k]) for k in b["per_run"]}
+    joined = concat(PerRun.from_dict(r["per_run"]) for r in (a, b))  # the runs joined (srmdp.runs.result)
+    per = joined.to_dict()
     u = np.array(per["u0"])
     res = dict(b)
     res.update(
@@ -46,8 +47,8 @@ def pooled(first, second):
         u0=float(np.mean(u)),
         u0_se=float(np.std(u, ddof=1) / math.sqrt(len(u))),
     )
-    if "ey" in per:  # a problem with an exact solution: its error indicators over all the runs
-        res.update(indicators(np.array(per["ey"]), np.array(per["ez"])))
+    if joined.exact:  # a problem with an exact solution: its error indicators over all the runs
+        res.update(joined.indicators())
     out = copy.copy(second)
     out.result = res
     if isinstance(second, Solution):

@@ -8,7 +8,7 @@ import numpy as np
 from ..case.readings import reading_of, same_reading
 from ..case.results import FORMAT_VERSION, checksum_ok, identity_hash, streams_of
 from ..exceptions import ChunkError, ConfigError
-from ..numerics.indicators import indicators
+from .result import PerRun, RunResult, concat
 
 REQUIRED = (
     "format_version",
@@ -175,7 +175,7 @@ def _reading_with_arithmetic(reading):
     return {**reading, "arithmetic": "float64", "arithmetic_recorded": ARITHMETIC_INFERRED}
 
 
-def aggregate(paths, expect_runs=None, run_start=0, pool_devices=False) -> dict:
+def aggregate(paths, expect_runs=None, run_start=0, pool_devices=False) -> RunResult:
     """Summary of the chunks in ``paths`` (all runs of one case, seed, test points and device).
 
     ``pool_devices``: CPU and GPU chunks of the same case, seed, test points and random streams are
@@ -226,60 +226,55 @@ def aggregate(paths, expect_runs=None, run_start=0, pool_devices=False) -> dict:
     if any((arrays[id(c)][0] is not None) != exact for _, c in chunks):
         raise ChunkError(f"chunks of {ref_path} mix results with and without error indicators")
     runs = int(sum(c["runs"] for _, c in chunks))
-    u0 = [arrays[id(c)][2] for _, c in chunks]
     seconds = [c["seconds_per_run"] for _, c in chunks for _ in range(c["runs"])]
-    out = {
-        "format_version": FORMAT_VERSION,
-        "case_hash": ref["case_hash"],
-        "case": ref["case"],
-        "label": ref.get("label"),
-        "reading": _reading_with_arithmetic(ref.get("reading")),
-        "device": "+".join(sorted({c["device"] for _, c in chunks})),
-        "seed": ref["seed"],
-        "runs": runs,
-        "test_points": ref["test_points"],
-        "chunks": [str(p) for p, _ in chunks],
-        "run_ranges": _merged(covered),  # the run indices it holds, [start, stop) ranges (a chunk's name may not say)
-        "path_steps_per_run": ref.get("path_steps_per_run"),
-        "seconds_per_run": float(np.mean(seconds)),
-        "seconds_per_run_min": float(min(c.get("seconds_per_run_min", c["seconds_per_run"]) for _, c in chunks)),
-        "diagnostics": {
+    # the chunks' per-run values joined (in run order), the indicators recomputed over all of them
+    per_run = concat(PerRun.of(**_per_run(*arrays[id(c)])) for _, c in chunks)
+    u0 = per_run.array("u0")
+    slowest = [c.get("seconds_per_run_max", c["seconds_per_run"] if c["runs"] == 1 else None) for _, c in chunks]
+    rss = [c.get("peak_rss_bytes") for _, c in chunks]
+    path_steps = ref.get("path_steps_per_run")
+    fastest = float(min(c.get("seconds_per_run_min", c["seconds_per_run"]) for _, c in chunks))
+    return RunResult(
+        format_version=FORMAT_VERSION,
+        case_hash=ref["case_hash"],
+        case=ref["case"],
+        label=ref.get("label"),
+        reading=_reading_with_arithmetic(ref.get("reading")),
+        device="+".join(sorted({c["device"] for _, c in chunks})),
+        seed=ref["seed"],
+        runs=runs,
+        test_points=ref["test_points"],
+        chunks=[str(p) for p, _ in chunks],
+        run_ranges=_merged(covered),  # the run indices it holds, [start, stop) ranges (a chunk's name may not say)
+        path_steps_per_run=path_steps,
+        seconds_per_run=float(np.mean(seconds)),
+        seconds_per_run_min=fastest,
+        diagnostics={
             "dropped_directions": int(sum(c.get("diagnostics", {}).get("dropped_directions", 0) for _, c in chunks))
         },
-        "per_run": {},
-        "provenance": ref.get("provenance"),
-        "chunk_commits": sorted(
+        per_run=per_run,
+        provenance=ref.get("provenance"),
+        chunk_commits=sorted(
             {str(c["provenance"].get("git_commit")) for _, c in chunks if isinstance(c.get("provenance"), dict)}
         ),
-    }
-    slowest = [c.get("seconds_per_run_max", c["seconds_per_run"] if c["runs"] == 1 else None) for _, c in chunks]
-    if all(v is not None for v in slowest):  # known where every chunk recorded it (or holds one run)
-        out["seconds_per_run_max"] = float(max(slowest))
-    rss = [c.get("peak_rss_bytes") for _, c in chunks]
-    if rss and all(_is_count(v, 1) for v in rss):  # measured peak RSS: the largest of the chunk processes
-        out["peak_rss_bytes"] = max(rss)
-    if out["path_steps_per_run"]:
-        out["path_steps_per_second"] = out["path_steps_per_run"] / out["seconds_per_run_min"]
-    if exact:
-        ey = np.concatenate([arrays[id(c)][0] for _, c in chunks])
-        ez = np.concatenate([arrays[id(c)][1] for _, c in chunks])
-        out["per_run"].update(ey=ey.tolist(), ez=ez.tolist())
-        moments = [arrays[id(c)][3] for _, c in chunks]
-        ey2 = ez2 = None
-        if all(m is not None for m in moments):
-            ey2, ez2 = (np.concatenate([m[j] for m in moments]) for j in (0, 1))
-            out["per_run"].update(ey2=ey2.tolist(), ez2=ez2.tolist())
-        out.update(indicators(ey, ez))
-    if all(v is not None for v in u0):  # u(0, x0): mean and standard error over the runs
-        u0 = np.concatenate(u0)
-        out["per_run"]["u0"] = u0.tolist()
-        out.update(
-            problem=ref.get("problem"),
-            x0=ref.get("x0"),
-            u0=float(u0.mean()),
-            u0_se=float(u0.std(ddof=1) / np.sqrt(runs)) if runs > 1 else None,
-        )
-    return out
+        # known where every chunk recorded it (or holds one run)
+        seconds_per_run_max=float(max(slowest)) if all(v is not None for v in slowest) else None,
+        # measured peak RSS: the largest of the chunk processes
+        peak_rss_bytes=max(rss) if rss and all(_is_count(v, 1) for v in rss) else None,
+        path_steps_per_second=path_steps / fastest if path_steps else None,
+        indicators=per_run.indicators(),
+        # u(0, x0): mean and standard error over the runs
+        problem=ref.get("problem") if u0 is not None else None,
+        x0=ref.get("x0") if u0 is not None else None,
+        u0=float(u0.mean()) if u0 is not None else None,
+        u0_se=float(u0.std(ddof=1) / np.sqrt(runs)) if u0 is not None and runs > 1 else None,
+    )
+
+
+def _per_run(ey, ez, u0, moments) -> dict:
+    """A checked chunk's per-run arrays (:func:`_load`) by field."""
+    ey2, ez2 = moments if moments is not None else (None, None)
+    return dict(ey=ey, ez=ez, ey2=ey2, ez2=ez2, u0=u0)
 
 
 def _merged(covered) -> list:

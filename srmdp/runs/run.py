@@ -14,15 +14,15 @@ import numpy as np
 
 from ..case import memory
 from ..case.cases import Case, check_seed_run, is_int, plain
-from ..case.results import FORMAT_VERSION, identity_hash, peak_rss_bytes, provenance
+from ..case.results import identity_hash, peak_rss_bytes, provenance
 from ..exceptions import ConfigError, Interrupted, NumericalError, ProblemFunctionError
 from ..kernels import stop
 from ..kernels.backends import backend_spec, make_backend
-from ..numerics.indicators import indicators
 from ..numerics.rng import PATH_BITS
 from ..options import DEVICES
 from ..problems import load_problem
 from ..problems.checks import check_problem, nonfinite_function, raised_in_problem
+from .result import PerRun, RunResult
 
 __all__ = ["run_case", "validate_run", "NumericalError", "ConfigError", "DEVICES"]
 
@@ -173,8 +173,8 @@ def run_case(
     progress=None,
     backend=None,
     on_run=None,
-) -> dict:
-    """Run ``runs`` independent runs of ``case``; returns the result/chunk dictionary.
+) -> RunResult:
+    """Run ``runs`` independent runs of ``case``; returns their result (a chunk: :class:`RunResult`).
 
     ``on_run(r, backend)``, if given, is called after each run r (0-based in this call) while the
     backend holds that run's coefficients (:func:`srmdp.solving.solve` keeps them).
@@ -204,17 +204,20 @@ def run_case(
     error_seconds = []
     bar = _Progress(runs * n, case.label, progress)
 
-    def result(done: int) -> dict:
-        """The result of the first ``done`` runs (what ``srmdp run`` writes)."""
+    def result(done: int) -> RunResult:
+        """The result of the first ``done`` runs (what ``srmdp run`` writes), built once."""
         run_u0, run_ey, run_ez, run_ey2, run_ez2 = (a[:done] for a in (u0, ey, ez, ey2, ez2))
         d = case.as_dict()
-        out = {
-            "format_version": FORMAT_VERSION,
-            "case_hash": identity_hash(d, seed, test_points),
-            "case": d,
-            "label": case.label,
-            "problem": problem.name,
-            "reading": {
+        if problem.has_exact:
+            per_run = PerRun.of(ey=run_ey, ez=run_ez, ey2=run_ey2, ez2=run_ez2, u0=run_u0)
+        else:
+            per_run = PerRun.of(u0=run_u0)
+        return RunResult(
+            case_hash=identity_hash(d, seed, test_points),
+            case=d,
+            label=case.label,
+            problem=problem.name,
+            reading={
                 "outside": case.outside,
                 "trunc_y": d["trunc_y"],
                 "trunc_z": d["trunc_z"],
@@ -223,40 +226,30 @@ def run_case(
                 **({"curvature_correction": True} if case.curvature_correction else {}),
                 "arithmetic": case.arithmetic,
             },
-            "device": backend.device,
-            "seed": seed,
-            "run_start": run_start,
-            "runs": done,
-            "test_points": test_points,
-            "path_steps_per_run": case.path_steps,
-            "seconds_per_run": float(np.mean(solve_seconds)),
-            "seconds_per_run_min": float(np.min(solve_seconds)),
-            "seconds_per_run_max": float(np.max(solve_seconds)),
-            "path_steps_per_second": case.path_steps / float(np.min(solve_seconds)),
-            "error_seconds_per_run": float(np.mean(error_seconds)),
-            "compile_seconds": compile_seconds,
-            "memory_bytes": memory.required_bytes(case, test_points, runs=done),  # the model (srmdp.case.memory)
-            "peak_rss_bytes": peak_rss_bytes(),  # measured: the process's peak RSS after the runs
-            "peak_rss_before_runs_bytes": rss_before_runs,  # ... and before the first run (after warm-up)
+            device=backend.device,
+            seed=seed,
+            run_start=run_start,
+            runs=done,
+            test_points=test_points,
+            path_steps_per_run=case.path_steps,
+            seconds_per_run=float(np.mean(solve_seconds)),
+            seconds_per_run_min=float(np.min(solve_seconds)),
+            seconds_per_run_max=float(np.max(solve_seconds)),
+            path_steps_per_second=case.path_steps / float(np.min(solve_seconds)),
+            error_seconds_per_run=float(np.mean(error_seconds)),
+            compile_seconds=compile_seconds,
+            memory_bytes=memory.required_bytes(case, test_points, runs=done),  # the model (srmdp.case.memory)
+            peak_rss_bytes=peak_rss_bytes(),  # measured: the process's peak RSS after the runs
+            peak_rss_before_runs_bytes=rss_before_runs,  # ... and before the first run (after warm-up)
             **backend.memory_report(test_points),  # GPU: the device memory model and the measured use
-            "diagnostics": {"dropped_directions": backend.fallbacks()},
-            "x0": problem.x0,
-            "u0": float(np.mean(run_u0)),
-            "u0_se": float(np.std(run_u0, ddof=1) / math.sqrt(done)) if done > 1 else None,
-            "per_run": {
-                "ey": run_ey.tolist(),
-                "ez": run_ez.tolist(),
-                "ey2": run_ey2.tolist(),
-                "ez2": run_ez2.tolist(),
-                "u0": run_u0.tolist(),
-            }
-            if problem.has_exact
-            else {"u0": run_u0.tolist()},
-            "provenance": provenance(seed, backend.hardware()),
-        }
-        if problem.has_exact:
-            out.update(indicators(run_ey, run_ez))
-        return out
+            diagnostics={"dropped_directions": backend.fallbacks()},
+            x0=problem.x0,
+            u0=float(np.mean(run_u0)),
+            u0_se=float(np.std(run_u0, ddof=1) / math.sqrt(done)) if done > 1 else None,
+            per_run=per_run,
+            provenance=provenance(seed, backend.hardware()),
+            indicators=per_run.indicators(),  # the paper's indicators, where the runs recorded errors
+        )
 
     try:
         for r in range(runs):
@@ -296,7 +289,7 @@ def run_case(
                 stop.check()
     except (NumericalError, Interrupted) as exc:  # the runs completed before it stand: the caller may keep them
         if solve_seconds:  # (exc.partial)
-            exc.partial = result(len(solve_seconds))
+            exc.partial = result(len(solve_seconds)).to_dict()  # plain JSON, as the partial file writes it
         if isinstance(exc, Interrupted):
             exc.stage = exc.stage or f"case {case.label}: {len(solve_seconds)} of {runs} runs done"
         raise

@@ -234,7 +234,7 @@ class SolveRequest:
                 threads=self.threads,
                 progress=self.progress,
                 on_run=keep_coefficients,
-            )
+            ).to_dict()  # the Solution's result: a plain dict until Solution holds the record
         except (DivergenceError, ProblemFunctionError) as exc:
             exc.runs_done = done[0]
             exc.seconds_per_run = min(np.diff(stamps)) if len(stamps) > 1 else None

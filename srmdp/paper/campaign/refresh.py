@@ -4,6 +4,7 @@ newer fields only where the rerun reproduces them bit for bit."""
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from ...case.results import write_json_atomic
@@ -42,8 +43,9 @@ def refresh_chunks(paths, threads=None, out=print, runner=None) -> int:
             failures += 1
             out(f"{path}: NOT reproduced ({', '.join(diff) or 'no per-run values'} differ); left as it is")
             continue
-        res["campaign"] = dict(
-            old.get("campaign") or {}, refreshed_utc=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        res = replace(
+            res,
+            campaign=dict(old.get("campaign") or {}, refreshed_utc=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())),
         )
         write_json_atomic(path, res)
         out(

@@ -7,6 +7,7 @@ import math
 import os
 import time
 import warnings
+from dataclasses import replace
 from pathlib import Path
 
 from ...case.cases import ConfigError
@@ -117,15 +118,18 @@ def _plan_dry(planner, cost, plan):
 def _write_chunk(res, plan, name, out_dir, groups, model, wall) -> Path:
     """Seal and write a finished chunk with its ``campaign`` record; add it to ``groups``; its path."""
     s = plan.slot
-    hw = (res.get("provenance") or {}).get("hardware") or {}
-    res["campaign"] = {
-        "reading_name": s.reading.name,
-        "stage": plan.stage,
-        "planned_seconds": plan.seconds,
-        "wall_seconds": wall,
-        "device_model": hw.get("model", model),
-        "finished_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-    }
+    hw = (res.provenance or {}).get("hardware") or {}
+    res = replace(
+        res,
+        campaign={
+            "reading_name": s.reading.name,
+            "stage": plan.stage,
+            "planned_seconds": plan.seconds,
+            "wall_seconds": wall,
+            "device_model": hw.get("model", model),
+            "finished_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        },
+    )
     path = out_dir / name
     if path.exists():  # another group with the same name (other random streams): never overwrite
         path = out_dir / f"{name[:-5]}.{content_hash(res['per_run'])[:8]}.json"
