@@ -51,12 +51,8 @@ GPU_STEP_SECONDS = 0.02
 SCHEME_EXTRAS_FACTOR = 2.6
 
 
-def device_run_seconds(case, device: str = "cpu", threads: int = 1, test_points: int = 1000) -> float:
-    """Seconds of one run of ``case`` on ``device`` (``threads`` CPU threads), with :data:`SCHEME_EXTRAS_FACTOR`
-    where the Z control variate or the curvature correction is on."""
-    if device == "gpu":
-        secs = run_seconds(case, 1, test_points) / GPU_SPEEDUP_OVER_ONE_CPU_THREAD + GPU_STEP_SECONDS * case.steps
-    else:
-        secs = run_seconds(case, threads, test_points)
+def with_scheme_extras(case, seconds: float) -> float:
+    """``seconds`` of a run of the paper's scheme, times :data:`SCHEME_EXTRAS_FACTOR` where the Z control variate
+    or the curvature correction is on."""
     extras = getattr(case, "z_cv", False) or getattr(case, "curvature_correction", False)
-    return secs * (SCHEME_EXTRAS_FACTOR if extras else 1.0)
+    return seconds * (SCHEME_EXTRAS_FACTOR if extras else 1.0)

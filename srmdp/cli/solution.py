@@ -132,6 +132,7 @@ def log_path(out) -> str:
 def interrupted_answer(exc) -> dict:
     """What a stopped solve keeps (``OUT.partial.json``): the answer so far (a completed level's result, its
     error not estimated), the levels completed, and the runs of the case that was running."""
+
     def plain(x):  # a RunResult as its JSON form (the file is JSON)
         return x.to_dict() if hasattr(x, "to_dict") else x
 

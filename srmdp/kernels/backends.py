@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from ..case import memory
+from ..case import cost, memory
 from ..exceptions import ConfigError
 from . import gpu
 from .divergence import GUARD_BYTES_PER_STEP
@@ -56,6 +56,8 @@ class BackendSpec:
     unavailable: Callable[[], str | None]  # None where the device can run here, else a one-line reason (asked at
     # each call, not bound at import: the answer is the machine's now)
     host_bytes: Callable  # (case, test_points, runs) -> the host memory a solve's runs need besides kept coefficients
+    run_seconds: Callable  # (case, threads, test_points) -> predicted seconds of one run (srmdp.case.cost)
+    host_threads: bool  # whether the runs use the host's CPU threads (the --threads option)
 
     def check_host(self, case, test_points: int, runs: int) -> None:
         """Refuse (one ConfigError line) runs whose host memory would not fit, before any backend exists."""
@@ -69,12 +71,32 @@ class BackendSpec:
         return getattr(importlib.import_module(self.module), self.name)(problem, threads=threads)
 
 
+def _cpu_run_seconds(case, threads, test_points):
+    return cost.run_seconds(case, threads, test_points)
+
+
+def _gpu_run_seconds(case, threads, test_points):  # one CPU thread's time over the GPU's factor, plus launches
+    return (
+        cost.run_seconds(case, 1, test_points) / cost.GPU_SPEEDUP_OVER_ONE_CPU_THREAD
+        + cost.GPU_STEP_SECONDS * case.steps
+    )
+
+
 BACKENDS = {
     s.device: s
     for s in (
-        BackendSpec("cpu", "srmdp.kernels.cpu", "CpuBackend", True, lambda: None, _cpu_host_bytes),
         BackendSpec(
-            "gpu", "srmdp.kernels.cuda", "CudaBackend", False, lambda: gpu.gpu_unavailable_reason(), _gpu_host_bytes
+            "cpu", "srmdp.kernels.cpu", "CpuBackend", True, lambda: None, _cpu_host_bytes, _cpu_run_seconds, True
+        ),
+        BackendSpec(
+            "gpu",
+            "srmdp.kernels.cuda",
+            "CudaBackend",
+            False,
+            lambda: gpu.gpu_unavailable_reason(),
+            _gpu_host_bytes,
+            _gpu_run_seconds,
+            False,
         ),
     )
 }

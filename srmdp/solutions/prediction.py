@@ -16,15 +16,16 @@ from dataclasses import replace
 from types import SimpleNamespace
 
 from ..case import memory
-from ..case.cost import COMPILE_SECONDS, device_run_seconds
+from ..case.cost import COMPILE_SECONDS, with_scheme_extras
 from ..exceptions import ConfigError
+from ..kernels.backends import backend_spec
 from ..numerics.bases import BASES
 
 DEFAULT_BUDGET_S = 900.0  # seconds of compute a solve may be predicted to take (srmdp solve --budget)
 
 
 def threads_of(req) -> int:
-    if req.device != "cpu":
+    if not backend_spec(req.device).host_threads:
         return 1
     if req.threads:
         return int(req.threads)
@@ -73,7 +74,8 @@ def level_cost(req, case, keep=None) -> tuple:
     """(seconds of compute, bytes of host memory) of ``case``'s runs in ``req``."""
     from .solve_request import memory_need
 
-    secs = req.runs * device_run_seconds(case, req.device, threads_of(req), req.test_points)
+    one = backend_spec(req.device).run_seconds(case, threads_of(req), req.test_points)
+    secs = req.runs * with_scheme_extras(case, one)
     try:
         need = memory_need(case, req.runs, keep or req.keep, req.test_points, req.device)
     except (AttributeError, TypeError):  # a stand-in (_shape): its coefficients
@@ -104,7 +106,8 @@ def prediction_line(req, pred) -> str:
     """One line: the case, its runs, the predicted time and memory (and the level below's)."""
     case, coarse = pred["case"], pred["coarse"]
     threads = threads_of(req)
-    where = f"{threads} thread{'s' if threads > 1 else ''}" if req.device == "cpu" else req.device.upper()
+    host = backend_spec(req.device).host_threads
+    where = f"{threads} thread{'s' if threads > 1 else ''}" if host else req.device.upper()
     text = (
         f"case {_describe(case)}, {req.runs} runs: predicted {duration(pred['seconds'])} of compute on {where}"
         f" (srmdp.case.cost) and {pred['bytes'] / memory.GIB:.3g} GiB of host memory (srmdp.case.memory)"

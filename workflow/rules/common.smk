@@ -64,8 +64,9 @@ LOGS = f"logs/{PRESET}"
 
 # A chunk group's published summary that no longer holds the group's chunks (one committed after it) is aggregated
 # again: made older than its chunks, since a fresh clone's file times cannot tell (srmdp.paper.plan_files).
+# 2000-01-01: a time of 0 is no time to Snakemake.
 for stale in PLAN.stale_gpu_summaries():
-    os.utime(stale, (946684800, 946684800))  # 2000-01-01 (a time of 0 is no time to Snakemake)
+    os.utime(stale, (946684800, 946684800))
 # Each preset keeps to its own outputs: the default preset's tables, figures and PDF are committed at the top of the
 # repository; any other preset writes its own under out/<preset>/ (ignored by git) and never overwrites them.
 OUT = "" if PRESET == "default" else f"out/{PRESET}/"
@@ -76,7 +77,7 @@ ENV = "../../environment.yml"
 
 wildcard_constraints:
     reading="|".join(r.name for r in PLAN.readings),
-    key="(?:" + "|".join(TABLES) + r")_r[0-9]+",  # a paper row: its table id and row number
+    key=f"(?:{'|'.join(TABLES)})_r[0-9]+",  # a paper row: its table id and row number
     chunk=r"[0-9]+",
     group=r"float(32|64)-s[0-9]+-[0-9a-f]{8}",
     device="cpu|gpu",
@@ -224,9 +225,8 @@ def print_cost_report():
         RENDERED.update(outputs)
         logger.info(text, extra={"srmdp_file_only": True})
         heads = [s for s in text.splitlines() if s.startswith("srmdp:")]
-        text = "\n".join(
-            [heads[0].rstrip(":") + " (per row: in the log file)"] + heads[1:]
-        )
+        first = heads[0].rstrip(":")
+        text = "\n".join([f"{first} (per row: in the log file)", *heads[1:]])
     print(text, file=sys.stderr)
 
 
@@ -289,14 +289,13 @@ def render_summary():
     if other:
         words.append(f"{len(other)} other files")
     logs = ", ".join(workflow.logger_manager.get_logfile())
-    return (
-        f"srmdp: rendered {', '.join(w for w in words if w)} from the committed results"
-        f"{'; the full log: ' + logs if logs else ''}"
-    )
+    where = f"; the full log: {logs}" if logs else ""
+    return f"srmdp: rendered {', '.join(w for w in words if w)} from the committed results{where}"
 
 
 def figure_inputs(wildcards):
-    if wildcards.fig == "forest":  # the verdict's cells: their pools take the residual experiments' reruns
+    # the verdict's cells: their pools take the residual experiments' reruns
+    if wildcards.fig == "forest":
         return {
             "summaries": PLAN.summaries(),
             "campaign": PLAN.gpu_summaries(),
