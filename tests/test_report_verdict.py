@@ -179,7 +179,7 @@ def test_the_forest_plot_prints_at_its_own_size_in_8_point_text():
     main = (ROOT / "paper" / "main.tex").read_text()
     margin_cm = float(re.search(r"\\usepackage\[margin=([\d.]+)cm\]\{geometry\}", main)[1])
     text_in = (21.0 - 2 * margin_cm) / 2.54
-    assert "\\includegraphics[width=\\textwidth]{../figures/forest.pdf}" in main
+    assert "\\includegraphics[width=\\textwidth]{../figures/forest.png}" in main
     assert abs(FOREST_WIDTH_IN - text_in) < 0.05 and FOREST_PT >= 8
 
 

@@ -587,8 +587,6 @@ def headline_sentence(t, rule, wanted, noise) -> str:
 
 def consistency_sentence(c, level: float) -> str:
     """The global consistency test (:func:`srmdp.paper.verdict.consistency`)."""
-    from .verdict import MIN_SHARED_RUNS
-
     if c["p"] is None:
         return ""
     per = c["per_indicator"]
@@ -598,34 +596,19 @@ def consistency_sentence(c, level: float) -> str:
     rhos = [v["rho_max"] for v in per.values() if v["rho_max"] is not None]
     left = max(v["left_out"] for v in per.values())
     carried = (
-        f"carrying the measured correlation of the per-run errors of rows that share random streams (up to"
-        f" ${max(rhos, key=abs):+.2f}$)"
-        if rhos
-        else "rows with disjoint random streams"
+        f", correlations of rows sharing random streams carried (up to ${max(rhos, key=abs):+.2f}$)" if rhos else ""
     )
-    if left:
-        carried += (
-            f"; {left} rows left out, whose correlation with a larger row cannot be measured on"
-            f" {MIN_SHARED_RUNS} shared runs"
-        )
+    carried += f", {left} rows left out (correlation not measurable)" if left else ""
     off = [(k, v) for k, v in per.items() if v["p"] < 1 - level]
     text = (
-        f"\\textbf{{Consistency}} of the out-of-sample numbers with ours within both sides' noise (one row per"
-        f" group of rows that differ only in $M$, $\\chi^2$ per indicator {carried}): {words}; together"
-        f" (Bonferroni) {fmt_p(c['p'])}."
+        f"\\textbf{{Consistency}} with ours within both sides' noise ($\\chi^2$ per indicator{carried}): {words};"
+        f" together {fmt_p(c['p'])}."
     )
-    if off:
-        text += (
-            f" So {_join(INDICATOR_TEX[k] for k, _ in off)} lies within $\\delta$ of ours where decided, but farther"
-            " than the noise of both allows: close, not identical"
+    for k, v in off:
+        w = v.get("without_two")
+        text += f" {INDICATOR_TEX[k]}: close, not identical" + (
+            f" (without {_join(_where(x.table, x.dt, x.d) for x in v['largest_two'])}: {fmt_p(w['p'])})." if w else "."
         )
-        rest = [
-            f"without {_join(_where(x.table, x.dt, x.d) for x in v['largest_two'])}, $\\chi^2={w['chi2']:.1f}$ on"
-            f" {w['n']} rows, {fmt_p(w['p'])}"
-            for _, v in off
-            if (w := v.get("without_two"))
-        ]
-        text += " (" + "; ".join(rest) + ")." if rest else "."
     return text
 
 
