@@ -91,15 +91,20 @@ def test_the_jackknife_removes_most_of_the_small_r_bias_of_mse_y_max_on_committe
     assert abs(jk.mean() - full) < 0.5 * (raw.mean() - full)
 
 
-def test_runs_needed_come_from_the_spread_alone_and_the_paper_noise_cause():
-    rule = Equivalence(0.1, 0.9973)
-    # the same spread, two Deltas: the same runs needed (the level of the test holds)
-    res = {
+def _four_runs():
+    """MSE_Y,av of 4 runs with s.e. 0.05 (per-run sd 0.1), the paper's own sd 0.01 under 10^3 x 1, no shift."""
+    return {
         "runs": 4,
         "mse_y_av": -3.0,
         "mse_y_av_se": 0.05,
         "_splits": {"1000x1": {"y_av_shift": 0.0, "y_av_sd": 0.01}},
     }
+
+
+def test_runs_needed_come_from_the_spread_alone_and_the_paper_noise_cause():
+    rule = Equivalence(0.1, 0.9973)
+    # the same spread, two Deltas: the same runs needed (the level of the test holds)
+    res = _four_runs()
     a = rule.judge(res, "mse_y_av", -3.02)
     b = rule.judge(res, "mse_y_av", -3.07)
     assert a.verdict == b.verdict == "undecided" and a.cause == b.cause == "our runs"
@@ -120,12 +125,7 @@ def test_runs_with_delta_held_are_the_first_that_decide_it_or_none():
     """The forecast beside the sizing: Delta held, the smallest R' whose interval leaves the margin; none where the
     half-width's limit z * sd_paper already covers the gap between |Delta| and delta."""
     rule = Equivalence(0.1, 0.9973)
-    res = {
-        "runs": 4,
-        "mse_y_av": -3.0,
-        "mse_y_av_se": 0.05,
-        "_splits": {"1000x1": {"y_av_shift": 0.0, "y_av_sd": 0.01}},
-    }
+    res = _four_runs()
     near, far = rule.judge(res, "mse_y_av", -3.07), rule.judge(res, "mse_y_av", -3.02)
     run_sd = 0.05 * 2
     for j, gap in ((near, 0.03), (far, 0.08)):

@@ -53,16 +53,22 @@ def split(ey, ez, ey2, ez2, points_ours, runs, points, draws=20000, seed=0) -> d
     return out
 
 
+def _moments(res: dict):
+    """(ey, ez, ey2, ez2, our test points) of a result, or None without the second moments or with fewer than 2
+    runs or test points."""
+    pr, points = res.get("per_run") or {}, res.get("test_points")
+    if pr.get("ey2") is None or pr.get("ez2") is None or points is None or points <= 1 or len(pr["ey"]) <= 1:
+        return None
+    return (*(np.atleast_2d(np.asarray(pr[k], dtype=float)) for k in ("ey", "ez", "ey2", "ez2")), points)
+
+
 def paper_splits(res: dict) -> dict:
     """{"1000x1": split(...), "1000x1000": ...} of a result or summary; {} without the second moments or with
     fewer than 2 runs or test points (the stored ``splits`` of older summaries first, the same values)."""
     if res.get("splits"):
         return res["splits"]
-    pr, points = res.get("per_run") or {}, res.get("test_points")
-    if pr.get("ey2") is None or pr.get("ez2") is None or points is None or points <= 1 or len(pr["ey"]) <= 1:
-        return {}
-    ey, ez, ey2, ez2 = (np.atleast_2d(np.asarray(pr[k], dtype=float)) for k in ("ey", "ez", "ey2", "ez2"))
-    return {f"{r}x{p}": split(ey, ez, ey2, ez2, points, r, p) for r, p in PAPER_SPLITS}
+    m = _moments(res)
+    return {} if m is None else {f"{r}x{p}": split(*m, r, p) for r, p in PAPER_SPLITS}
 
 
 def paper_sd(res: dict, key: str, points: int) -> float | None:
@@ -70,12 +76,8 @@ def paper_sd(res: dict, key: str, points: int) -> float | None:
     points each (:func:`split`), or None without per-run moments; kept per result in its private ``_paper_sd``."""
     cache = res.setdefault("_paper_sd", {})
     if points not in cache:
-        pr, ours = res.get("per_run") or {}, res.get("test_points")
-        if pr.get("ey2") is None or pr.get("ez2") is None or not ours or ours <= 1 or len(pr["ey"]) <= 1:
-            cache[points] = None
-        else:
-            e = (np.atleast_2d(np.asarray(pr[k], dtype=float)) for k in ("ey", "ez", "ey2", "ez2"))
-            cache[points] = split(*e, ours, PAPER_RUNS, points)
+        m = _moments(res)
+        cache[points] = None if m is None else split(*m, PAPER_RUNS, points)
     sp = cache[points]
     return None if sp is None else float(sp[key[len("mse_") :] + "_sd"])
 
