@@ -64,12 +64,13 @@ def fmt_sigma(z) -> str:
     return "--" if z is None else f"${z:+.1f}\\,\\sigma$"
 
 
-def fmt_delta(x, verdict=None) -> str:
-    """A difference ours - paper: ``$+0.012$``, bold where the equivalence rule says it differs (the one meaning of
-    bold in the report's tables, :mod:`srmdp.paper.equivalence`)."""
+def fmt_delta(x, verdict=None, raw=False) -> str:
+    """A Delta: ``$+0.012$``, bold where the equivalence rule says it differs (the one meaning of bold in the
+    report's tables, :mod:`srmdp.paper.equivalence`); ``raw``: ours - paper, not the rule's, marked with a dagger."""
     if x is None:
         return "--"
-    return f"$\\mathbf{{{x:+.3f}}}$" if verdict == "differs" else f"${x:+.3f}$"
+    mark = "^\\dagger" if raw else ""
+    return f"$\\mathbf{{{x:+.3f}}}{mark}$" if verdict == "differs" else f"${x:+.3f}{mark}$"
 
 
 def fmt_sci(x, digits=1) -> str:

@@ -12,6 +12,7 @@ from collections import Counter
 from ..case.readings import matches
 from .cells import cells, report_readings
 from .claims import TEXT_VS_TABLE, all_claims, claim_outcome
+from .equivalence import model_tex
 from .index import index_results
 from .latex import INDICATOR_TEX, jinja_env, tex_escape, write_text
 from .record import threads_of
@@ -184,6 +185,7 @@ def summary_model(plan, summaries, campaign=(), variant_files=(), claim_inputs=N
         "strong_runs": STRONG_RUNS,
         "rule": plan.equivalence.words(),
         "delta": f"{plan.equivalence.delta:g}",
+        "model": model_tex(plan.equivalence.model),
         "reason": tex_escape(plan.equivalence.reason),
         "claim_scorecard": claim_scorecard(claims, claim_outcome),
         "not_run": not_run,

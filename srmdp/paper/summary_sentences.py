@@ -95,8 +95,10 @@ def agreement_sentence(t, rule) -> str:
     text = (
         f"Each paper number (row $\\times$ indicator) is judged once, by its strongest run set under"
         f" \\emph{{{FIT_READING}}}, with one rule: \\emph{{reproduced}} when the interval of"
-        f" $\\Delta=\\text{{ours}}-\\text{{paper}}$ lies inside $\\pm\\delta$, \\emph{{differs}} when it lies wholly"
-        f" outside, \\emph{{undecided}} otherwise; {rule.words()}. \\textbf{{Out of sample}} ($\\Delta t<{FIT_DT:g}$,"
+        f" $\\Delta=\\text{{ours}}+\\text{{shift}}-\\text{{paper}}$ lies inside $\\pm\\delta$, \\emph{{differs}} when"
+        f" it lies wholly outside, \\emph{{undecided}} otherwise; {rule.words()}; the shift: where that model, from"
+        f" our per-run values, puts the paper's evaluation of our runs. \\textbf{{Out of sample}}"
+        f" ($\\Delta t<{FIT_DT:g}$,"
         f" rows the fit did not see): of {o['n']} numbers of {_plural(o['rows'], 'row')},"
         f" \\textbf{{{o['reproduced']} are reproduced and {o['differs']} {_verb(o['differs'], 'differ')}}};"
         f" {o['undecided']} are undecided,"

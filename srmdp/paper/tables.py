@@ -146,14 +146,22 @@ def table_model(plan, table, summaries, timings, gpu_files, campaign=()):
 
 
 def _judge(plan, line, paper, results):
-    """A line's ours - paper, its z and the equivalence rule's verdict on its result (``results``: path -> result;
-    the line's first source), per indicator (``*_d``, ``*_z``, ``*_v``)."""
+    """A line's Delta, z and verdict per indicator (``*_d``, ``*_z``, ``*_v``; ``results``: path -> result, the
+    line's first source), as the equivalence rule judges them: Delta = ours + the model's shift - paper and
+    z = Delta / its spread (ours and the paper's own noise).  A line without per-run moments has no model: its
+    Delta is ours - paper, its z that over our s.e., marked ``*_raw``."""
     res = results.get((line.get("sources") or [None])[0])
     for k in INDICATORS:
         v, se = line.get(k), line.get(k + "_se")
-        line[k + "_d"] = None if v is None else v - paper[k]
-        line[k + "_z"] = (v - paper[k]) / se if v is not None and se else None
-        line[k + "_v"] = None if v is None or res is None else plan.equivalence.judge(res, k, paper[k]).verdict
+        j = None if v is None or res is None else plan.equivalence.judge(res, k, paper[k])
+        line[k + "_v"] = None if j is None else j.verdict
+        line[k + "_raw"] = v is not None and (j is None or j.diff is None)
+        if v is None:
+            line[k + "_d"] = line[k + "_z"] = None
+        elif line[k + "_raw"]:
+            line[k + "_d"], line[k + "_z"] = v - paper[k], (v - paper[k]) / se if se else None
+        else:
+            line[k + "_d"], line[k + "_z"] = j.diff, j.diff / j.spread if j.spread > 0 else None
 
 
 def campaign_lines(plan, merged, readings=None) -> list:
