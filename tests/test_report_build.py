@@ -74,6 +74,18 @@ def test_the_report_builds_without_overfull_boxes_floats_too_large_or_question_m
         # section 1 before its scorecard: at most 400 words (the forest plot is a raster: its labels are not text)
         verdict = text[text.index("Verdict\n") : text.index("Table R1")]
         assert len(verdict.split()) <= 400, len(verdict.split())
+        # the result tables on landscape pages that a viewer shows turned, at 8 pt (\footnotesize of 10 pt)
+        wide = [i + 1 for i, page in enumerate(pages) if re.search(r"Table (\d+|R5): (LP|Residuals)", page)]
+        assert len(wide) >= 6, wide
+        for n in wide:
+            info = subprocess.run(
+                ["pdfinfo", "-f", str(n), "-l", str(n), str(tmp_path / "paper" / "main.pdf")],
+                capture_output=True,
+                text=True,
+            ).stdout
+            assert re.search(r"rot:\s+90", info), (n, info)
+        for tex in (tmp_path / "tables").glob("LP*.tex"):
+            assert "\\footnotesize" in tex.read_text() and "\\scriptsize" not in tex.read_text(), tex.name
 
 
 def test_the_printed_summary_agrees_with_a_recount():
