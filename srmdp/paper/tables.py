@@ -155,13 +155,13 @@ def _judge(plan, line, paper, results):
         v, se = line.get(k), line.get(k + "_se")
         j = None if v is None or res is None else plan.equivalence.judge(res, k, paper[k])
         line[k + "_v"] = None if j is None else j.verdict
-        line[k + "_raw"] = v is not None and (j is None or j.diff is None)
+        line[k + "_raw"] = v is not None and (j is None or not math.isfinite(j.spread))  # no model: no moments
         if v is None:
             line[k + "_d"] = line[k + "_z"] = None
         elif line[k + "_raw"]:
             line[k + "_d"], line[k + "_z"] = v - paper[k], (v - paper[k]) / se if se else None
         else:
-            line[k + "_d"], line[k + "_z"] = j.diff, j.diff / j.spread if j.spread > 0 else None
+            line[k + "_d"], line[k + "_z"] = j.diff, j.diff / j.spread
 
 
 def campaign_lines(plan, merged, readings=None) -> list:
