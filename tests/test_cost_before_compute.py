@@ -45,7 +45,7 @@ def test_a_solve_without_tol_predicted_over_its_budget_is_refused_before_compute
 def test_the_default_budget_bounds_a_solve_too(no_compute):
     """A case the cost model puts far over 900 s is refused with the default budget, naming it."""
     with pytest.raises(ConfigError, match=f"over the default budget of {DEFAULT_BUDGET_S:g} s") as exc:
-        srmdp.solve("quadratic_z", d=6, cells=12, paths=20000, threads=1)
+        srmdp.solve("quadratic_z", d=5, cells=12, paths=20000, threads=1)
     assert "predicted " in str(exc.value) and "\n" not in str(exc.value)
 
 
@@ -102,3 +102,20 @@ def test_an_answer_at_one_stratum_says_first_that_its_error_is_not_estimated(tmp
     assert rc == 0
     assert out[0].startswith("srmdp: error NOT estimated (#C = 1") and "--cells 3" in out[1]
     assert "±" in out[2]  # the standard error comes after what it is not
+
+
+def test_srmdp_run_says_its_case_and_prediction_before_compute(monkeypatch, tmp_path, capsys):
+    import srmdp.cli.commands
+
+    said = []
+
+    def first_run(*a, **k):
+        said.append(capsys.readouterr().err)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(srmdp.cli.commands, "run_case", first_run)
+    argv = "run --table LP0d4 --dt 0.2 --runs 3 --threads 1 --out".split() + [str(tmp_path / "r.json")]
+    assert main(argv) != 0 and not (tmp_path / "r.json").exists()
+    line = said[0].strip()
+    assert line.startswith("srmdp: case N = 5, #C = 8, M = 25, K = 4,096, 3 runs: predicted ") and "\n" not in line
+    assert "of compute on 1 thread (srmdp.case.cost)" in line and "GiB of host memory" in line

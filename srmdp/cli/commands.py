@@ -24,6 +24,7 @@ from ..options import add_arguments, case_options, make_case, on
 from ..problems.adapt import adapted_spec
 from ..runs.aggregate import aggregate
 from ..runs.run import NumericalError, check_threads, run_case, summary_line
+from ..solutions.prediction import run_line
 from .common import Parser, exit_status, keep_partial, number
 from .solution import add_parsers
 from .solution import main as solution_main
@@ -176,6 +177,7 @@ def _command(args) -> int:
     if args.out is None:
         raise ConfigError("missing --out: the result JSON's file name")
     check_writable(args.out)
+    print(f"srmdp: {run_line(case, args.runs, args.device, threads, args.test_points)}", file=sys.stderr)
     try:
         with stop.on_signals():
             res = run_case(

@@ -1,4 +1,4 @@
-"""What a solve will cost, said before compute (issue 54): the case chosen (N, #C, M, K), its predicted time (the cost
+"""What a solve or a run will cost, said before compute: the case chosen (N, #C, M, K), its predicted time (the cost
 model, :mod:`srmdp.case.cost`) and host memory (the memory model, :mod:`srmdp.case.memory`), with its error
 estimate's level below; a solve predicted over its budget (``budget_s``, default :data:`DEFAULT_BUDGET_S`) is refused
 with that line and what fits instead (:func:`check_budget`); and, where the error cannot be estimated because #C
@@ -25,13 +25,22 @@ DEFAULT_BUDGET_S = 900.0  # seconds of compute a solve may be predicted to take 
 
 
 def threads_of(req) -> int:
-    if not backend_spec(req.device).host_threads:
+    return _threads(req.device, req.threads)
+
+
+def _threads(device, threads) -> int:
+    if not backend_spec(device).host_threads:
         return 1
-    if req.threads:
-        return int(req.threads)
+    if threads:
+        return int(threads)
     import numba
 
     return int(numba.get_num_threads())
+
+
+def _where(device, threads) -> str:
+    n = _threads(device, threads)
+    return f"{n} thread{'s' if n > 1 else ''}" if backend_spec(device).host_threads else device.upper()
 
 
 def duration(seconds: float) -> str:
@@ -72,16 +81,32 @@ def _shape(case, cells=None):
 
 def level_cost(req, case, keep=None) -> tuple:
     """(seconds of compute, bytes of host memory) of ``case``'s runs in ``req``."""
+    return case_cost(case, req.runs, req.device, threads_of(req), req.test_points, keep or req.keep)
+
+
+def case_cost(case, runs, device, threads, test_points, keep) -> tuple:
+    """(seconds of compute, bytes of host memory) of ``runs`` runs of ``case`` (``keep``: "all" coefficients or
+    the "last")."""
     from .solve_request import memory_need
 
-    one = backend_spec(req.device).run_seconds(case, threads_of(req), req.test_points)
-    secs = req.runs * with_scheme_extras(case, one)
+    one = backend_spec(device).run_seconds(case, _threads(device, threads), test_points)
+    secs = runs * with_scheme_extras(case, one)
     try:
-        need = memory_need(case, req.runs, keep or req.keep, req.test_points, req.device)
+        need = memory_need(case, runs, keep, test_points, device)
     except (AttributeError, TypeError):  # a stand-in (_shape): its coefficients
-        kept = req.runs if (keep or req.keep) == "all" else 1
+        kept = runs if keep == "all" else 1
         need = kept * case.steps * case.strata * (case.d + 1) * case.n_basis * memory.itemsize(case.precision)
     return secs, need
+
+
+def run_line(case, runs, device, threads, test_points) -> str:
+    """``srmdp run``'s line before compute: the case, its runs, the predicted time and host memory."""
+    secs, need = case_cost(case, runs, device, threads, test_points, "last")
+    return (
+        f"case {_describe(case)}, {runs} run{'s' if runs > 1 else ''}: predicted {duration(secs)} of compute on"
+        f" {_where(device, threads)} (srmdp.case.cost) and {need / memory.GIB:.3g} GiB of host memory"
+        f" (srmdp.case.memory); plus the kernels' compilation the first time (about {COMPILE_SECONDS:g} s)"
+    )
 
 
 def _describe(case) -> str:
@@ -105,9 +130,7 @@ def solve_cost(req, case, coarse) -> dict:
 def prediction_line(req, pred) -> str:
     """One line: the case, its runs, the predicted time and memory (and the level below's)."""
     case, coarse = pred["case"], pred["coarse"]
-    threads = threads_of(req)
-    host = backend_spec(req.device).host_threads
-    where = f"{threads} thread{'s' if threads > 1 else ''}" if host else req.device.upper()
+    where = _where(req.device, req.threads)
     text = (
         f"case {_describe(case)}, {req.runs} runs: predicted {duration(pred['seconds'])} of compute on {where}"
         f" (srmdp.case.cost) and {pred['bytes'] / memory.GIB:.3g} GiB of host memory (srmdp.case.memory)"
