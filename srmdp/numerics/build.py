@@ -29,6 +29,7 @@ import hashlib
 import importlib.util
 import inspect
 import os
+import re
 import sys
 import tempfile
 import textwrap
@@ -362,18 +363,41 @@ def _signatures(f, v, i):
     }
 
 
-def _compile_cause(exc, offset: int) -> str:
-    """The line of a Numba compile error that says why (the undefined name, the construct), with the line of the
-    user's file where Numba gives one (``offset``: the lines the generated module puts before the file's source)."""
-    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
-    why = next((ln for ln in lines if not ln.startswith(("Failed in ", "During: "))), type(exc).__name__)
-    if why.startswith("NRT required"):
-        why = "it allocates (a list, an array or a string): kernel code cannot"
-    where = next((ln for ln in lines if ln.startswith("During: lowering") and ln.endswith(")")), "")
-    at = where.rsplit("(", 1)[-1].rstrip(")")
-    if at.isdigit() and int(at) > offset:
-        why += f" (line {int(at) - offset})"
+def _compile_cause(exc, offset: int, problem=None, generated: str = "") -> str:
+    """The line of a Numba compile error that says why (the undefined name, the construct), with the problem file's
+    line where Numba names one in the ``generated`` module (``offset``: the lines it puts before the file's source);
+    Numba's own lines (its library's, in a nested error) are never reported as the user's."""
+    text = str(exc)
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    why = next((ln for ln in lines if not ln.startswith(("Failed in ", "During: ", "- Resolution failure"))), "")
+    why = why.removesuffix(":").removesuffix(" found for signature") or type(exc).__name__
+    call = next((ln.removeprefix(">>> ") for ln in lines if ln.startswith(">>> ")), None)
+    if why.startswith("No implementation of function") and call:  # the call as typed: zeros(int64), exp(array(...))
+        why = f"no implementation of {call} in kernel code"
+    if "NRT required" in text:  # an allocation anywhere below the user's construct (x * x, np.zeros, a list, a dict)
+        why = "it allocates (a list, a dict, an array such as x * x or np.zeros, a string): kernel code cannot"
+    line = _user_line(exc, text, offset, problem, generated)
+    if line is not None:
+        code = problem.source.splitlines()[line - 1].strip()
+        why += f" (the problem file's line {line}: `{code}`)"
     return why
+
+
+def _user_line(exc, text: str, offset: int, problem, generated: str):
+    """The problem file's line of a compile error: the first place in the ``generated`` module's file that Numba's
+    message names (the innermost of the user's code), else the error's ``loc``; None where neither is the user's."""
+    if problem is None or not generated:
+        return None
+    n_source = len(problem.source.splitlines())
+    folder = re.escape(Path(generated).parent.name)
+    found = [int(m) for m in re.findall(folder + r'/problem\.py(?:", line | \()(\d+)', text)]
+    loc = getattr(exc, "loc", None)
+    if loc is not None and str(getattr(loc, "filename", "")) == generated and getattr(loc, "line", None):
+        found.append(int(loc.line))
+    for at in found:
+        if offset < at <= offset + n_source:
+            return at - offset
+    return None
 
 
 @cache
@@ -399,8 +423,8 @@ def check_compiles(problem, arithmetic: str = "float64"):
         except Exception as exc:
             raise ConfigError(
                 f"invalid problem file {problem.path}: function {name} does not compile as kernel code:"
-                f" {_compile_cause(exc, offset)}; use only numbers, math.*, loops over and indexing of its array"
-                " arguments (docs/problem-file.md)"
+                f" {_compile_cause(exc, offset, problem, mod.__file__)}; use only numbers, math.*, loops over and"
+                " indexing of its array arguments (docs/problem-file.md)"
             ) from None
     return True
 
