@@ -35,12 +35,30 @@ def add_parsers(sub, number):
     e = sub.add_parser("eval", help="evaluate a saved solution: y and z at time step i at given points")
     e.add_argument("solution", help="a solution file written by `srmdp solve` (or Solution.save)")
     when = e.add_mutually_exclusive_group(required=True)
-    when.add_argument("--step", type=int, help="time index i (t_i = i dt), 0..N-1")
+    when.add_argument(
+        "--step",
+        type=int,
+        help="time index i (t_i = i dt), 0..N-1; y and z are the scheme's estimators y^M_i, z^M_i (at i = 0, z is"
+        " the cells' regression: at x0 srmdp.load(FILE).z0(), from first steps out of x0, is the better z(0, x0))",
+    )
     when.add_argument("--time", type=number, help="time t_i on the grid (instead of --step)")
     e.add_argument("--points", required=True, help="points, CSV (n lines of d numbers) or .npy (n x d)")
     e.add_argument("--run", type=int, help="one kept run's estimators (default: the mean over the kept runs)")
     e.add_argument("--threads", type=int, help="CPU threads (default: all)")
     e.add_argument("--out", help="values, .csv or .npy (default: CSV on stdout)")
+
+
+def z0_note(sol, path) -> str:
+    """What eval's z is at step 0, and where the better z(0, x0) is (with its value where the solve recorded it)."""
+    note = (
+        "srmdp: z at t_0 is the cells' regression estimator z^M_0 (its error at a point: the cells' fit and the"
+        f" regression noise); at x0 the better estimate is srmdp.load({str(path)!r}).z0() (first steps out of x0"
+    )
+    if "z0" not in sol.result:
+        return note + ")"
+    value, se = np.asarray(sol.result["z0"]), np.asarray(sol.result["z0_se"])
+    shown = ", ".join(f"{v:.4g} ± {e:.2g}" for v, e in zip(value[:4], se[:4], strict=True))
+    return note + f", recorded by the solve: z(0, x0) ≈ ({shown}{', …' if value.size > 4 else ''}))"
 
 
 def read_points(path) -> np.ndarray:
@@ -230,6 +248,8 @@ def main(args):
             raise ConfigError(f"invalid out={args.out!r}: the values file ends with .csv or .npy")
         check_writable(args.out)
     y, z = sol.evaluate(step, pts, run=args.run)
+    if step == 0:
+        print(z0_note(sol, args.solution), file=sys.stderr)
     if args.out is None:
         sys.stdout.write(values_csv(y, z))
         return 0
