@@ -310,6 +310,22 @@ def test_cli_solve_then_eval_csv_and_npy(tmp_path, sol):
     )
 
 
+def test_a_solution_file_name_ends_with_npz(sol, tmp_path):
+    msg = _one_line_config_error(sol.save, tmp_path / "s.bin")
+    assert "ends with .npz" in msg and not (tmp_path / "s.bin").exists()
+
+
+def test_cli_out_in_a_missing_directory_says_it_creates_it(tmp_path):
+    out = tmp_path / "new" / "sub" / "s.npz"
+    argv = ["solve", "--problem", "gobet2016", "--d", 2, "--cells", 3, "--paths", 20, "--seed", 3, "--threads", 1]
+    status, _, stderr = run_cli([*argv, "--no-progress", "--out", out])
+    assert status == 0 and out.is_file(), stderr
+    said = f"srmdp: --out {out}: the directory {tmp_path / 'new'} does not exist; writing the file creates it"
+    assert stderr.splitlines()[0] == said, stderr
+    status, _, stderr = run_cli([*argv, "--no-progress", "--out", out])  # the directory is there now: nothing said
+    assert status == 0 and "does not exist" not in stderr, stderr
+
+
 def test_cli_eval_at_step_0_names_the_better_z0(tmp_path, sol, saved):
     """eval's z at step 0 is the cells' regression (the same numbers as Solution.evaluate); stderr says so and names
     Solution.z0(), with its value where the solve recorded it; at another step nothing is added."""

@@ -17,14 +17,14 @@ from importlib.metadata import entry_points
 
 from .. import __version__
 from ..case.cases import Case
-from ..case.results import check_writable, write_json_atomic
+from ..case.results import write_json_atomic
 from ..exceptions import ConfigError, Interrupted
 from ..kernels import stop
 from ..options import add_arguments, case_options, make_case, on
 from ..problems.adapt import adapted_spec
 from ..runs.aggregate import aggregate
 from ..runs.run import NumericalError, check_threads, run_case, summary_line
-from .common import Parser, exit_status, keep_partial, number
+from .common import Parser, check_out, exit_status, keep_partial, number
 from .solution import add_parsers
 from .solution import main as solution_main
 
@@ -164,7 +164,7 @@ def _command(args) -> int:
     if args.command == "aggregate":
         if args.expect_runs is not None and args.expect_runs < 1:
             raise ConfigError(f"invalid expect_runs={args.expect_runs}: must be an integer >= 1")
-        check_writable(args.out)
+        check_out(args.out)
         res = aggregate(args.chunks, expect_runs=args.expect_runs, pool_devices=args.pool_devices)
         if _write(args.out, res):
             return 1
@@ -175,7 +175,7 @@ def _command(args) -> int:
     threads = check_threads(args.threads)
     if args.out is None:
         raise ConfigError("missing --out: the result JSON's file name")
-    check_writable(args.out)
+    check_out(args.out)
     try:
         with stop.on_signals():
             res = run_case(

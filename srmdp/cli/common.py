@@ -23,6 +23,20 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog.split()[0]}: error: {' '.join(str(message).split())}\n")
 
 
+def check_out(path):
+    """Refuse an output path that could not be written (one line, before any compute), and say on stderr where
+    writing it will create a missing directory."""
+    from ..case.results import check_writable, new_directory
+
+    check_writable(path)
+    missing = new_directory(path)
+    if missing is not None:
+        print(
+            f"srmdp: --out {path}: the directory {missing} does not exist; writing the file creates it", file=sys.stderr
+        )
+    return path
+
+
 def one_line(exc) -> str:
     """An exception's message on one line."""
     return " ".join(str(exc).split())

@@ -21,7 +21,7 @@ from ..exceptions import TOL_NOT_MET, ConfigError, Interrupted
 from ..kernels import stop
 from ..options import SolveOptions, add_arguments
 from ..runs.run import log_line, progress_log
-from .common import keep_partial
+from .common import check_out, keep_partial
 
 
 def add_parsers(sub, number):
@@ -174,15 +174,13 @@ def interrupted_answer(exc) -> dict:
 
 def main(args):
     """Run ``solve`` or ``eval``; ConfigError propagates to :func:`srmdp.cli.commands.main` (exit status 2)."""
-    from ..case.results import check_writable
-
     if args.command == "solve":
         from ..runs.run import NumericalError, summary_line
         from ..solving import solve
 
         if not str(args.out).endswith(".npz"):
             raise ConfigError(f"invalid out={args.out!r}: a solution file name ends with .npz")
-        check_writable(args.out)
+        check_out(args.out)
 
         def report(line):
             print(f"srmdp: {line}", file=sys.stderr, flush=True)
@@ -246,7 +244,7 @@ def main(args):
     if args.out is not None:
         if Path(args.out).suffix.lower() not in (".csv", ".npy"):
             raise ConfigError(f"invalid out={args.out!r}: the values file ends with .csv or .npy")
-        check_writable(args.out)
+        check_out(args.out)
     y, z = sol.evaluate(step, pts, run=args.run)
     if step == 0:
         print(z0_note(sol, args.solution), file=sys.stderr)

@@ -9,6 +9,7 @@ import math
 import sys
 import time
 from contextlib import contextmanager
+from pathlib import Path
 
 import numpy as np
 
@@ -119,7 +120,8 @@ def log_line(line: str, force: bool = True):
     now = time.monotonic()
     for entry in _LOGS:
         if force or now - entry[2] >= LOG_EVERY_SECONDS:
-            if entry[1] is None:
+            if entry[1] is None:  # beside the output, whose directory --out may name before it exists
+                Path(entry[0]).parent.mkdir(parents=True, exist_ok=True)
                 entry[1] = open(entry[0], "a", buffering=1)  # noqa: SIM115 (closed by progress_log)
             entry[1].write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {line}\n")
             entry[1].flush()
