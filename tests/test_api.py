@@ -315,15 +315,17 @@ def test_a_solution_file_name_ends_with_npz(sol, tmp_path):
     assert "ends with .npz" in msg and not (tmp_path / "s.bin").exists()
 
 
-def test_cli_out_in_a_missing_directory_says_it_creates_it(tmp_path):
+def test_cli_out_in_a_missing_directory_says_it_created_it(tmp_path):
     out = tmp_path / "new" / "sub" / "s.npz"
     argv = ["solve", "--problem", "gobet2016", "--d", 2, "--cells", 3, "--paths", 20, "--seed", 3, "--threads", 1]
     status, _, stderr = run_cli([*argv, "--no-progress", "--out", out])
     assert status == 0 and out.is_file(), stderr
-    said = f"srmdp: --out {out}: the directory {tmp_path / 'new'} does not exist; writing the file creates it"
-    assert stderr.splitlines()[0] == said, stderr
+    said = f"srmdp: created the directory {tmp_path / 'new'} (--out)"
+    assert said in stderr.splitlines(), stderr
     status, _, stderr = run_cli([*argv, "--no-progress", "--out", out])  # the directory is there now: nothing said
-    assert status == 0 and "does not exist" not in stderr, stderr
+    assert status == 0 and "created the directory" not in stderr, stderr
+    status, _, stderr = run_cli([*argv, "--d", 0, "--no-progress", "--out", tmp_path / "other" / "s.npz"])
+    assert status == 2 and len(stderr.splitlines()) == 1 and not (tmp_path / "other").exists(), stderr
 
 
 def test_cli_eval_at_step_0_names_the_better_z0(tmp_path, sol, saved):

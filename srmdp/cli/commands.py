@@ -24,7 +24,7 @@ from ..options import add_arguments, case_options, make_case, on
 from ..problems.adapt import adapted_spec
 from ..runs.aggregate import aggregate
 from ..runs.run import NumericalError, check_threads, run_case, summary_line
-from .common import Parser, check_out, exit_status, keep_partial, number
+from .common import Parser, check_out, exit_status, keep_partial, number, say_created
 from .solution import add_parsers
 from .solution import main as solution_main
 
@@ -164,10 +164,11 @@ def _command(args) -> int:
     if args.command == "aggregate":
         if args.expect_runs is not None and args.expect_runs < 1:
             raise ConfigError(f"invalid expect_runs={args.expect_runs}: must be an integer >= 1")
-        check_out(args.out)
+        created = check_out(args.out)
         res = aggregate(args.chunks, expect_runs=args.expect_runs, pool_devices=args.pool_devices)
         if _write(args.out, res):
             return 1
+        say_created(created)
         print(summary_line(res))
         return 0
     # run: every check (arguments, output path, memory model) before any compilation or compute
@@ -175,7 +176,7 @@ def _command(args) -> int:
     threads = check_threads(args.threads)
     if args.out is None:
         raise ConfigError("missing --out: the result JSON's file name")
-    check_out(args.out)
+    created = check_out(args.out)
     try:
         with stop.on_signals():
             res = run_case(
@@ -207,6 +208,7 @@ def _command(args) -> int:
         return 2
     if _write(args.out, res):
         return 1
+    say_created(created)
     print(summary_line(res))
     return 0
 

@@ -24,17 +24,18 @@ class Parser(argparse.ArgumentParser):
 
 
 def check_out(path):
-    """Refuse an output path that could not be written (one line, before any compute), and say on stderr where
-    writing it will create a missing directory."""
+    """Refuse an output path that could not be written (one line, before any compute); returns the directory that
+    writing it will create (None when it exists), for :func:`say_created` once the file is written."""
     from ..case.results import check_writable, new_directory
 
     check_writable(path)
-    missing = new_directory(path)
-    if missing is not None:
-        print(
-            f"srmdp: --out {path}: the directory {missing} does not exist; writing the file creates it", file=sys.stderr
-        )
-    return path
+    return new_directory(path)
+
+
+def say_created(directory):
+    """After the output is written: one line on stderr naming the directory that writing it created."""
+    if directory is not None and directory.is_dir():
+        print(f"srmdp: created the directory {directory} (--out)", file=sys.stderr)
 
 
 def one_line(exc) -> str:

@@ -21,7 +21,7 @@ from ..exceptions import TOL_NOT_MET, ConfigError, Interrupted
 from ..kernels import stop
 from ..options import SolveOptions, add_arguments
 from ..runs.run import log_line, progress_log
-from .common import check_out, keep_partial
+from .common import check_out, keep_partial, say_created
 
 
 def add_parsers(sub, number):
@@ -180,7 +180,7 @@ def main(args):
 
         if not str(args.out).endswith(".npz"):
             raise ConfigError(f"invalid out={args.out!r}: a solution file name ends with .npz")
-        check_out(args.out)
+        created = check_out(args.out)
 
         def report(line):
             print(f"srmdp: {line}", file=sys.stderr, flush=True)
@@ -204,6 +204,7 @@ def main(args):
         except OSError as exc:
             print(f"srmdp: error: cannot write {args.out}: {exc.strerror or exc}; no solution written", file=sys.stderr)
             return 1
+        say_created(created)
         if sol.u0_error is None and sol.tol is None:  # said first: the line after it shows a s.e., not an accuracy
             print(f"srmdp: {sol.message}")
             if sol.u0_error_hint:
@@ -241,10 +242,11 @@ def main(args):
     step = sol.step_of(args.time) if args.time is not None else args.step
     pts = read_points(args.points)
     sol._check(step, pts, args.run)
+    created = None
     if args.out is not None:
         if Path(args.out).suffix.lower() not in (".csv", ".npy"):
             raise ConfigError(f"invalid out={args.out!r}: the values file ends with .csv or .npy")
-        check_out(args.out)
+        created = check_out(args.out)
     y, z = sol.evaluate(step, pts, run=args.run)
     if step == 0:
         print(z0_note(sol, args.solution), file=sys.stderr)
@@ -261,5 +263,6 @@ def main(args):
     except OSError as exc:
         print(f"srmdp: error: cannot write {args.out}: {exc.strerror or exc}", file=sys.stderr)
         return 1
+    say_created(created)
     print(f"srmdp: {len(y)} points at t_{step} = {sol.times[step]:g} -> {args.out}", file=sys.stderr)
     return 0
