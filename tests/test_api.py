@@ -310,6 +310,51 @@ def test_cli_solve_then_eval_csv_and_npy(tmp_path, sol):
     )
 
 
+def test_a_solution_file_name_ends_with_npz(sol, tmp_path):
+    msg = _one_line_config_error(sol.save, tmp_path / "s.bin")
+    assert "ends with .npz" in msg and not (tmp_path / "s.bin").exists()
+
+
+def test_cli_out_in_a_missing_directory_says_it_created_it(tmp_path):
+    out = tmp_path / "new" / "sub" / "s.npz"
+    argv = ["solve", "--problem", "gobet2016", "--d", 2, "--cells", 3, "--paths", 20, "--seed", 3, "--threads", 1]
+    status, _, stderr = run_cli([*argv, "--no-progress", "--out", out])
+    assert status == 0 and out.is_file(), stderr
+    said = f"srmdp: created the directory {tmp_path / 'new'} (--out)"
+    assert said in stderr.splitlines(), stderr
+    status, _, stderr = run_cli([*argv, "--no-progress", "--out", out])  # the directory is there now: nothing said
+    assert status == 0 and "created the directory" not in stderr, stderr
+    status, _, stderr = run_cli([*argv, "--d", 0, "--no-progress", "--out", tmp_path / "other" / "s.npz"])
+    assert status == 2 and len(stderr.splitlines()) == 1 and not (tmp_path / "other").exists(), stderr
+
+
+def test_cli_eval_at_step_0_names_the_better_z0(tmp_path, sol, saved):
+    """eval's z at step 0 is the cells' regression (the same numbers as Solution.evaluate); stderr says so and names
+    Solution.z0(), with its value where the solve recorded it; at another step nothing is added."""
+    (tmp_path / "p.csv").write_text("0,0\n1,1\n")
+    status, stdout, stderr = run_cli(["eval", saved, "--step", 0, "--points", tmp_path / "p.csv"])
+    assert status == 0, stderr
+    X = np.array([[0.0, 0.0], [1.0, 1.0]])
+    assert np.array_equal(
+        np.loadtxt(io.StringIO(stdout), delimiter=",", skiprows=1), np.column_stack(sol.evaluate(0, X))
+    )
+    note = stderr.strip()
+    assert len(note.splitlines()) == 1 and "regression estimator z^M_0" in note and ".z0()" in note, note
+    if "z0" in sol.result:
+        z0, se = sol.z0()
+        assert f"z(0, x0) ≈ ({z0[0]:.4g} ± {se[0]:.2g}, {z0[1]:.4g} ± {se[1]:.2g})" in note, note
+    status, _, stderr = run_cli(["eval", saved, "--step", 1, "--points", tmp_path / "p.csv"])
+    assert status == 0 and stderr == "", stderr
+    assert "at i = 0, z is the cells' regression: at x0 srmdp.load(FILE).z0()" in _eval_help()
+
+
+def _eval_help() -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), pytest.raises(SystemExit):
+        main(["eval", "--help"])
+    return " ".join(out.getvalue().split())
+
+
 def test_cli_eval_refuses_bad_input_before_compute(tmp_path, saved):
     (tmp_path / "three.csv").write_text("1,2,3\n")
     (tmp_path / "bad.csv").write_text("1,2\n1,x\n")

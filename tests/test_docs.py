@@ -186,3 +186,36 @@ def test_the_readme_example_runs_and_prints_what_the_readme_shows(tmp_path):
     out = proc.stdout.splitlines()
     assert [_masked(s) for s in shown.splitlines()] == [_masked(s) for s in out[:2]]
     assert out[-3].startswith("y,z_1,z_2,z_3,z_4") and len(out[-2].split(",")) == 5  # srmdp eval's CSV, 2 points
+
+
+def _documented_repr() -> tuple[str, str]:
+    """(the Python example's solve call, the `print(sol)` output) that docs/solve.md shows."""
+    text = (ROOT / "docs" / "solve.md").read_text()
+    (call,) = re.findall(r"^sol = (srmdp\.solve\(.*\))$", fence_blocks(text, "python")[0], re.M)
+    shown = re.search(r"`(<srmdp\.Solution [^`]*>)`", text).group(1)
+    return call, " ".join(shown.split())
+
+
+def _shape(text: str) -> str:
+    """A line with its numbers masked: the words, names and punctuation that a format fixes."""
+    return re.sub(r"[-+]?\d+(\.\d+)?(e[-+]?\d+)?", "<n>", text)
+
+
+def test_the_documented_print_sol_has_the_real_format(root):
+    """docs/solve.md's `print(sol)` output has the words and fields of Solution.__repr__ (numbers masked), checked on
+    a cheaper solve of the same kind (the same problem and options but d, M and the runs)."""
+    import srmdp
+
+    _, shown = _documented_repr()
+    sol = srmdp.solve(str(root / "examples" / "allen_cahn.py"), d=2, cells=5, paths=50, runs=2, progress=False)
+    assert _shape(repr(sol)) == _shape(shown), (repr(sol), shown)
+
+
+@pytest.mark.slow  # the documented solve itself: ~45 s of CPU
+def test_the_documented_print_sol_is_what_the_documented_solve_prints(root, monkeypatch):
+    import srmdp
+
+    call, shown = _documented_repr()
+    monkeypatch.chdir(root)
+    sol = eval(call.replace(")", ", progress=False)"), {"srmdp": srmdp})  # the documented call, fixed seed
+    assert repr(sol) == shown

@@ -65,3 +65,20 @@ def test_a_deferred_row_without_its_reason_is_refused(tmp_path):
     config["deferred"] = [{"table": "LP1d4", "row": 4, "runs": 3}]
     with pytest.raises(ConfigError, match="why"):
         validate_config(config)
+
+
+def test_a_presets_plan_prints_only_its_own_jobs(capsys, monkeypatch):
+    """`srmdp plan config/ci.yaml` prints the CI preset's jobs and one line naming the GPU campaign, not the paper's
+    GPU plan (its 35 rows, device minutes and windows), which the default preset's plan prints."""
+    monkeypatch.chdir(ROOT)
+    assert main(["config/ci.yaml"]) == 0
+    out = capsys.readouterr().out
+    assert "on the GPU in" not in out and "GPU windows" not in out and "leave-one-shape-out" not in out, out
+    assert out.strip().splitlines()[-1].startswith("srmdp: the paper's GPU campaign (data/gpu/")
+    rows = [line for line in out.splitlines() if line.startswith("  rows  ")]
+    ci = yaml.safe_load((ROOT / "config/ci.yaml").read_text())
+    assert len(rows) == len(ci["readings"]) * sum(len(c["rows"]) for c in ci["cases"])
+    assert main([]) == 0
+    out = capsys.readouterr().out
+    assert "paper-fit on the GPU in float32 arithmetic" in out and "GPU windows of 9 minutes" in out
+    assert "is not this preset's jobs" not in out

@@ -156,6 +156,14 @@ def check_writable(path):
     return path
 
 
+def new_directory(path):
+    """The topmost directory above ``path`` that does not exist (written files create it), else None."""
+    missing, parent = None, Path(path).absolute().parent
+    while not parent.exists() and parent != parent.parent:
+        missing, parent = parent, parent.parent
+    return missing
+
+
 def identity_hash(case: dict, seed: int, test_points: int) -> str:
     """The case_hash of a result: what must agree for chunks to be aggregated together."""
     return content_hash({"case": case, "seed": seed, "test_points": test_points, "format_version": FORMAT_VERSION})

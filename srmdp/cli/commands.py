@@ -17,7 +17,7 @@ from importlib.metadata import entry_points
 
 from .. import __version__
 from ..case.cases import Case
-from ..case.results import check_writable, write_json_atomic
+from ..case.results import write_json_atomic
 from ..exceptions import ConfigError, Interrupted
 from ..kernels import stop
 from ..options import add_arguments, case_options, make_case, on
@@ -25,7 +25,7 @@ from ..problems.adapt import adapted_spec
 from ..runs.aggregate import aggregate
 from ..runs.run import NumericalError, check_threads, run_case, summary_line
 from ..solutions.prediction import run_line
-from .common import Parser, exit_status, keep_partial, number
+from .common import Parser, check_out, exit_status, keep_partial, number, say_created
 from .solution import add_parsers
 from .solution import main as solution_main
 
@@ -165,10 +165,11 @@ def _command(args) -> int:
     if args.command == "aggregate":
         if args.expect_runs is not None and args.expect_runs < 1:
             raise ConfigError(f"invalid expect_runs={args.expect_runs}: must be an integer >= 1")
-        check_writable(args.out)
+        created = check_out(args.out)
         res = aggregate(args.chunks, expect_runs=args.expect_runs, pool_devices=args.pool_devices)
         if _write(args.out, res):
             return 1
+        say_created(created)
         print(summary_line(res))
         return 0
     # run: every check (arguments, output path, memory model) before any compilation or compute
@@ -176,8 +177,11 @@ def _command(args) -> int:
     threads = check_threads(args.threads)
     if args.out is None:
         raise ConfigError("missing --out: the result JSON's file name")
-    check_writable(args.out)
-    print(f"srmdp: {run_line(case, args.runs, args.device, threads, args.test_points)}", file=sys.stderr)
+    created = check_out(args.out)
+
+    def say_prediction():
+        print(f"srmdp: {run_line(case, args.runs, args.device, threads, args.test_points)}", file=sys.stderr)
+
     try:
         with stop.on_signals():
             res = run_case(
@@ -189,6 +193,7 @@ def _command(args) -> int:
                 device=args.device,
                 threads=threads,
                 progress=args.progress,
+                before_compute=say_prediction,
             )
     except (NumericalError, Interrupted) as exc:
         partial = getattr(exc, "partial", None)
@@ -209,6 +214,7 @@ def _command(args) -> int:
         return 2
     if _write(args.out, res):
         return 1
+    say_created(created)
     print(summary_line(res))
     return 0
 

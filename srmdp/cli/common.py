@@ -23,6 +23,21 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog.split()[0]}: error: {' '.join(str(message).split())}\n")
 
 
+def check_out(path):
+    """Refuse an output path that could not be written (one line, before any compute); returns the directory that
+    writing it will create (None when it exists), for :func:`say_created` once the file is written."""
+    from ..case.results import check_writable, new_directory
+
+    check_writable(path)
+    return new_directory(path)
+
+
+def say_created(directory):
+    """After the output is written: one line on stderr naming the directory that writing it created."""
+    if directory is not None and directory.is_dir():
+        print(f"srmdp: created the directory {directory} (--out)", file=sys.stderr)
+
+
 def one_line(exc) -> str:
     """An exception's message on one line."""
     return " ".join(str(exc).split())

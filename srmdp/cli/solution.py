@@ -21,7 +21,7 @@ from ..exceptions import TOL_NOT_MET, ConfigError, Interrupted
 from ..kernels import stop
 from ..options import SolveOptions, add_arguments
 from ..runs.run import log_line, progress_log
-from .common import keep_partial
+from .common import check_out, keep_partial, say_created
 
 
 def add_parsers(sub, number):
@@ -35,12 +35,30 @@ def add_parsers(sub, number):
     e = sub.add_parser("eval", help="evaluate a saved solution: y and z at time step i at given points")
     e.add_argument("solution", help="a solution file written by `srmdp solve` (or Solution.save)")
     when = e.add_mutually_exclusive_group(required=True)
-    when.add_argument("--step", type=int, help="time index i (t_i = i dt), 0..N-1")
+    when.add_argument(
+        "--step",
+        type=int,
+        help="time index i (t_i = i dt), 0..N-1; y and z are the scheme's estimators y^M_i, z^M_i (at i = 0, z is"
+        " the cells' regression: at x0 srmdp.load(FILE).z0(), from first steps out of x0, is the better z(0, x0))",
+    )
     when.add_argument("--time", type=number, help="time t_i on the grid (instead of --step)")
     e.add_argument("--points", required=True, help="points, CSV (n lines of d numbers) or .npy (n x d)")
     e.add_argument("--run", type=int, help="one kept run's estimators (default: the mean over the kept runs)")
     e.add_argument("--threads", type=int, help="CPU threads (default: all)")
     e.add_argument("--out", help="values, .csv or .npy (default: CSV on stdout)")
+
+
+def z0_note(sol, path) -> str:
+    """What eval's z is at step 0, and where the better z(0, x0) is (with its value where the solve recorded it)."""
+    note = (
+        "srmdp: z at t_0 is the cells' regression estimator z^M_0 (its error at a point: the cells' fit and the"
+        f" regression noise); at x0 the better estimate is srmdp.load({str(path)!r}).z0() (first steps out of x0"
+    )
+    if "z0" not in sol.result:
+        return note + ")"
+    value, se = np.asarray(sol.result["z0"]), np.asarray(sol.result["z0_se"])
+    shown = ", ".join(f"{v:.4g} ± {e:.2g}" for v, e in zip(value[:4], se[:4], strict=True))
+    return note + f", recorded by the solve: z(0, x0) ≈ ({shown}{', …' if value.size > 4 else ''}))"
 
 
 def read_points(path) -> np.ndarray:
@@ -156,15 +174,13 @@ def interrupted_answer(exc) -> dict:
 
 def main(args):
     """Run ``solve`` or ``eval``; ConfigError propagates to :func:`srmdp.cli.commands.main` (exit status 2)."""
-    from ..case.results import check_writable
-
     if args.command == "solve":
         from ..runs.run import NumericalError, summary_line
         from ..solving import solve
 
         if not str(args.out).endswith(".npz"):
             raise ConfigError(f"invalid out={args.out!r}: a solution file name ends with .npz")
-        check_writable(args.out)
+        created = check_out(args.out)
 
         def report(line):
             print(f"srmdp: {line}", file=sys.stderr, flush=True)
@@ -188,6 +204,7 @@ def main(args):
         except OSError as exc:
             print(f"srmdp: error: cannot write {args.out}: {exc.strerror or exc}; no solution written", file=sys.stderr)
             return 1
+        say_created(created)
         if sol.u0_error is None and sol.tol is None:  # said first: the line after it shows a s.e., not an accuracy
             print(f"srmdp: {sol.message}")
             if sol.u0_error_hint:
@@ -225,11 +242,14 @@ def main(args):
     step = sol.step_of(args.time) if args.time is not None else args.step
     pts = read_points(args.points)
     sol._check(step, pts, args.run)
+    created = None
     if args.out is not None:
         if Path(args.out).suffix.lower() not in (".csv", ".npy"):
             raise ConfigError(f"invalid out={args.out!r}: the values file ends with .csv or .npy")
-        check_writable(args.out)
+        created = check_out(args.out)
     y, z = sol.evaluate(step, pts, run=args.run)
+    if step == 0:
+        print(z0_note(sol, args.solution), file=sys.stderr)
     if args.out is None:
         sys.stdout.write(values_csv(y, z))
         return 0
@@ -243,5 +263,6 @@ def main(args):
     except OSError as exc:
         print(f"srmdp: error: cannot write {args.out}: {exc.strerror or exc}", file=sys.stderr)
         return 1
+    say_created(created)
     print(f"srmdp: {len(y)} points at t_{step} = {sol.times[step]:g} -> {args.out}", file=sys.stderr)
     return 0

@@ -56,8 +56,9 @@ def _cell_centres(case, limit=SCALE_POINTS):
     """At most ``limit`` centres of the box's cells (all of them if there are few; else a fixed-seed sample)."""
     c, d, L = case.cells, case.d, case.half_width
     axis = -L + (np.arange(c) + 0.5) * (2.0 * L / c)
-    if c**d <= limit:
-        idx = np.indices((c,) * d).reshape(d, -1).T
+    if c**d <= limit:  # every cell, in C order (the last axis fastest); digits, not np.indices (at most 64 axes)
+        k = np.arange(c**d)
+        idx = np.stack([(k // c ** (d - 1 - j)) % c for j in range(d)], axis=1)
     else:
         idx = np.random.default_rng(0).integers(0, c, size=(limit, d))
     return np.ascontiguousarray(axis[idx])

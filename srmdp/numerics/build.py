@@ -29,6 +29,7 @@ import hashlib
 import importlib.util
 import inspect
 import os
+import re
 import sys
 import tempfile
 import textwrap
@@ -65,6 +66,16 @@ inline = njit(error_model="numpy", inline="always", _nrt=False, cache=True)
 device = njit(error_model="numpy", _nrt=False, cache=True)
 rare = device
 kernel = njit(parallel=True, cache=True)
+"""
+# the probe's compile of a user's functions (srmdp.problems.checks): the same code with bounds checking, so that an
+# index outside the arrays raises IndexError at the probe instead of reading past them; the runs never use it
+_CPU_PROBE = """import math
+import numpy as np
+from numba import njit
+inline = njit(error_model="numpy", boundscheck=True, _nrt=False, cache=True)
+device = inline
+rare = inline
+kernel = njit(boundscheck=True, cache=True)
 """
 _CUDA = """import math
 import numpy as np
@@ -328,6 +339,17 @@ def cpu_problem_module(problem, arithmetic: str = "float64"):
     return _import(f"srmdp_check{tag.replace('-', '_')}_{problem.source_hash}", folder / "problem.py")
 
 
+def cpu_probe_module(problem, arithmetic: str = "float64"):
+    """The problem's functions compiled for the CPU with bounds checking (:data:`_CPU_PROBE`), as a module (cached on
+    disk): what the probe calls (:func:`srmdp.problems.checks.check_problem`); the runs use :func:`kernels`."""
+    tag = "" if arithmetic == "float64" else "-f32"
+    source = _CPU_PROBE + problem_source(problem, "cpu", arithmetic).removeprefix(_CPU)
+    key = hashlib.sha256(source.encode()).hexdigest()[:16]  # the generated text: a changed header is a new folder
+    folder = cache_root() / f"probe-{problem.name}{tag}-{key}"
+    _write_folder(folder, {"problem.py": source})
+    return _import(f"srmdp_probe{tag.replace('-', '_')}_{key}", folder / "problem.py")
+
+
 # the problem functions' argument types in the solver's calls (the arithmetic's float type f, its contiguous vectors v)
 def _signatures(f, v, i):
     return {
@@ -341,18 +363,41 @@ def _signatures(f, v, i):
     }
 
 
-def _compile_cause(exc, offset: int) -> str:
-    """The line of a Numba compile error that says why (the undefined name, the construct), with the line of the
-    user's file where Numba gives one (``offset``: the lines the generated module puts before the file's source)."""
-    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
-    why = next((ln for ln in lines if not ln.startswith(("Failed in ", "During: "))), type(exc).__name__)
-    if why.startswith("NRT required"):
-        why = "it allocates (a list, an array or a string): kernel code cannot"
-    where = next((ln for ln in lines if ln.startswith("During: lowering") and ln.endswith(")")), "")
-    at = where.rsplit("(", 1)[-1].rstrip(")")
-    if at.isdigit() and int(at) > offset:
-        why += f" (line {int(at) - offset})"
+def _compile_cause(exc, offset: int, problem=None, generated: str = "") -> str:
+    """The line of a Numba compile error that says why (the undefined name, the construct), with the problem file's
+    line where Numba names one in the ``generated`` module (``offset``: the lines it puts before the file's source);
+    Numba's own lines (its library's, in a nested error) are never reported as the user's."""
+    text = str(exc)
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    why = next((ln for ln in lines if not ln.startswith(("Failed in ", "During: ", "- Resolution failure"))), "")
+    why = why.removesuffix(":").removesuffix(" found for signature") or type(exc).__name__
+    call = next((ln.removeprefix(">>> ") for ln in lines if ln.startswith(">>> ")), None)
+    if why.startswith("No implementation of function") and call:  # the call as typed: zeros(int64), exp(array(...))
+        why = f"no implementation of {call} in kernel code"
+    if "NRT required" in text:  # an allocation anywhere below the user's construct (x * x, np.zeros, a list, a dict)
+        why = "it allocates (a list, a dict, an array such as x * x or np.zeros, a string): kernel code cannot"
+    line = _user_line(exc, text, offset, problem, generated)
+    if line is not None:
+        code = problem.source.splitlines()[line - 1].strip()
+        why += f" (the problem file's line {line}: `{code}`)"
     return why
+
+
+def _user_line(exc, text: str, offset: int, problem, generated: str):
+    """The problem file's line of a compile error: the first place in the ``generated`` module's file that Numba's
+    message names (the innermost of the user's code), else the error's ``loc``; None where neither is the user's."""
+    if problem is None or not generated:
+        return None
+    n_source = len(problem.source.splitlines())
+    folder = re.escape(Path(generated).parent.name)
+    found = [int(m) for m in re.findall(folder + r'/problem\.py(?:", line | \()(\d+)', text)]
+    loc = getattr(exc, "loc", None)
+    if loc is not None and str(getattr(loc, "filename", "")) == generated and getattr(loc, "line", None):
+        found.append(int(loc.line))
+    for at in found:
+        if offset < at <= offset + n_source:
+            return at - offset
+    return None
 
 
 @cache
@@ -378,7 +423,60 @@ def check_compiles(problem, arithmetic: str = "float64"):
         except Exception as exc:
             raise ConfigError(
                 f"invalid problem file {problem.path}: function {name} does not compile as kernel code:"
-                f" {_compile_cause(exc, offset)}; use only numbers, math.*, loops over and indexing of its array"
-                " arguments (docs/problem-file.md)"
+                f" {_compile_cause(exc, offset, problem, mod.__file__)}; use only numbers, math.*, loops over and"
+                " indexing of its array arguments (docs/problem-file.md)"
             ) from None
     return True
+
+
+def check_returns(problem, arithmetic: str = "float64"):
+    """After :func:`check_compiles`: a function of the contract that returns a value (not :data:`IN_PLACE`) and whose
+    compiled return type is not a real number (a tuple, a complex, a string, nothing) is one ConfigError line naming
+    the function and its line.  Checked after the probe's calls: a function that only raises returns nothing, and
+    its raise is the line to report."""
+    from numba import types
+
+    mod = cpu_problem_module(problem, arithmetic)
+    f8, i8 = (types.float32 if arithmetic == "float32" else types.float64), types.int64
+    for name, sig in _signatures(f8, f8[::1], i8).items():
+        fn = getattr(mod, name, None)
+        if fn is None or name in IN_PLACE:
+            continue
+        fn.compile(sig)  # compiled by check_compiles: this looks it up
+        wrong = _not_a_number(fn.overloads[sig].signature.return_type)
+        if wrong:
+            raise ConfigError(
+                f"invalid problem file {problem.path}: function {name}{_def_line(problem, name)} returns {wrong};"
+                " it must return a real number (a float)"
+            )
+
+
+IN_PLACE = ("forward", "z_exact")  # the problem functions that write into an array argument (their return is unused)
+
+
+def _not_a_number(rt) -> str | None:
+    """What a compiled function's return type ``rt`` is when it is not a real number (an int, a float, a bool)."""
+    from numba import types
+
+    if isinstance(rt, (types.Integer, types.Float, types.Boolean)):
+        return None
+    if isinstance(rt, types.Complex):
+        return f"a complex number ({rt})"
+    if isinstance(rt, types.BaseTuple):
+        return f"a tuple ({rt})"
+    if isinstance(rt, (types.UnicodeType, types.StringLiteral)):
+        return "a string"
+    if isinstance(rt, types.NoneType):
+        return "nothing (no return statement)"
+    if isinstance(rt, types.Optional):
+        return f"None where a branch has no return ({rt})"
+    return f"a {rt}"
+
+
+def _def_line(problem, name: str) -> str:
+    """' (line N)': where ``name`` is defined in the problem's file, or '' (a function the file does not define)."""
+    fn = getattr(problem.module, name, None)
+    code = getattr(fn, "__code__", None)
+    if code is None or code.co_filename != str(problem.path):
+        return ""
+    return f" (line {code.co_firstlineno})"

@@ -26,7 +26,21 @@ def _se(values):
     values = np.asarray(values, dtype=float)
     if values.size < 2:
         return math.nan
-    return float(values.std(ddof=1) / math.sqrt(values.size))
+    with np.errstate(invalid="ignore"):  # ln 0 = -inf in a literal indicator: its se is NaN, recorded as null
+        return float(values.std(ddof=1) / math.sqrt(values.size))
+
+
+def _ln(v) -> float:
+    """ln v, -inf at an error of exactly 0 (a z that the scheme computes exactly, z = 0 say), which the summary
+    records as null."""
+    v = float(v)
+    return math.log(v) if v > 0 else -math.inf if v == 0 else math.nan
+
+
+def _ratio(a, b) -> float:
+    """a / b, NaN where b is 0 (the delta method's se(ln X) = se(X) / X at X = 0), recorded as null."""
+    b = float(b)
+    return float(a) / b if b != 0 else math.nan
 
 
 def indicators(ey, ez):
@@ -43,12 +57,12 @@ def indicators(ey, ez):
         lit_y_av = np.log(y_av_run)
         lit_z_av = np.log(z_av_run)
     out = {
-        "mse_y_max": math.log(ybar[imax]),
-        "mse_y_av": math.log(ybar.mean()),
-        "mse_z_av": math.log(zbar.mean()),
-        "mse_y_max_se": _se(ey[:, imax]) / ybar[imax],
-        "mse_y_av_se": _se(y_av_run) / ybar.mean(),
-        "mse_z_av_se": _se(z_av_run) / zbar.mean(),
+        "mse_y_max": _ln(ybar[imax]),
+        "mse_y_av": _ln(ybar.mean()),
+        "mse_z_av": _ln(zbar.mean()),
+        "mse_y_max_se": _ratio(_se(ey[:, imax]), ybar[imax]),
+        "mse_y_av_se": _ratio(_se(y_av_run), ybar.mean()),
+        "mse_z_av_se": _ratio(_se(z_av_run), zbar.mean()),
         "mse_y_max_step": imax,
         "literal_y_max": float(lit_y_max.mean()),
         "literal_y_av": float(lit_y_av.mean()),

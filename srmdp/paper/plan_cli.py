@@ -22,9 +22,10 @@ def main(argv=None):
             print(
                 usage + "\n\nThe estimated cost of a preset: per paper row, its runs present (the chunks that"
                 " exist) and wanted, the CPU cost model's seconds per run beside the fastest run measured, and the"
-                " time still to run; every other job with its threads, memory and time; then what the paper's rows"
-                " still need on the GPU (8 runs each) at the measured rates, and the error of the GPU cost model on"
-                " held-out shapes."
+                " time still to run; every other job with its threads, memory and time; then, for the default"
+                " preset only (no CONFIG given), what the paper's rows still need on the GPU (8 runs each) at the"
+                " measured rates, and the error of the GPU cost model on held-out shapes; a preset's deferred: rows"
+                " with their GPU cost."
             )
             return 0
         bad = next(a for a in argv if a.startswith("-") and a not in ("-h", "--help"))
@@ -54,12 +55,19 @@ def main(argv=None):
         f"srmdp: `snakemake` runs only the jobs whose result and published copy ({plan.published}/) are both missing;"
         " `snakemake --forceall` runs them all"
     )
-    if os.path.isdir(plan.gpu_results):  # the paper's rows on the GPU: what they still need at measured rates
+    if os.path.isdir(plan.gpu_results):
         from .gpu_plan import deferred_report, report
 
-        print(report([plan.gpu_results], plan.readings[0]))
+        default = paths == ["config/config.yaml"]
+        if default:  # the GPU campaign's rows (every paper row the default preset renders) at the measured rates
+            print(report([plan.gpu_results], plan.readings[0]))
         if config.get("deferred"):
             print(deferred_report([plan.gpu_results], plan.readings[0], config["deferred"]))
+        if not default:  # a preset given prints what it would run, not the paper's GPU campaign
+            print(
+                f"srmdp: the paper's GPU campaign ({plan.gpu_results}/, docs/gpu-campaign.md) is not this preset's"
+                " jobs; `srmdp plan` (the default preset) prints what it still needs"
+            )
     return 0
 
 

@@ -64,20 +64,79 @@ def _where(name, args) -> str:
 
 def check_problem(problem, d: int, arithmetic: str = "float64"):
     """Compile the problem's functions and call each at the probe points: one ConfigError line (file, function,
-    cause) for the first that does not compile or that raises."""
-    from ..numerics.build import check_compiles, cpu_problem_module
+    cause) for the first that does not compile, does not return a number, indexes an array outside 0 ... d - 1 or
+    raises.
+
+    The probe calls a bounds-checked compile of the functions (:func:`srmdp.numerics.build.cpu_probe_module`): the
+    runs' kernels do not check bounds (an index past the array reads memory beyond it, a silent wrong answer)."""
+    from ..numerics.build import check_compiles, check_returns, cpu_probe_module
 
     check_compiles(problem, arithmetic)
-    mod = cpu_problem_module(problem, arithmetic)
+    mod = cpu_probe_module(problem, arithmetic)
     dtype = np.float32 if arithmetic == "float32" else np.float64
     for name, args in calls(mod, problem, int(d), dtype):
         try:
             getattr(mod, name)(*args)
+        except IndexError as exc:
+            if str(exc) != BOUNDS_MESSAGE:  # the user's own raise IndexError(...)
+                raise ConfigError(_raised(problem, name, args, exc)) from None
+            raise ConfigError(_out_of_bounds(problem, name, args, int(d))) from None
         except Exception as exc:
-            raise ConfigError(
-                f"invalid problem file {problem.path}: function {name} raised {type(exc).__name__}: {exc} at"
-                f" {_where(name, args)}; kernel code cannot raise: return a value (math.nan stops the run at its step)"
-            ) from None
+            raise ConfigError(_raised(problem, name, args, exc)) from None
+    check_returns(problem, arithmetic)
+
+
+BOUNDS_MESSAGE = "index is out of bounds"  # Numba's IndexError under boundscheck (it names neither index nor line)
+
+
+def _raised(problem, name, args, exc) -> str:
+    return (
+        f"invalid problem file {problem.path}: function {name} raised {type(exc).__name__}: {exc} at"
+        f" {_where(name, args)}; kernel code cannot raise: return a value (math.nan stops the run at its step)"
+    )
+
+
+def _out_of_bounds(problem, name, args, d: int) -> str:
+    """The line for an out-of-bounds index found by the bounds-checked probe: the file's line and the index, from
+    the same call of the plain Python function (NumPy names the index; the traceback, the line)."""
+    head = f"invalid problem file {problem.path}: function {name}"
+    tail = (
+        f"; its arrays hold d = {d} values, indices 0 ... d - 1 (a 1-based loop is range(d), not range(1, d + 1));"
+        " the compiled code does not check bounds and would read past the array"
+    )
+    fn = getattr(problem.module, name, None)
+    if fn is None:
+        return f"{head} indexes an array out of bounds at {_where(name, args)}{tail}"
+    replay = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
+    try:
+        with np.errstate(all="ignore"):
+            fn(*replay)
+    except IndexError as exc:
+        found = _frame_in_file(exc.__traceback__, str(problem.path))
+        if found is not None:
+            func, line = found
+            inner = "" if func == name else f" (in {func})"
+            code = _source_line(problem, line)
+            return f"{head}{inner}, the problem file's line {line}{code}: {exc}{tail}"
+    except Exception:  # Python's semantics differ from the kernels' (ZeroDivisionError, math domain errors)
+        pass
+    return f"{head} indexes an array out of bounds at {_where(name, args)}{tail}"
+
+
+def _frame_in_file(tb, filename: str):
+    """(function name, line) of the innermost traceback frame in ``filename``, else None."""
+    found = None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == filename:
+            found = tb.tb_frame.f_code.co_name, tb.tb_lineno
+        tb = tb.tb_next
+    return found
+
+
+def _source_line(problem, line: int) -> str:
+    """' `text`': the problem file's line ``line``, stripped, or '' where the file has no such line."""
+    lines = problem.source.splitlines()
+    return f" `{lines[line - 1].strip()}`" if 0 < line <= len(lines) else ""
 
 
 def raised_in_problem(exc: BaseException):

@@ -9,6 +9,7 @@ import math
 import sys
 import time
 from contextlib import contextmanager
+from pathlib import Path
 
 import numpy as np
 
@@ -119,7 +120,8 @@ def log_line(line: str, force: bool = True):
     now = time.monotonic()
     for entry in _LOGS:
         if force or now - entry[2] >= LOG_EVERY_SECONDS:
-            if entry[1] is None:
+            if entry[1] is None:  # beside the output, whose directory --out may name before it exists
+                Path(entry[0]).parent.mkdir(parents=True, exist_ok=True)
                 entry[1] = open(entry[0], "a", buffering=1)  # noqa: SIM115 (closed by progress_log)
             entry[1].write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {line}\n")
             entry[1].flush()
@@ -173,11 +175,13 @@ def run_case(
     progress=None,
     backend=None,
     on_run=None,
+    before_compute=None,
 ) -> RunResult:
     """Run ``runs`` independent runs of ``case``; returns their result (a chunk: :class:`RunResult`).
 
     ``on_run(r, backend)``, if given, is called after each run r (0-based in this call) while the
-    backend holds that run's coefficients (:func:`srmdp.solving.solve` keeps them).
+    backend holds that run's coefficients (:func:`srmdp.solving.solve` keeps them); ``before_compute()``, once
+    every check has passed, before the compilation (``srmdp run`` says its prediction there).
 
     All checks (arguments, memory model) happen before any allocation or compilation.  With an exact
     solution the result holds the error indicators (eq. mse); without one, u(0, x0) = y^M_0(x0) per
@@ -188,6 +192,8 @@ def run_case(
     problem = load_problem(case.problem)
     backend = backend or make_backend(device, problem, threads)
     backend.check_fits(case, test_points, runs)
+    if before_compute is not None:
+        before_compute()
     backend.allocate(case)
     n = case.steps
     rec = case.record(seed, run_start, test_points)
@@ -301,8 +307,9 @@ def run_case(
 def summary_line(res: dict) -> str:
     def fmt(key):
         v, se = res.get(key), res.get(key + "_se")
-        if v is None:
-            return "nan"
+        if v is None:  # null: ln 0 (every error exactly 0, a z the scheme computes exactly) or not a number
+            per_step = res.get("per_step_z" if key == "mse_z_av" else "per_step_y") or [math.nan]
+            return "-inf (error 0)" if all(e == 0 for e in per_step) else "nan"
         return f"{v:.3f}" + ("" if se is None or math.isnan(se) else f"±{se:.3f}")
 
     if "mse_y_max" in res:

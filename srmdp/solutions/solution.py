@@ -211,7 +211,8 @@ class Solution:
     def evaluate(self, i, X, run=None):
         """(y^M_i(X) of shape (n,), z^M_i(X) of shape (n, d)) at points X of shape (n, d).
 
-        ``run``: one kept run's estimators; None: the mean over the kept runs."""
+        ``run``: one kept run's estimators; None: the mean over the kept runs.  At i = 0, z is the cells' regression:
+        at x0, :meth:`z0` (first steps out of x0) is the better estimate of z(0, x0)."""
         pts = self._check(i, X, run)
         if self.problem.adapted_d:  # adapted strata: the estimators live in xi = (x - m(t_i)) / s(t_i)
             pts = np.ascontiguousarray(xi_of(self.problem, int(i) * (self.case.maturity / self.case.steps), pts))

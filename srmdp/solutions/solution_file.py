@@ -59,7 +59,10 @@ def metadata(sol) -> dict:
 
 
 def save(sol, path):
-    """Write ``sol`` to ``path`` (.npz: coefficients + JSON metadata, checksummed), atomically."""
+    """Write ``sol`` to ``path`` (.npz: coefficients + JSON metadata, checksummed), atomically.  Another name is
+    refused (ConfigError, one line): ``srmdp eval`` and the solve's log (``x.log`` beside ``x.npz``) go by it."""
+    if not str(path).endswith(".npz"):
+        raise ConfigError(f"invalid path={str(path)!r}: a solution file name ends with .npz")
     meta = seal(finite_or_null(metadata(sol)))
     text = json.dumps(meta, allow_nan=False)
     return write_atomic(path, lambda fh: np.savez(fh, coef=sol.coefficients, meta=np.array(text)), binary=True)
