@@ -262,6 +262,7 @@ class _Fake:
         import time
 
         from srmdp.solutions.solution import Solution
+        from srmdp.solutions.solve_result import SolveResult
 
         self.calls.append((case.steps, case.cells, case.paths, req.remedies))
         time.sleep(self.seconds)
@@ -276,7 +277,8 @@ class _Fake:
             "error_seconds_per_run": 0.0,
         }
         sol = Solution.__new__(Solution)  # a Solution's case and result only (what the refinement reads)
-        sol.case, sol.result = case, res
+        object.__setattr__(sol, "case", case)  # (a Solution is frozen: set here as its constructor does)
+        object.__setattr__(sol, "result", SolveResult.of(res))
         return sol
 
 

@@ -62,6 +62,7 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import replace
 
 from ..exceptions import ConfigError
 from ..solutions.prediction import DEFAULT_BUDGET_S, check_budget
@@ -261,7 +262,7 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
             if prior is not None:  # its row is superseded (left out of the estimates and the model's fit)
                 done.remove(prior)
                 prior[1]["status"] = "pooled"
-            _estimate(case, row, res, done)
+            sol = sol.replace(result=replace(res, error_estimate=_estimate(case, row, done)))
             for c_fine, r_fine, _ in done:  # a partner run after its finer level (a fill step): extrapolate it now
                 if (c_fine.cells, c_fine.paths) == (case.cells, case.paths) and c_fine.steps > case.steps:
                     extrapolate(c_fine, r_fine, done + [(case, row, sol)])
@@ -296,35 +297,35 @@ def _pooling(kind):
     return kind.startswith(("fill-", "step-")) and kind.split("-", 1)[1] in RUNS_KINDS
 
 
-def _estimate(case, row, res, done):
-    """The level's plain estimate (against the latest completed level strictly coarser in N, #C and M) and its
-    Richardson value in dt (pairs at the same #C and M, checked by a third level; module docstring); row["best"]
-    is the one of the two with the smaller estimate (None if neither has one)."""
-    from ..solutions.error_estimate import coarser, total_error
+def _estimate(case, row, done):
+    """The level's plain estimate (against the latest completed level strictly coarser in N, #C and M), returned,
+    and its Richardson value in dt (pairs at the same #C and M, checked by a third level; module docstring);
+    row["best"] is the one of the two with the smaller estimate (None if neither has one)."""
+    from ..solutions.error_estimate import ErrorEstimate, coarser, total_error
 
     u, se = row["u0"], row["u0_se"]
+    est = ErrorEstimate(
+        u0_error=None,
+        reason="no completed level below it is strictly coarser in N, #C and M (with #C of the same parity)",
+    )
     for c_low, r_low, _ in reversed(done):
         rho, _why = coarser(case, c_low)
         if rho:
             err, bias = total_error(u, se, r_low["u0"], r_low["u0_se"], rho)
             row.update(u0_error=err, bias=bias, against=r_low["level"])
-            res["error_estimate"] = {
-                "u0_error": err,
-                "bias": bias,
-                "rho": rho,
-                "coarse_u0": r_low["u0"],
-                "coarse_u0_se": r_low["u0_se"],
-                "coarse_case": c_low.as_dict(),
-            }
+            est = ErrorEstimate(
+                u0_error=err,
+                bias=bias,
+                rho=rho,
+                coarse_u0=r_low["u0"],
+                coarse_u0_se=r_low["u0_se"],
+                coarse_case=c_low.as_dict(),
+            )
             break
-    else:
-        res["error_estimate"] = {
-            "u0_error": None,
-            "reason": "no completed level below it is strictly coarser in N, #C and M (with #C of the same parity)",
-        }
     if row["u0_error"] is not None:
         row["best"] = {"kind": "plain", "u0": u, "u0_se": se, "u0_error": row["u0_error"]}
     extrapolate(case, row, done)
+    return est
 
 
 def _jumped(below, row):
