@@ -56,7 +56,7 @@ def runs_steps(state):
     per-run values to pool."""
     ans = state.get("answer")
     done = state.get("done", [])
-    if ans is None or "per_run" not in ans[0].result or not any(r is ans[1] for _, r, _ in done):
+    if ans is None or "u0" not in ans[0].result.get("per_run", {}) or not any(r is ans[1] for _, r, _ in done):
         return []
     case = ans[0].case
     partners = sorted(
