@@ -864,6 +864,7 @@ def test_the_model_fits_only_the_levels_of_the_answers_remedies():
     out of the model's fit and of the estimability check."""
     from types import SimpleNamespace
 
+    from srmdp.refine.climb import Climb
     from srmdp.refine.step_choice import answer_model, same_ladder
 
     def u0(n, c, m):
@@ -873,7 +874,7 @@ def test_the_model_fits_only_the_levels_of_the_answers_remedies():
     before = [dict(r, remedies=[], u0=r["u0"] + 5.0) for r in _rows(u0, cases)]  # another problem: off by 5
     after = [dict(r, remedies=["truncation"]) for r in _rows(u0, cases)]
     row = dict(after[3], best={"kind": "plain", "u0_error": 0.1, "u0_se": 1e-4})
-    state = {"rows": before + after, "answer": (SimpleNamespace(case=_request(d=2).case_at(10)[0]), row)}
+    state = Climb(rows=before + after, answer=(SimpleNamespace(case=_request(d=2).case_at(10)[0]), row))
     assert same_ladder(state) == after
     assert answer_model(state)["u_inf"] == pytest.approx(1.0, abs=1e-3)
 

@@ -52,10 +52,10 @@ def pooled(first, second):
 
 def runs_steps(state):
     """The answer's pooling steps, (kind, [cases]), partners first (the answer is estimated and extrapolated after
-    them): none where the answer is not a level of the ladder being climbed (``state["done"]``) or has no
+    them): none where the answer is not a level of the ladder being climbed (``state.done``) or has no
     per-run values to pool."""
-    ans = state.get("answer")
-    done = state.get("done", [])
+    ans = state.answer
+    done = state.done
     if ans is None or "u0" not in ans[0].result.get("per_run", {}) or not any(r is ans[1] for _, r, _ in done):
         return []
     case = ans[0].case

@@ -8,18 +8,18 @@ from ..solutions.error_estimate import ErrorEstimate
 
 
 def answer(state, tol, budget, say, consecutive):
-    """The refinement's answer (state["answer"]: its solution, with the refinement's rows, the stop reason and,
+    """The refinement's answer (state.answer: its solution, with the refinement's rows, the stop reason and,
     where its best value is Richardson's, the extrapolated u0 and its estimate), and its report line;
     ``consecutive``: the estimates <= tol in a row that "tol met" needed."""
     from ..kernels.divergence import DivergenceError
 
-    rows = state["rows"]
-    if "answer" not in state:
+    rows = state.rows
+    if state.answer is None:
         last = rows[-1] if rows else {}
-        raise DivergenceError(f"no level of the refinement gave an answer ({state['why']}): {last.get('message', '')}")
-    sol, row = state["answer"]
-    met = bool(state.get("met"))
-    why = None if met else state["why"]
+        raise DivergenceError(f"no level of the refinement gave an answer ({state.why}): {last.get('message', '')}")
+    sol, row = state.answer
+    met = state.met
+    why = None if met else state.why
     best = row["best"]
     extrapolated = estimate = None
     if best is not None and best["kind"] == "richardson":  # u(0, x0) is the extrapolated value (Solution.u0)
