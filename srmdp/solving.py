@@ -13,6 +13,7 @@ import numpy as np
 from .exceptions import Interrupted
 from .kernels.backends import backend_spec
 from .options import SolveOptions
+from .solutions.error_estimate import ErrorEstimate
 from .solutions.prediction import budget_of, check_budget, estimate_hint
 from .solutions.solution import Solution
 from .solutions.solve_request import SolveRequest
@@ -58,70 +59,62 @@ def solve(
     host = backend_spec(req.device).host_coefficients
     want_z0 = coarse is not None and coarse.steps >= 2 and host
     sol = req.run(case, rules, z0=want_z0)
-    sol.result["prediction"] = {"seconds": pred["seconds"], "bytes": pred["bytes"], "budget_s": budget_of(req)}
+    level = replace(
+        sol.result, prediction={"seconds": pred["seconds"], "bytes": pred["bytes"], "budget_s": budget_of(req)}
+    )
     if coarse is None:
-        if why:
-            sol.result["error_estimate"] = {"u0_error": None, "reason": why}
-            hint = estimate_hint(req, case, why)
-            if hint:
-                sol.result["error_estimate"]["hint"] = hint
-        return sol
+        est = ErrorEstimate(u0_error=None, reason=why, hint=estimate_hint(req, case, why) or None) if why else None
+        return sol.replace(result=replace(level, error_estimate=est))
     from .kernels.divergence import DivergenceError
     from .solutions.error_estimate import total_error
 
     try:
         low = req.run(coarse, {}, keep="last", z0=want_z0)
     except Interrupted as exc:  # the answer's level is done: it is the partial answer (its error not estimated)
-        exc.levels.insert(0, sol.result)
-        exc.answer = sol.result
+        exc.levels.insert(0, level)
+        exc.answer = level
         exc.stage = f"the level below ({coarse.label}, the error estimate) of the answer's level {case.label}"
         raise
     except DivergenceError as exc:  # the answer stands; its error cannot be estimated this way
-        sol.result["error_estimate"] = {
-            "u0_error": None,
-            "coarse_case": coarse.as_dict(),
-            "reason": f"the level below diverged: {exc}",
-        }
-        return sol
-    err, bias = total_error(sol.result["u0"], sol.result["u0_se"], low.result["u0"], low.result["u0_se"], rho)
-    sol.result["error_estimate"] = {
-        "u0_error": err,
-        "bias": bias,
-        "rho": rho,
-        "coarse_case": coarse.as_dict(),
-        "coarse_u0": low.result["u0"],
-        "coarse_u0_se": low.result["u0_se"],
-        "coarse_seconds": low.result["seconds_per_run"] * low.runs,
-    }
-    sol.result["error_estimate"].update(
-        z0_estimate(sol.result, low.result, case, coarse)
-        if want_z0
-        else {
-            "z0_error": None,
-            "z0_reason": "N = 1 at the level below: no first step"
-            if host
-            else f"not estimated on the {req.device.upper()} (Solution.z0() gives z0 from the kept runs)",
-        }
+        est = ErrorEstimate(u0_error=None, coarse_case=coarse.as_dict(), reason=f"the level below diverged: {exc}")
+        return sol.replace(result=replace(level, error_estimate=est))
+    fine, below = sol.result, low.result
+    err, bias = total_error(fine["u0"], fine["u0_se"], below["u0"], below["u0_se"], rho)
+    z0 = {}
+    if want_z0:
+        z0, z0_est = z0_estimate(fine, below, case, coarse)
+    else:
+        where = f"not estimated on the {req.device.upper()} (Solution.z0() gives z0 from the kept runs)"
+        z0_est = {"z0_error": None, "z0_reason": "N = 1 at the level below: no first step" if host else where}
+    est = ErrorEstimate(
+        u0_error=err,
+        bias=bias,
+        rho=rho,
+        coarse_case=coarse.as_dict(),
+        coarse_u0=below["u0"],
+        coarse_u0_se=below["u0_se"],
+        coarse_seconds=below["seconds_per_run"] * low.runs,
+        **z0_est,
     )
-    return sol
+    return sol.replace(result=replace(level, error_estimate=est, **z0))
 
 
-def z0_estimate(fine, coarse_result, case, coarse) -> dict:
-    """z0 (the first step's, mean over the runs), its s.e., and z0_error per component from the level below
-    (:func:`srmdp.solutions.first_step.z0_error`), or None with the reason."""
+def z0_estimate(fine, coarse_result, case, coarse):
+    """({z0: the first step's, mean over the runs; z0_se: its s.e.}, {z0_error per component from the level below
+    (:func:`srmdp.solutions.first_step.z0_error`), or None with the reason})."""
     from .solutions.error_estimate import RHO_MIN
     from .solutions.first_step import z0_error, z0_rho
 
     zf, zc = np.array(fine["z0_runs"]), np.array(coarse_result["z0_runs"])
     sf, sc = (a.std(axis=0, ddof=1) / np.sqrt(len(a)) for a in (zf, zc))
-    fine["z0"], fine["z0_se"] = zf.mean(axis=0).tolist(), sf.tolist()
+    z0 = {"z0": zf.mean(axis=0).tolist(), "z0_se": sf.tolist()}
     rho = z0_rho(case, coarse)
     if rho < RHO_MIN:
-        return {
+        return z0, {
             "z0_error": None,
             "z0_reason": f"the level below is too close for z (reduction {rho:.3g} < {RHO_MIN:g})",
         }
-    return {
+    return z0, {
         "z0_error": z0_error(zf.mean(axis=0), sf, zc.mean(axis=0), sc, rho).tolist(),
         "z0_rho": rho,
         "coarse_z0": zc.mean(axis=0).tolist(),

@@ -261,8 +261,6 @@ class _Fake:
     def __call__(self, req, case, rules, keep=None, run_start=0):
         import time
 
-        from srmdp.solutions.solution import Solution
-
         self.calls.append((case.steps, case.cells, case.paths, req.remedies))
         time.sleep(self.seconds)
         if self.u0(case) is None or (case.steps, case.cells, case.paths) in self.diverge:
@@ -275,9 +273,23 @@ class _Fake:
             "seconds_per_run": max(self.seconds, 1e-3) / req.runs,
             "error_seconds_per_run": 0.0,
         }
-        sol = Solution.__new__(Solution)  # a Solution's case and result only (what the refinement reads)
-        sol.case, sol.result = case, res
-        return sol
+        return _thin_solution(case, res)
+
+
+def _thin_solution(case, res):
+    """A Solution of ``case`` whose result is ``res`` (u0, its s.e., timings; per-run u0 where pooled) and no
+    coefficients: what the refinement reads of a level.  A Solution is frozen: its fields set as its constructor
+    sets them, the run result's identity fields a fake's."""
+    from srmdp.solutions.solution import Solution
+    from srmdp.solutions.solve_result import SolveResult
+
+    fake = {"case_hash": "fake", "case": {}, "device": "cpu", "seed": 0, "test_points": 0, "per_run": {}}
+    sol = Solution.__new__(Solution)
+    runs = res.get("runs", 1)
+    fields = {"case": case, "result": SolveResult.of({**fake, "runs": runs, **res}), "rules": {}, "keep": "last"}
+    for k, v in {**fields, "runs": runs, "kept_runs": [runs - 1], "_cache": {}}.items():
+        object.__setattr__(sol, k, v)
+    return sol
 
 
 def _refine(monkeypatch, fake, **kw):
@@ -592,7 +604,6 @@ def _timed_fake(clock, u0, se=1e-4, noise=None):
     """A stand-in for SolveRequest.run on the fake clock: per-run values u0(case) + noise, run r of a level from its
     own stream (run_start + r), so that runs pooled from batches equal one solve's; ``noise`` None: a fixed
     pattern of +-se sqrt(3) (the mean exact, s.e. ``se`` at 4 runs), else N(0, noise^2) per run."""
-    from types import SimpleNamespace
 
     def per_run(case, k):
         if noise is None:
@@ -614,7 +625,7 @@ def _timed_fake(clock, u0, se=1e-4, noise=None):
             "seconds_per_run": secs / runs,
             "error_seconds_per_run": 0.0,
         }
-        return SimpleNamespace(case=case, result=res, rules={})
+        return _thin_solution(case, res)
 
     return call
 
@@ -853,6 +864,7 @@ def test_the_model_fits_only_the_levels_of_the_answers_remedies():
     out of the model's fit and of the estimability check."""
     from types import SimpleNamespace
 
+    from srmdp.refine.climb import Climb
     from srmdp.refine.step_choice import answer_model, same_ladder
 
     def u0(n, c, m):
@@ -862,7 +874,7 @@ def test_the_model_fits_only_the_levels_of_the_answers_remedies():
     before = [dict(r, remedies=[], u0=r["u0"] + 5.0) for r in _rows(u0, cases)]  # another problem: off by 5
     after = [dict(r, remedies=["truncation"]) for r in _rows(u0, cases)]
     row = dict(after[3], best={"kind": "plain", "u0_error": 0.1, "u0_se": 1e-4})
-    state = {"rows": before + after, "answer": (SimpleNamespace(case=_request(d=2).case_at(10)[0]), row)}
+    state = Climb(rows=before + after, answer=(SimpleNamespace(case=_request(d=2).case_at(10)[0]), row))
     assert same_ladder(state) == after
     assert answer_model(state)["u_inf"] == pytest.approx(1.0, abs=1e-3)
 

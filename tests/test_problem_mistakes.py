@@ -98,11 +98,15 @@ def test_a_mistake_a_run_meets_is_a_numerical_error_from_the_api(files, name):
 
 def test_a_non_finite_number_in_the_metadata_is_saved_as_null(tmp_path):
     """Nothing lost on save: a NaN or inf diagnostic is written as null, and the file reads back."""
+    from dataclasses import replace
+
     from srmdp.solutions.solution import load
     from srmdp.solving import solve
 
     sol = solve("gobet2016", d=1, dt=0.5, cells=2, paths=8, runs=2, progress=False, error=False)
-    sol.result["diagnostics"]["probe"] = [float("nan"), float("inf"), 1.5]
+    run = sol.result.run
+    run = replace(run, diagnostics={**run.diagnostics, "probe": [float("nan"), float("inf"), 1.5]})
+    sol = sol.replace(result=replace(sol.result, run=run))
     sol.save(tmp_path / "s.npz")
     back = load(tmp_path / "s.npz")
     assert back.result["diagnostics"]["probe"] == [None, None, 1.5] and back.u0() == sol.u0()

@@ -99,3 +99,33 @@ def test_run_case_returns_a_record_its_file_reads_back(tmp_path):
     text = (tmp_path / "a.json").read_text()
     assert text == (tmp_path / "b.json").read_text() == res.to_json()
     assert RunResult.from_json(text) == res
+
+
+FACTS = ("storage", "arithmetic", "hardware", "threads", "run_indices", "run_key", "timing", "slowest")
+
+
+def test_the_facts_are_the_records_own_and_read_the_same_of_its_json_object():
+    """What a result says about itself (srmdp.runs.facts) is a RunResult's property, and the paper's accessors
+    (srmdp.paper.record, which also read results held as JSON objects) give the same of every committed file."""
+    from srmdp.paper import record
+    from srmdp.runs.facts import facts_of
+
+    accessors = {
+        "storage": record.storage_of,
+        "arithmetic": record.arithmetic_of,
+        "threads": record.threads_of,
+        "run_indices": record.run_indices,
+        "run_key": record.run_key,
+        "timing": record.timing_of,
+        "slowest": record.slowest_of,
+    }
+    for path in DATA:
+        data = json.loads(path.read_text())
+        if not _is_run_result(data):
+            continue
+        res = RunResult.from_dict(data)
+        for name in FACTS:
+            own, of_json = getattr(res, name), getattr(facts_of(data), name)
+            assert own == of_json or dict(own) == dict(of_json), (path, name)
+            if name in accessors:
+                assert accessors[name](res) == accessors[name](data) == own, (path, name)

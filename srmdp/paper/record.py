@@ -1,33 +1,29 @@
-"""What a result file says about itself, read in one place: its precisions, its device, its timing, its run indices.
+"""What a result file says about itself, named for the paper: its precisions, its device, its timing, its run
+indices.
 
-* storage precision: the case's ``precision`` (the coefficients' dtype);
-* arithmetic precision: the reading's ``arithmetic`` field (a result written before the field existed computed in
-  float64: :func:`arithmetic_of`);
-* the device in a few words (:func:`device_words`): a summary written before the provenance recorded the host's
-  logical CPUs (``cpus``) is named by the threads it used, never with a "?";
-* the timing of a result (:func:`timing_of`, :func:`slowest_of`): seconds per run, the mean over its runs, with the
-  fastest and the slowest run;
-* run identity (:func:`run_key`): seed, test points and the run indices of its chunks, so that a CPU and a GPU
-  line computed from the same random streams are recognised as one.
+The facts (storage and arithmetic precision, threads, run indices and run key, timing) are the run result's own
+(:class:`srmdp.runs.facts.ResultFacts`: :class:`srmdp.runs.result.RunResult`'s properties, read of a result held
+as its JSON object through :func:`srmdp.runs.facts.facts_of`); here they are named as the paper reads them, with
+what the paper composes of them: the precisions in a few words, the device in a few words (:func:`device_words`:
+a summary written before the provenance recorded the host's logical CPUs, ``cpus``, is named by the threads it
+used, never with a "?"), CPU/GPU twins (:func:`twins`: the same row, reading and random streams) and the GPU
+timing of a row.
 """
 
 from __future__ import annotations
 
-import re
-
 from ..case.readings import reading_of, same_reading  # the package's one reading matcher
-
-RUNS_IN_NAME = re.compile(r"runs(\d+)-(\d+)")
+from ..runs.facts import facts_of
 
 
 def storage_of(res) -> str:
     """The coefficients' precision (the case's ``precision``; float64 when absent)."""
-    return (res.get("case") or {}).get("precision") or "float64"
+    return facts_of(res).storage
 
 
 def arithmetic_of(res) -> str:
     """The path arithmetic's precision: the reading's ``arithmetic`` field, float64 for results written before it."""
-    return (res.get("reading") or {}).get("arithmetic", "float64")
+    return facts_of(res).arithmetic
 
 
 SHORT = {"float32": "f32", "float64": "f64"}
@@ -53,19 +49,15 @@ def precision_words(res) -> str:
     return st if st == ar else f"{st} storage, {ar} arithmetic"
 
 
-def _hardware(res) -> dict:
-    return (res.get("provenance") or {}).get("hardware") or {}
-
-
 def threads_of(res):
-    return _hardware(res).get("threads")
+    return facts_of(res).threads
 
 
 def device_words(res) -> str:
     """``GPU H100``, ``CPU EPYC 2c`` (family and logical CPUs of the host) or, where the result predates the
     record of the host's CPUs, ``CPU EPYC 1 thr`` (the threads it used)."""
     prov = res.get("provenance") or {}
-    model = str(_hardware(res).get("model") or "?")
+    model = str(facts_of(res).hardware.get("model") or "?")
     if res.get("device") == "gpu" or "+" in str(res.get("device")):
         return "GPU " + next((w for w in model.split() if any(ch.isdigit() for ch in w)), model)
     family = next((w for w in ("EPYC", "Xeon", "Ryzen", "Core") if w in model), model.split()[0])
@@ -76,42 +68,23 @@ def device_words(res) -> str:
 
 
 def run_indices(res) -> tuple:
-    """The run indices a result covers: its ``run_ranges`` ([start, stop) ranges; summaries written since they are
-    recorded), else its chunks' names (``runs0002-0010``), else ``run_start`` .. ``run_start + runs - 1``."""
-    if res.get("run_ranges"):
-        return tuple(i for a, b in res["run_ranges"] for i in range(int(a), int(b)))
-    found = []
-    for name in res.get("chunks") or []:
-        m = RUNS_IN_NAME.search(str(name))
-        if m:
-            found += range(int(m.group(1)), int(m.group(2)) + 1)
-    if found:
-        return tuple(sorted(set(found)))
-    start = int(res.get("run_start") or 0)
-    return tuple(range(start, start + int(res.get("runs") or 0)))
+    """The run indices a result covers (:attr:`srmdp.runs.facts.ResultFacts.run_indices`)."""
+    return facts_of(res).run_indices
 
 
 def run_key(res) -> tuple:
     """Results with the same key used the same random streams: seed, test points, run indices."""
-    return (res.get("seed"), res.get("test_points"), run_indices(res))
+    return facts_of(res).run_key
 
 
 def timing_of(res):
     """(seconds per run: the mean over the runs, the fastest run's) or None."""
-    mean = res.get("seconds_per_run") or res.get("seconds")
-    if not mean:
-        return None
-    return float(mean), float(res.get("seconds_per_run_min") or mean)
+    return facts_of(res).timing
 
 
 def slowest_of(res):
-    """The slowest run's seconds: ``seconds_per_run_max`` where the result records it; of one run, its time; of two
-    runs, 2 x mean - fastest (exact); else None (not recorded)."""
-    if res.get("seconds_per_run_max"):
-        return float(res["seconds_per_run_max"])
-    mean, fastest = timing_of(res)
-    runs = int(res.get("runs") or 1)
-    return mean if runs == 1 else (2 * mean - fastest if runs == 2 else None)
+    """The slowest run's seconds (:attr:`srmdp.runs.facts.ResultFacts.slowest`; None where not recorded)."""
+    return facts_of(res).slowest
 
 
 CPU_EQ_GPU_TOL = 1e-6  # a CPU and a GPU value of the same runs within this of each other are one line

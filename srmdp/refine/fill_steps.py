@@ -72,8 +72,8 @@ def choose_fill(req, state, ran, left, pending=()):
 def rank_fills(req, state, ran, left, pending=(), model_only=False):
     """choose_fill's choice and its predicted error reduction per second: (kind, [cases], gain per second), or
     (None, why, 0); ``model_only``: only the steps the error model prices."""
-    ans = state.get("answer")
-    rate = state["rate"]
+    ans = state.answer
+    rate = state.rate
     if ans is None or rate is None:
         return None, "nothing to refine from", 0.0
     row, best = ans[1], ans[1]["best"]
@@ -113,5 +113,5 @@ def rank_fills(req, state, ran, left, pending=(), model_only=False):
         return None, "no step from the answer fits", 0.0
     options.sort(key=lambda o: o[:2])
     per_s, _, kind, cs, runs = options[-1]
-    state["batch"] = runs  # a pooling step's runs (srmdp.refine.refine runs its levels with as many)
+    state.batch = runs  # a pooling step's runs (srmdp.refine.refine runs its levels with as many)
     return kind, cs, per_s

@@ -15,7 +15,6 @@ s.e. falls as (R / (R + k))^(1/2), its bias stays.
 
 from __future__ import annotations
 
-import copy
 import math
 from dataclasses import replace
 
@@ -32,41 +31,32 @@ def pooled(first, second):
     """The solution of ``first``'s runs and ``second``'s (run from run index ``first``'s runs on): u0 the mean of
     all the per-run values, its s.e. their spread / sqrt(runs); the timings are ``second``'s (the refinement's
     rate is the batch's), the kept coefficients ``second``'s last run (one solve's, keep="last") or all runs'."""
-    from ..runs.result import PerRun, concat
-    from ..solutions.solution import Solution
+    from ..runs.result import concat
 
     a, b = first.result, second.result
-    joined = concat(PerRun.from_dict(r["per_run"]) for r in (a, b))  # the runs joined (srmdp.runs.result)
-    per = joined.to_dict()
-    u = np.array(per["u0"])
-    res = dict(b)
-    res.update(
+    joined = concat(r.run.per_run for r in (a, b))  # the runs joined (srmdp.runs.result)
+    u = joined.array("u0")
+    runs = replace(
+        b.run,
         runs=len(u),
-        run_start=a.get("run_start", 0),
-        per_run=per,
+        run_start=a.run.run_start or 0,
+        per_run=joined,
         u0=float(np.mean(u)),
         u0_se=float(np.std(u, ddof=1) / math.sqrt(len(u))),
+        # a problem with an exact solution: its error indicators over all the runs
+        indicators=joined.indicators() if joined.exact else b.run.indicators,
     )
-    if joined.exact:  # a problem with an exact solution: its error indicators over all the runs
-        res.update(joined.indicators())
-    out = copy.copy(second)
-    out.result = res
-    if isinstance(second, Solution):
-        out.runs = len(u)
-        if second.keep == "all":
-            out.coefficients = np.concatenate([first.coefficients, second.coefficients])
-            out.coefficients.flags.writeable = False
-        out.kept_runs = list(range(len(u))) if second.keep == "all" else [len(u) - 1]
-    return out
+    kept = {"coefficients": np.concatenate([first.coefficients, second.coefficients])} if second.keep == "all" else {}
+    return second.replace(result=replace(b, run=runs), runs=len(u), **kept)
 
 
 def runs_steps(state):
     """The answer's pooling steps, (kind, [cases]), partners first (the answer is estimated and extrapolated after
-    them): none where the answer is not a level of the ladder being climbed (``state["done"]``) or has no
+    them): none where the answer is not a level of the ladder being climbed (``state.done``) or has no
     per-run values to pool."""
-    ans = state.get("answer")
-    done = state.get("done", [])
-    if ans is None or "per_run" not in ans[0].result or not any(r is ans[1] for _, r, _ in done):
+    ans = state.answer
+    done = state.done
+    if ans is None or "u0" not in ans[0].result.get("per_run", {}) or not any(r is ans[1] for _, r, _ in done):
         return []
     case = ans[0].case
     partners = sorted(

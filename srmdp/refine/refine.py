@@ -62,9 +62,11 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import replace
 
 from ..exceptions import ConfigError
 from ..solutions.prediction import DEFAULT_BUDGET_S, check_budget
+from .climb import Climb
 from .fill_steps import choose_fill, rank_fills
 from .ladder import check_rules_grow, ladder
 from .pooled_runs import RUNS_KINDS, key, pooled
@@ -104,7 +106,7 @@ def refine(req, tol, budget_s=None, report=None):
     check_rules_grow(req)
     say = report or (lambda line: None)
     t_start = _clock()
-    state = {"rate": None, "rows": [], "why": None}
+    state = Climb()
     first = True
     while True:
         levels, end = ladder(req)
@@ -119,7 +121,7 @@ def refine(req, tol, budget_s=None, report=None):
         if out != "diverged":
             break
         # a divergence: the next remedy, or stop (module docstring)
-        case = state["diverged_case"]
+        case = state.diverged_case
         if not req.adapted:
             req = req.with_remedy("adapted strata", strata="adapted")
             continue
@@ -132,7 +134,7 @@ def refine(req, tol, budget_s=None, report=None):
                     trunc_z=bounds[1],
                 )
                 continue
-        state["why"] = (
+        state.why = (
             f"divergence at N = {case.steps}, #C = {case.cells}, M = {case.paths} after the remedies"
             f" ({', '.join(req.remedies) or 'none left'}); set trunc_y and trunc_z to the solution's known"
             " bounds (|u| and |sigma^T grad u|), or more paths (paths=)"
@@ -142,23 +144,23 @@ def refine(req, tol, budget_s=None, report=None):
 
 
 def _climb(req, levels, end, tol, budget, t_start, state, say):
-    """Run the levels, then fill steps; returns "diverged" (state["diverged_case"] set) or None (stopped,
-    state["why"] set)."""
+    """Run the levels, then fill steps; returns "diverged" (state.diverged_case set) or None (stopped,
+    state.why set)."""
     from ..exceptions import Interrupted
     from ..kernels.divergence import DivergenceError
 
-    rows = state["rows"]
+    rows = state.rows
     done = []  # (case, row, solution) of this ladder's completed levels
-    state["done"] = done  # (the pooling steps pool runs into these: srmdp.refine.pooled_runs)
+    state.done = done  # (the pooling steps pool runs into these: srmdp.refine.pooled_runs)
     ran = set()  # (N, #C, M) run in this ladder (a fill step may be a later ladder level)
     queue = []  # the rest of a fill step of several levels
     met = 0
-    state["why"] = end
+    state.why = end
     pending = list(levels)
     while True:
         pending = [lv for lv in pending if (lv[0].steps, lv[0].cells, lv[0].paths) not in ran]
         elapsed = _clock() - t_start
-        rate = state["rate"]
+        rate = state.rate
         if queue:
             case, rules, kind = queue.pop(0)
         else:
@@ -171,7 +173,7 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
                 )
                 work = sum(lv[0].path_steps for lv in pending[:group]) * req.runs
                 if rate is None and elapsed > budget / 2:
-                    state["why"] = (
+                    state.why = (
                         f"budget: level N = {case.steps} cannot be predicted (no level measured yet) and"
                         f" half of {budget:g} s is spent"
                     )
@@ -179,7 +181,7 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
                 fits = rate is None or elapsed + work / rate <= budget
                 if not fits:
                     c = pending[group - 1][0]
-                    state["why"] = (
+                    state.why = (
                         f"budget: level N = {c.steps} (#C = {c.cells}, M = {c.paths}) would take about"
                         f" {work / rate:.0f} s, {budget - elapsed:.0f} s of {budget:g} s are left"
                     )
@@ -187,7 +189,7 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
             if fits and rate is not None:  # the ladder's next level(s), or a step from the answer the model prefers
                 swap = prefer_step(req, state, ran, budget - elapsed, pending, group, work / rate)
             if swap is not None:
-                rules = dict(getattr(state["answer"][0], "rules", {}))
+                rules = dict(getattr(state.answer[0], "rules", {}))
                 queue = [(c, rules, "step-" + swap[0]) for c in swap[1]]
                 case, rules, kind = queue.pop(0)
             elif fits:
@@ -195,9 +197,9 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
             else:  # the next level does not fit (or the ladder ended): a fill step, where the model says
                 kind, cases = choose_fill(req, state, ran, budget - elapsed, pending)
                 if kind is None:
-                    state["why"] = f"{state['why']}; {cases}"
+                    state.why = f"{state.why}; {cases}"
                     return None
-                rules = dict(getattr(state["answer"][0], "rules", {}))
+                rules = dict(getattr(state.answer[0], "rules", {}))
                 queue = [(c, rules, "fill-" + kind) for c in cases]
                 case, rules, kind = queue.pop(0)
         ran.add((case.steps, case.cells, case.paths))
@@ -224,30 +226,30 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
             if prior is None:
                 sol = req.run(case, rules)
             else:
-                sol = req.run(case, rules, runs=state["batch"], run_start=prior[2].result["runs"])
+                sol = req.run(case, rules, runs=state.batch, run_start=prior[2].result["runs"])
         except Interrupted as exc:  # a signal: the levels completed and the answer so far go with it
             exc.levels = [r for r in rows if r.get("status") == "ok"]
             exc.stage = f"level {len(rows)} ({kind}, {case.label}) of the refinement to tol = {tol:g}"
-            if state.get("answer") is not None:
-                exc.answer = state["answer"][0].result
+            if state.answer is not None:
+                exc.answer = state.answer[0].result
             raise
         except DivergenceError as exc:
             secs = _clock() - t0
             per_run = getattr(exc, "seconds_per_run", None)  # None: it diverged in its first run
             if per_run:  # a run's seconds without the compilation (secs includes it, and it can be most of secs)
-                state["rate"] = max(rate or 0.0, case.path_steps / max(per_run, 1e-9))
+                state.rate = max(rate or 0.0, case.path_steps / max(per_run, 1e-9))
             row.update(status="diverged", seconds=secs, message=str(exc))
             rows.append(row)
             say(line(row, _clock() - t_start, budget))
-            state["diverged_case"] = case
+            state.diverged_case = case
             return "diverged"
         res = sol.result
         compute = (res["seconds_per_run"] + res["error_seconds_per_run"]) * req.runs  # without compilation
         now = case.path_steps * req.runs / max(compute, 1e-9)
         # the rate of the latest level of a size that counts (>= 1/4 of the largest so far: a tiny level's rate is
         # its overhead's), so that a load that rises during the solve shows in the predictions
-        state["largest"] = max(state.get("largest", 0), case.path_steps)
-        state["rate"] = now if case.path_steps >= state["largest"] / 4 or rate is None else max(rate, now)
+        state.largest = max(state.largest, case.path_steps)
+        state.rate = now if case.path_steps >= state.largest / 4 or rate is None else max(rate, now)
         if prior is not None:  # the level's row and solution are replaced by the pooled ones
             sol = pooled(prior[2], sol)
             res = sol.result
@@ -261,17 +263,17 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
             if prior is not None:  # its row is superseded (left out of the estimates and the model's fit)
                 done.remove(prior)
                 prior[1]["status"] = "pooled"
-            _estimate(case, row, res, done)
+            sol = sol.replace(result=replace(res, error_estimate=_estimate(case, row, done)))
             for c_fine, r_fine, _ in done:  # a partner run after its finer level (a fill step): extrapolate it now
                 if (c_fine.cells, c_fine.paths) == (case.cells, case.paths) and c_fine.steps > case.steps:
                     extrapolate(c_fine, r_fine, done + [(case, row, sol)])
             done.append((case, row, sol))
-            prev = state.get("answer")
+            prev = state.answer
             # the answer: the finest completed level with an estimate (else the finest completed level); a dt
             # partner or a fill step only where its estimate is also the smaller (a step the model chose may fail)
             rank = (row["best"] is not None, case.path_steps)
             if prior is not None and prev is not None and prev[1] is prior[1]:
-                state["answer"] = (sol, row)  # the answer's level with more runs: the answer, whatever its estimate
+                state.answer = (sol, row)  # the answer's level with more runs: the answer, whatever its estimate
             elif prev is None or rank >= (prev[1]["best"] is not None, prev[0].case.path_steps):
                 side = kind in ("dt-partner", "below") or kind.startswith(("fill-", "step-"))
                 if not (
@@ -280,14 +282,14 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
                     and prev[1]["best"] is not None
                     and row["best"]["u0_error"] > prev[1]["best"]["u0_error"]
                 ):
-                    state["answer"] = (sol, row)
+                    state.answer = (sol, row)
         rows.append(row)
         say(line(row, _clock() - t_start, budget))
         if row["best"] is not None:
             # a pooled level is the same level, not one more in a row (its estimate may still reset the count)
             met = met + (prior is None) if row["best"]["u0_error"] <= tol else 0
             if met >= CONSECUTIVE:
-                state["met"] = True
+                state.met = True
                 return None
 
 
@@ -296,35 +298,35 @@ def _pooling(kind):
     return kind.startswith(("fill-", "step-")) and kind.split("-", 1)[1] in RUNS_KINDS
 
 
-def _estimate(case, row, res, done):
-    """The level's plain estimate (against the latest completed level strictly coarser in N, #C and M) and its
-    Richardson value in dt (pairs at the same #C and M, checked by a third level; module docstring); row["best"]
-    is the one of the two with the smaller estimate (None if neither has one)."""
-    from ..solutions.error_estimate import coarser, total_error
+def _estimate(case, row, done):
+    """The level's plain estimate (against the latest completed level strictly coarser in N, #C and M), returned,
+    and its Richardson value in dt (pairs at the same #C and M, checked by a third level; module docstring);
+    row["best"] is the one of the two with the smaller estimate (None if neither has one)."""
+    from ..solutions.error_estimate import ErrorEstimate, coarser, total_error
 
     u, se = row["u0"], row["u0_se"]
+    est = ErrorEstimate(
+        u0_error=None,
+        reason="no completed level below it is strictly coarser in N, #C and M (with #C of the same parity)",
+    )
     for c_low, r_low, _ in reversed(done):
         rho, _why = coarser(case, c_low)
         if rho:
             err, bias = total_error(u, se, r_low["u0"], r_low["u0_se"], rho)
             row.update(u0_error=err, bias=bias, against=r_low["level"])
-            res["error_estimate"] = {
-                "u0_error": err,
-                "bias": bias,
-                "rho": rho,
-                "coarse_u0": r_low["u0"],
-                "coarse_u0_se": r_low["u0_se"],
-                "coarse_case": c_low.as_dict(),
-            }
+            est = ErrorEstimate(
+                u0_error=err,
+                bias=bias,
+                rho=rho,
+                coarse_u0=r_low["u0"],
+                coarse_u0_se=r_low["u0_se"],
+                coarse_case=c_low.as_dict(),
+            )
             break
-    else:
-        res["error_estimate"] = {
-            "u0_error": None,
-            "reason": "no completed level below it is strictly coarser in N, #C and M (with #C of the same parity)",
-        }
     if row["u0_error"] is not None:
         row["best"] = {"kind": "plain", "u0": u, "u0_se": se, "u0_error": row["u0_error"]}
     extrapolate(case, row, done)
+    return est
 
 
 def _jumped(below, row):

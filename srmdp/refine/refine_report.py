@@ -2,45 +2,55 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from ..solutions.error_estimate import ErrorEstimate
+
 
 def answer(state, tol, budget, say, consecutive):
-    """The refinement's answer (state["answer"]: its solution, with the refinement's rows, the stop reason and,
+    """The refinement's answer (state.answer: its solution, with the refinement's rows, the stop reason and,
     where its best value is Richardson's, the extrapolated u0 and its estimate), and its report line;
     ``consecutive``: the estimates <= tol in a row that "tol met" needed."""
     from ..kernels.divergence import DivergenceError
 
-    rows = state["rows"]
-    if "answer" not in state:
+    rows = state.rows
+    if state.answer is None:
         last = rows[-1] if rows else {}
-        raise DivergenceError(f"no level of the refinement gave an answer ({state['why']}): {last.get('message', '')}")
-    sol, row = state["answer"]
-    met = bool(state.get("met"))
-    why = None if met else state["why"]
+        raise DivergenceError(f"no level of the refinement gave an answer ({state.why}): {last.get('message', '')}")
+    sol, row = state.answer
+    met = state.met
+    why = None if met else state.why
     best = row["best"]
-    sol.result.update(
-        tol=tol, budget_s=budget, tol_met=met, refinement=rows, refinement_stop=why, chosen_level=row["level"]
-    )
+    extrapolated = estimate = None
     if best is not None and best["kind"] == "richardson":  # u(0, x0) is the extrapolated value (Solution.u0)
         ext = row["richardson"]
-        sol.result["extrapolated"] = {
+        extrapolated = {
             "u0": ext["u0"],
             "u0_se": ext["u0_se"],
             "plain_u0": row["u0"],
             "plain_u0_se": row["u0_se"],
             "partners": ext["partners"],
         }
-        sol.result["error_estimate"] = {
-            "u0_error": ext["u0_error"],
-            "bias": ext["bias"],
-            "rho": ext["rho"],
-            "next_order": ext["next_order"],
-            "against": ext["against"],
-            "against_kind": ext[
-                "against_kind"
-            ],  # "richardson" or "corrected plain" (srmdp.refine.richardson.extrapolate)
-            "richardson": True,
-        }
-        sol.result["u0"], sol.result["u0_se"] = ext["u0"], ext["u0_se"]
+        estimate = ErrorEstimate(
+            u0_error=ext["u0_error"],
+            bias=ext["bias"],
+            rho=ext["rho"],
+            next_order=ext["next_order"],
+            against=ext["against"],
+            against_kind=ext["against_kind"],
+            richardson=True,
+        )
+    result = replace(
+        sol.result,
+        tol=tol,
+        budget_s=budget,
+        tol_met=met,
+        refinement=rows,
+        refinement_stop=why,
+        chosen_level=row["level"],
+        extrapolated=extrapolated,
+        error_estimate=estimate or sol.result.error_estimate,
+    )
     shown = best or {"u0": row["u0"], "u0_se": row["u0_se"], "u0_error": None, "kind": "plain"}
     how = " (Richardson in dt)" if shown["kind"] == "richardson" else ""
     if met:
@@ -55,7 +65,7 @@ def answer(state, tol, budget, say, consecutive):
             f"tol = {tol:g} NOT met ({why}); answer u0 = {shown['u0']:.6g} ± {fmt(shown['u0_se'])}{how},"
             f" estimated error {est}, at N = {row['steps']}, #C = {row['cells']}, M = {row['paths']}"
         )
-    return sol
+    return sol.replace(result=result)
 
 
 def fmt(v):

@@ -24,16 +24,16 @@ from .error_model import bias_terms, exponent, fit, predicted_error
 def same_ladder(state):
     """The rows run with the answer's remedies (a remedy restarts the ladder on another problem: other strata or
     truncation, whose levels neither fit the same model nor estimate the answer)."""
-    ans = state.get("answer")
+    ans = state.answer
     if ans is None:
         return []
     remedies = ans[1].get("remedies", [])
-    return [r for r in state["rows"] if r.get("remedies", []) == remedies]
+    return [r for r in state.rows if r.get("remedies", []) == remedies]
 
 
 def answer_model(state):
     """The error model fitted to the refinement's rows at the answer's #C parity (None: not enough levels)."""
-    ans = state.get("answer")
+    ans = state.answer
     if ans is None or ans[1]["best"] is None:
         return None
     case = ans[0].case
@@ -123,7 +123,7 @@ def ladder_gain(model, state, group):
     value, or its Richardson value with a partner at the same #C and M, in the group or run already); None where
     the model or a term of the group's steps is not identified, or where the last level could not be estimated
     yet (a stepping stone of the ladder: the ladder's order then)."""
-    ans = state.get("answer")
+    ans = state.answer
     if model is None or ans is None or ans[1]["best"] is None:
         return None
     case, row, best = ans[0].case, ans[1], ans[1]["best"]

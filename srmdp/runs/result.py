@@ -25,6 +25,7 @@ import numpy as np
 
 from ..case.results import FORMAT_VERSION, seal
 from ..numerics.indicators import indicators
+from .facts import ResultFacts
 
 __all__ = ["FORMAT_VERSION", "PerRun", "RunResult", "concat", "INDICATOR_FIELDS"]
 
@@ -202,9 +203,10 @@ _ORDER = {"chunk": _CHUNK_ORDER, "summary": _SUMMARY_ORDER}
 
 
 @dataclass(frozen=True)
-class RunResult:
+class RunResult(ResultFacts):
     """One result of runs of one case (a chunk: consecutive runs of one process; a summary: chunks aggregated,
-    ``chunks`` naming them).  Fields as in the file (module docstring); mappings are read-only, lists tuples."""
+    ``chunks`` naming them).  Fields as in the file (module docstring); mappings are read-only, lists tuples.
+    What it says about itself (precisions, threads, run indices, timing) are its :class:`ResultFacts`."""
 
     case_hash: str
     case: Mapping
@@ -250,6 +252,10 @@ class RunResult:
                 object.__setattr__(self, f.name, freeze(v))
         if not isinstance(self.per_run, PerRun):
             object.__setattr__(self, "per_run", PerRun.from_dict(self.per_run))
+
+    def _read(self, key):
+        """A field's value (a key this srmdp does not name: as read), None where absent."""
+        return getattr(self, key) if key in _FIELD_NAMES else self.extra.get(key)
 
     # -- the file -------------------------------------------------------------------------------------------
     @property

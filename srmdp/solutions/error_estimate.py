@@ -43,8 +43,12 @@ unresolved kink) can escape it.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from types import MappingProxyType
 
 from ..numerics.bases import BASES
+from ..runs.result import freeze, thaw
 
 # bias = BIAS_SCALE (|u_N - u_N'| + NOISE s_diff) / (rho - 1): NOISE s.e.s of the difference guard against a chance
 # agreement of the levels.  Fitted by bench/own_pde/own_pde_calibrate.py on quadratic_z, reaction_diffusion (d = 2, 4,
@@ -94,3 +98,54 @@ def total_error(u, se, u_coarse, se_coarse, rho, noise=NOISE, scale=None):
     diff_se = math.hypot(se, se_coarse)
     bias = (BIAS_SCALE if scale is None else scale) * (abs(u - u_coarse) + noise * diff_se) / (rho - 1.0)
     return math.hypot(bias, se), bias
+
+
+@dataclass(frozen=True)
+class ErrorEstimate:
+    """What a solution's error estimate says (``Solution.u0_error`` and its reasons): u0's total error against a
+    level below (``bias``, ``rho``, the level below's ``coarse_*``), or against a Richardson value
+    (``richardson`` True: ``next_order``, ``against``, ``against_kind``, :mod:`srmdp.refine.richardson`), or None
+    with the ``reason`` (and a ``hint``: what would give one); z0's error per component with its reason.
+    Written as a JSON object (:meth:`to_dict`): ``u0_error`` always, ``z0_error`` where the solve said something
+    of z0, the other fields where set; keys it does not name are kept as read (``extra``)."""
+
+    u0_error: float | None = None
+    reason: str | None = None
+    hint: Mapping | None = None
+    bias: float | None = None
+    rho: float | None = None
+    coarse_case: Mapping | None = None
+    coarse_u0: float | None = None
+    coarse_u0_se: float | None = None
+    coarse_seconds: float | None = None
+    next_order: float | None = None
+    against: object = None
+    against_kind: str | None = None  # "richardson" or "corrected plain" (srmdp.refine.richardson.extrapolate)
+    richardson: bool | None = None
+    z0_error: tuple | None = None
+    z0_reason: str | None = None
+    z0_rho: float | None = None
+    coarse_z0: tuple | None = None
+    extra: Mapping = field(default_factory=lambda: MappingProxyType({}))
+
+    def __post_init__(self):
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if isinstance(v, (dict, list, tuple)):
+                object.__setattr__(self, f.name, freeze(v))
+
+    def to_dict(self) -> dict:
+        out = {}
+        for f in fields(self):
+            v = getattr(self, f.name)
+            said = f.name == "u0_error" or (f.name == "z0_error" and (v is not None or self.z0_reason is not None))
+            if f.name != "extra" and (v is not None or said):
+                out[f.name] = thaw(v)
+        return {**out, **thaw(self.extra)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping) -> ErrorEstimate:
+        names = {f.name for f in fields(cls)} - {"extra"}
+        return cls(
+            **{k: v for k, v in data.items() if k in names}, extra={k: v for k, v in data.items() if k not in names}
+        )

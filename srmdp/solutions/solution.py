@@ -23,6 +23,7 @@ problem's x0 is still the mean over all R runs with its standard error, recorded
 
 from __future__ import annotations
 
+import copy
 import math
 from collections import namedtuple
 
@@ -32,11 +33,23 @@ from ..case.cases import is_int, plain
 from ..exceptions import TOL_NOT_MET, ConfigError
 from ..problems import load_problem
 from ..problems.adapt import split_spec, xi_of
+from ..runs.result import thaw
 from . import solution_file
 from .solution_file import saved_spec
+from .solve_result import SolveResult
 
 Estimate = namedtuple("Estimate", "value se")
 Estimate.__doc__ = "A Monte-Carlo estimate and its standard error over the runs (None with one run)."
+
+
+def _read_only(coef):
+    coef.flags.writeable = False
+    return coef
+
+
+def _kept(runs, keep) -> list:
+    """The run indices whose coefficients a solve of ``runs`` runs keeps."""
+    return list(range(runs)) if keep == "all" else [runs - 1]
 
 
 # --- the solution ---------------------------------------------------------------------------------
@@ -51,61 +64,87 @@ class Solution:
     """
 
     def __init__(self, case, coef, result, *, seed, runs, keep="all", rules=None, threads=None, problem=None):
-        self.case = case
-        self.problem = problem or load_problem(case.problem)
-        self.coefficients = coef
-        self.coefficients.flags.writeable = False
-        self.result = result
-        self.seed = seed
-        self.runs = runs
-        self.keep = keep
-        self.kept_runs = list(range(runs)) if keep == "all" else [runs - 1]
-        self.rules = dict(rules or {})
-        self.threads = threads
-        self._backend = None
+        self._set(
+            case=case,
+            problem=problem or load_problem(case.problem),
+            coefficients=_read_only(coef),
+            result=SolveResult.of(result),
+            seed=seed,
+            runs=runs,
+            keep=keep,
+            kept_runs=_kept(runs, keep),
+            rules=dict(rules or {}),
+            threads=threads,
+            _cache={},  # the compiled estimator, built at the first evaluation
+        )
         base, adapted_d = split_spec(saved_spec(self.problem))
-        self.base_problem = load_problem(base) if adapted_d else self.problem
+        self._set(base_problem=load_problem(base) if adapted_d else self.problem)
+
+    def _set(self, **values):
+        for k, v in values.items():
+            object.__setattr__(self, k, v)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"a Solution is frozen: {name!r} cannot be set (Solution.replace makes a new one)")
+
+    def __delattr__(self, name):
+        raise AttributeError(f"a Solution is frozen: {name!r} cannot be deleted")
+
+    def replace(self, **changes) -> Solution:
+        """A new solution: this one with ``changes`` (``result``: a record or its JSON object; ``runs``,
+        ``coefficients``; its kept runs follow its runs and keep)."""
+        out = copy.copy(self)
+        if "result" in changes:
+            changes["result"] = SolveResult.of(changes["result"])
+        if "coefficients" in changes:
+            changes["coefficients"] = _read_only(changes["coefficients"])
+        if "runs" in changes:
+            changes["kept_runs"] = _kept(changes["runs"], changes.get("keep", getattr(self, "keep", "all")))
+        out._set(**changes, _cache={})
+        return out
 
     # --- what the answer is worth
     @property
     def u0_error(self):
         """Estimated total error of u0 (bias included; :mod:`srmdp.solutions.error_estimate`); None if not estimated
         (``error=False``, or no honest estimate: :attr:`u0_error_reason` says why)."""
-        return (self.result.get("error_estimate") or {}).get("u0_error")
+        est = self.result.error_estimate
+        return None if est is None else est.u0_error
 
     @property
     def u0_error_reason(self):
         """Why :attr:`u0_error` is None (one line), else None."""
-        est = self.result.get("error_estimate")
+        est = self.result.error_estimate
         if est is None:
             return "not estimated (error=False)"
-        return est.get("reason") if est.get("u0_error") is None else None
+        return est.reason if est.u0_error is None else None
 
     @property
     def z0_error(self):
         """Estimated error of z(0, x0) per component (a list of d; the first-step z0 of :meth:`z0`, against the
         level below like :attr:`u0_error`; ``bench/own_pde/own_pde_z0.py`` measures its coverage), or None
         (:attr:`z0_error_reason`).  Only a solve without ``tol`` and with ``error`` estimates it."""
-        return (self.result.get("error_estimate") or {}).get("z0_error")
+        est = self.result.error_estimate
+        return None if est is None or est.z0_error is None else list(est.z0_error)
 
     @property
     def z0_error_reason(self):
         """Why :attr:`z0_error` is None (one line), else None."""
-        est = self.result.get("error_estimate")
+        est = self.result.error_estimate
         if est is None:
             return "not estimated (error=False)" if self.tol is None else "not estimated with tol"
-        if est.get("z0_error") is not None:
+        if est.z0_error is not None:
             return None
-        return est.get("z0_reason") or est.get("reason") or "not estimated with tol"
+        return est.z0_reason or est.reason or "not estimated with tol"
 
     @property
     def tol(self):
-        return self.result.get("tol")
+        return self.result.tol
 
     @property
     def tol_met(self):
         """With ``tol``: whether u0_error <= tol was reached (None without tol)."""
-        return self.result.get("tol_met")
+        return self.result.tol_met
 
     # --- the outcome, as SciPy's results say it (OdeResult, OptimizeResult)
     @property
@@ -125,7 +164,8 @@ class Solution:
     def u0_error_hint(self):
         """Where :attr:`u0_error` is None because #C cannot be coarsened: the smallest #C that gives an estimate and
         its predicted time and memory, or that it is beyond reach (:func:`srmdp.solutions.prediction.estimate_hint`)."""
-        return (self.result.get("error_estimate") or {}).get("hint")
+        est = self.result.error_estimate
+        return None if est is None else thaw(est.hint)
 
     @property
     def message(self) -> str:
@@ -135,7 +175,7 @@ class Solution:
         if self.tol is not None:
             if self.success:
                 return f"tol = {self.tol:g} met at {level} (u0_error {self.u0_error:.3g})"
-            return f"tol = {self.tol:g} NOT met ({self.result.get('refinement_stop')}); the finest answer, {level}"
+            return f"tol = {self.tol:g} NOT met ({self.result.refinement_stop}); the finest answer, {level}"
         if self.u0_error is None:
             return (
                 f"error NOT estimated ({self.u0_error_reason}): u0's standard error is the runs' noise only, not its"
@@ -179,13 +219,13 @@ class Solution:
 
     # --- evaluation (the compiled estimator)
     def _engine(self):
-        if self._backend is None:
+        if "backend" not in self._cache:
             from ..kernels.cpu import CpuBackend
             from ..runs.run import check_threads
 
-            self._backend = CpuBackend(self.problem, threads=check_threads(self.threads))
-            self._rec = self.case.record(self.seed, 0, 0)
-        return self._backend
+            self._cache["backend"] = CpuBackend(self.problem, threads=check_threads(self.threads))
+            self._cache["rec"] = self.case.record(self.seed, 0, 0)
+        return self._cache["backend"]
 
     def _check(self, i, X, run):
         if not is_int(i) or not 0 <= i < self.steps:
@@ -222,7 +262,7 @@ class Solution:
         z = np.zeros(pts.shape)
         for r in runs:
             backend.attach(self.case, self.coefficients[self.kept_runs.index(r)])
-            yr, zr = backend.evaluate(int(i), self._rec, pts)
+            yr, zr = backend.evaluate(int(i), self._cache["rec"], pts)
             y += yr
             z += zr
         if len(runs) > 1:
@@ -254,8 +294,8 @@ class Solution:
         ``keep="last"`` and another x0 than the problem's, only the last run is there: se is None.  A refinement
         whose answer is extrapolated in dt (``result["extrapolated"]``, :mod:`srmdp.refine.refine`) gives that value at
         the problem's x0; elsewhere, and in ``y``/``z``, the estimators are the answer level's own."""
-        if x0 is None and (self.keep == "last" or "extrapolated" in self.result):
-            return Estimate(self.result["u0"], self.result["u0_se"])
+        if x0 is None and (self.keep == "last" or self.result.extrapolated is not None):
+            return Estimate(self.result.u0, self.result.u0_se)
         pt = self.x0_point(x0)
         vals = np.array([self.evaluate(0, pt, run=r)[0][0] for r in self.kept_runs])
         se = float(np.std(vals, ddof=1) / math.sqrt(vals.size)) if vals.size > 1 else None
@@ -274,8 +314,8 @@ class Solution:
             return vals.mean(axis=0), se
         if method != "first_step":
             raise ConfigError(f"invalid method={method!r}: 'first_step' or 'regression'")
-        if x0 is None and paths is None and "z0" in self.result:  # recorded during the solve, over all runs
-            return np.array(self.result["z0"]), np.array(self.result["z0_se"])
+        if x0 is None and paths is None and self.result.z0 is not None:  # recorded during the solve, over all runs
+            return np.array(self.result.z0), np.array(self.result.z0_se)
         from .first_step import PATHS, first_step_z0
 
         value, se, _ = first_step_z0(self, x0, PATHS if paths is None else paths)

@@ -54,7 +54,7 @@ def metadata(sol) -> dict:
         "kept_runs": sol.kept_runs,
         "rules": sol.rules,
         "coef": {"shape": list(coef.shape), "dtype": coef.dtype.name, "sha256": _sha256(coef)},
-        "result": sol.result,
+        "result": sol.result.to_dict(),
     }
 
 

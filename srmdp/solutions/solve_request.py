@@ -24,6 +24,7 @@ from ..problems.checks import check_problem
 from ..problems.curvature import default as curvature_default
 from .solution import Solution
 from .solution_file import saved_spec
+from .solve_result import SolveResult
 
 # strata for problems other than the paper's when the user does not choose (the paper's problem keeps the
 # paper's box): decided by measurement, bench/own_pde/NOTES.md ("Defaults decided by measurement").
@@ -234,7 +235,7 @@ class SolveRequest:
                 threads=self.threads,
                 progress=self.progress,
                 on_run=keep_coefficients,
-            ).to_dict()  # the Solution's result: a plain dict until Solution holds the record
+            )
         except (DivergenceError, ProblemFunctionError) as exc:
             exc.runs_done = done[0]
             exc.seconds_per_run = min(np.diff(stamps)) if len(stamps) > 1 else None
@@ -244,13 +245,14 @@ class SolveRequest:
             err.runs_done = done[0] + 1
             err.seconds_per_run = min(np.diff(stamps)) if len(stamps) > 1 else None
             raise err from None
-        result["data_scale"] = scale
-        if z0:
-            result["z0_runs"] = np.array(z0_runs).tolist()
-        if self.remedies:
-            result["remedies"] = list(self.remedies)
+        solved = SolveResult(
+            run=result,
+            data_scale=scale,
+            z0_runs=np.array(z0_runs).tolist() if z0 else None,
+            remedies=list(self.remedies) or None,
+        )
         return Solution(
-            case, store["coef"], result, seed=self.seed, runs=runs, keep=keep, rules=rules, threads=self.threads
+            case, store["coef"], solved, seed=self.seed, runs=runs, keep=keep, rules=rules, threads=self.threads
         )
 
     def first_step_z0(self, case, coef, r):
