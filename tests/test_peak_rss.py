@@ -3,6 +3,10 @@ before the first run (the baseline of tables/paper_tables_1_2.tex's measured-mem
 the largest of their chunks'.  One tiny case whose kernels the other fast tests compile too."""
 
 import json
+import subprocess
+import sys
+
+import pytest
 
 from srmdp.case.cases import Case
 from srmdp.case.results import write_json_atomic
@@ -26,3 +30,42 @@ def test_run_records_peak_rss_next_to_the_model(tmp_path):
     assert json.loads(paths[0].read_text())["peak_rss_bytes"] == peak
     summary = aggregate(paths, expect_runs=2)
     assert summary["peak_rss_bytes"] == max(res["peak_rss_bytes"], other["peak_rss_bytes"])
+
+
+# --- a solve's peak resident memory held by its model -------------------------------------------------------------
+_CHILD = """
+import re, resource, sys
+import srmdp
+def peak():  # bytes (Linux: ru_maxrss in KiB)
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+kw = eval(sys.argv[1])
+srmdp.solve(**dict(kw, cells=4, runs=1))  # the same kernels, compiled or loaded: the interpreter's baseline
+base = peak()
+said = []
+srmdp.solve(**kw, report=said.append)
+gib = float(re.search(r"and ([0-9.e+-]+) GiB of host memory", said[0]).group(1))
+print(base, peak(), int(gib * 2**30))
+"""
+SLACK = 16 * 2**20  # numpy temporaries and the modules a solve imports after the baseline (measured: up to 7 MiB)
+
+
+@pytest.mark.slow  # two solves of a few seconds each, in their own processes
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(problem="gobet2016", d=3, cells=60, paths=10, runs=2, error=False),  # K = 216,000: 0.39 GiB, keep all
+        dict(problem="gobet2016", d=2, cells=300, paths=16, runs=2),  # K = 90,000 and its level below
+    ],
+    ids=["keep-all", "with-level-below"],
+)
+def test_a_solves_peak_memory_stays_within_its_model(kw):
+    """The growth of a solve's peak RSS over the interpreter's (a tiny solve of the same kernels, same process) is
+    within the memory model's prediction that the solve says before compute, plus SLACK (a copy the model does not
+    count would exceed it); and the model is not loose: the growth is at least half of it."""
+    out = subprocess.run(
+        [sys.executable, "-c", _CHILD, repr(dict(kw, threads=1))], capture_output=True, text=True, timeout=600
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    base, peak, model = (int(x) for x in out.stdout.split()[-3:])
+    assert peak - base <= model + SLACK, (peak - base, model)
+    assert peak - base >= model / 2, (peak - base, model)

@@ -261,7 +261,7 @@ class SolveRequest:
         from .first_step import first_step_z0
 
         one = Solution(
-            case, np.array(coef)[None], {}, seed=self.seed, runs=1, problem=self.problem, threads=self.threads
+            case, np.asarray(coef)[None], {}, seed=self.seed, runs=1, problem=self.problem, threads=self.threads
         )
         return first_step_z0(one, streams=[r])[2][0]
 
