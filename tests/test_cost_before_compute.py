@@ -120,3 +120,13 @@ def test_srmdp_run_says_its_case_and_prediction_before_compute(monkeypatch, tmp_
     line = said[0].strip()
     assert line.startswith("srmdp: case N = 5, #C = 8, M = 25, K = 4,096, 3 runs: predicted ") and "\n" not in line
     assert "of compute on 1 thread (srmdp.case.cost)" in line and "GiB of host memory" in line
+
+
+def test_a_dimension_beyond_the_stratum_field_is_refused_in_one_line_saying_what_runs(no_compute, capsys):
+    """d = 100 with the defaults: the paper's rule's #C = 2 makes K = 2^100 strata; one line, exit 2, says where
+    the method stops and what --cells 1 would give (no error estimate)."""
+    rc = main(["solve", "--problem", "quadratic_z", "--d", "100", "--no-progress", "--out", "never.npz"])
+    err = capsys.readouterr().err.strip()
+    assert rc == 2 and "\n" not in err
+    assert err.startswith("srmdp: error: d = 100 is beyond this method's reach")
+    assert "#C = 2 stops at d = 47" in err and "at d = 30" in err and "--cells 1" in err

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from dataclasses import dataclass, replace
@@ -15,6 +16,7 @@ from ..case import memory
 from ..case.cases import Z_CV_DEFAULT_FOR_USER_PROBLEMS
 from ..exceptions import ConfigError, ProblemFunctionError
 from ..numerics.bases import BASES
+from ..numerics.rng import STRATUM_BITS
 from ..numerics.rules import DEFAULT_STEPS, paper_rule
 from ..options import SolveOptions, make_case, on
 from ..problems import DEFAULT as DEFAULT_PROBLEM
@@ -150,6 +152,8 @@ class SolveRequest:
             paths = max(BASES[self.basis].size(self.d), round(self.paths * r * r))
             rules["paths"] = f"the given {self.paths} x (N/{self.steps})^2 = {paths}"
         dt = self.problem.maturity / steps
+        if self.cells is None and cells >= 2 and self.d * math.log2(cells) >= STRATUM_BITS:
+            raise ConfigError(beyond_reach(self.d, cells))
         return make_case(dict(self.case_options, d=self.d, dt=dt, basis=self.basis, cells=cells, paths=paths)), rules
 
     def below(self, case):
@@ -293,3 +297,18 @@ def memory_need(case, runs, keep, test_points=1000, device="cpu") -> int:
 
     kept = runs if keep == "all" else 1
     return kept * memory.coefficient_bytes(case) + backend_spec(device).host_bytes(case, test_points, runs)
+
+
+def beyond_reach(d, cells) -> str:
+    """The one line for a dimension whose stratification by the paper's rule (``cells`` per axis, K = cells^d)
+    exceeds the random streams' stratum field: what the method can and cannot do there."""
+
+    def reach(c):  # the largest d with c^d < 2^STRATUM_BITS
+        return next(k for k in range(STRATUM_BITS, 0, -1) if c**k < 2**STRATUM_BITS)
+
+    return (
+        f"d = {d} is beyond this method's reach: the paper's rule gives #C = {cells} per axis, K = {cells}^{d}"
+        f" strata, over the random streams' stratum field (K < 2^{STRATUM_BITS}: #C = 2 stops at d = {reach(2)},"
+        f" #C = 3, the least whose level below estimates the error, at d = {reach(3)}); --cells 1 runs one"
+        " stratum (the paths' average, whose bias cannot be estimated: no error estimate)"
+    )
