@@ -11,8 +11,9 @@ import pytest
 
 from srmdp.case import readings
 from srmdp.numerics import indicators
-from srmdp.paper import summary_sentences, switch_tables
+from srmdp.paper import switch_tables
 from srmdp.paper.plan import Plan, load_configs
+from srmdp.paper.sentences import runs as run_sentences
 
 ROOT = Path(__file__).resolve().parent.parent
 UNBOUNDED = {"outside": "unbounded", "trunc_y": None, "trunc_z": None}
@@ -89,11 +90,11 @@ def test_the_arithmetic_table_gives_each_difference_in_standard_errors(plan, tmp
     assert r"difference &  & $2.0\times10^{-7}$ &" in text and r"\sigma$ &  & $5.0\times10^{-6}$ &" in text
     assert "not run" in text
     # ... and the sentences of the report cite the measurement instead of "not measured"
-    measured = summary_sentences.arithmetic_measured(model)
+    measured = run_sentences.arithmetic_measured(model)
     assert measured.startswith("1 row on the CPU") and "5.0e-06 of its standard error" in measured
     cpu = [SimpleNamespace(arithmetic="float64", storage="float64", device="CPU")]
-    assert "float32 arithmetic is measured on 1 row" in summary_sentences.arithmetic_sentence(cpu, measured)
-    assert "float32 arithmetic is not measured" in summary_sentences.arithmetic_sentence(cpu, "")
+    assert "float32 arithmetic is measured on 1 row" in run_sentences.arithmetic_sentence(cpu, measured)
+    assert "float32 arithmetic is not measured" in run_sentences.arithmetic_sentence(cpu, "")
 
 
 def test_the_arithmetic_table_without_a_float32_reading(tmp_path):
@@ -101,4 +102,4 @@ def test_the_arithmetic_table_without_a_float32_reading(tmp_path):
     assert not ci.arithmetic_readings and ci.arithmetic_summaries() == []
     switch_tables.render_arithmetic(ci, [], ROOT / "workflow/templates", tmp_path / "arithmetic.tex")
     assert "No reading in float32 arithmetic" in (tmp_path / "arithmetic.tex").read_text()
-    assert summary_sentences.arithmetic_measured(switch_tables.arithmetic_model(ci, [])) == ""
+    assert run_sentences.arithmetic_measured(switch_tables.arithmetic_model(ci, [])) == ""

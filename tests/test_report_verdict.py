@@ -184,7 +184,7 @@ def test_the_forest_plot_prints_at_its_own_size_in_8_point_text():
 
 
 def test_the_configs_prose_has_its_indicator_names_typeset():
-    from srmdp.paper.summary_sentences import _prose
+    from srmdp.paper.sentences.words import prose as _prose
 
     assert _prose("no MSE_Y,max gap; MSE_Z,av and MSE_Y move_up") == (
         "no $\\mathrm{MSE}_{Y,\\max}$ gap; $\\mathrm{MSE}_{Z,\\mathrm{av}}$ and $\\mathrm{MSE}_{Y}$ move\\_up"

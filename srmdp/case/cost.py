@@ -47,7 +47,7 @@ GPU_STEP_SECONDS = 0.02
 # The calibration's runs are the paper's problem without the Z control variate or the curvature correction; a user's
 # problem takes both by default, and its functions are its own: measured 2.6x the paper's problem's seconds per run
 # on the same case (LP1, d = 2, #C = 8, M = 2000, N = 5, one thread: quadratic_z 0.251 s, gobet2016 0.0958 s, on the
-# 2-core development machine under its usual load, issue 54).  The solve's prediction takes it where either is on.
+# 2-core development machine under its usual load).  The solve's prediction takes it where either is on.
 SCHEME_EXTRAS_FACTOR = 2.6
 
 

@@ -2,7 +2,7 @@
 
 :func:`summary_model` counts the cells (:mod:`srmdp.paper.cells`) once, through
 :func:`srmdp.paper.verdict.paper_numbers` and :func:`srmdp.paper.verdict.evidence_totals`, and hands the counts
-to the sentences (:mod:`srmdp.paper.summary_sentences`); :func:`render_summary` writes the page.
+to the sentences (:mod:`srmdp.paper.sentences`); :func:`render_summary` writes the page.
 """
 
 from __future__ import annotations
@@ -18,30 +18,34 @@ from .latex import INDICATOR_TEX, jinja_env, tex_escape, write_text
 from .record import threads_of
 from .residuals import residuals_model
 from .rows import paper_rows, table_ids
-from .summary_sentences import (
-    abstract_sentence,
-    agreement_sentence,
+from .sentences.differences import (
+    disagreements_sentence,
+    hypotheses_sentence,
+    residuals_sentence,
+    sign_sentence,
+    theory_sentence,
+)
+from .sentences.runs import (
     arithmetic_measured,
     arithmetic_sentence,
     claims_sentence,
-    consistency_sentence,
     devices_sentence,
-    disagreements_sentence,
-    findings,
-    headline_sentence,
-    hypotheses_sentence,
     large_d_sentence,
     limitations,
-    precisions,
     regenerate,
-    residuals_sentence,
-    scope_sentence,
-    sign_sentence,
     speed_sentence,
     table_sentence,
-    theory_sentence,
+)
+from .sentences.verdict import (
+    abstract_sentence,
+    agreement_sentence,
+    consistency_sentence,
+    findings,
+    headline_sentence,
+    scope_sentence,
     wanted_sentence,
 )
+from .sentences.words import precisions
 from .switch_tables import arithmetic_model
 from .tables import FIT_DT, FIT_READING  # the fitted reading and where; float32 vs float64
 from .verdict import (

@@ -16,7 +16,7 @@ answer's #C parity (x0's place in its cell, :mod:`srmdp.solutions.error_estimate
 coarsest levels are not in the asymptotic regime); a term is fitted only where the levels vary in it, and the
 fit needs a residual degree of freedom.  The cells' order p is the basis's q (1 for LP0, 2 for LP1 and LP2d)
 unless the levels hold >= 3 values of #C and a degree of freedom more: then p is fitted too, on :data:`P_GRID`
-(the smallest chi^2; ``model["p"]``).  With the driver's curvature corrected (issue 38) c is near 0: it is
+(the smallest chi^2; ``model["p"]``).  With the driver's curvature corrected c is near 0: it is
 fitted all the same, and its |c| N / M then adds little to a prediction.  :func:`predicted_error` is the
 model's error of a plain value or of a Richardson value at a level: the terms' absolute values summed (no
 cancellation between terms is counted on: the fit is noisy) and combined with the value's s.e.  The model
