@@ -26,11 +26,11 @@ from srmdp.paper.campaign.cli import build_parser as campaign_parser
 from srmdp.paper.lsmdp import build_parser as lsmdp_parser
 from srmdp.runs.run import run_case
 
-# What a surface takes that is not an option: srmdp.solve's record and callback, run_case's backend and callback,
+# What a surface takes that is not an option: srmdp.solve's record and callback, run_case's backend and callbacks,
 # the campaign's own planning (its --budget is the campaign's seconds, its --out a folder of chunks).
 OWN = {
     "api": {"options", "report", "kwargs"},
-    "run_case": {"case", "backend", "on_run"},
+    "run_case": {"case", "backend", "on_run", "before_compute"},
     "campaign": {
         "budget",
         "out",
