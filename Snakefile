@@ -1,5 +1,5 @@
 # Reproduction of Gobet, Lopez-Salas, Turkedjiev, Vazquez (SISC 2016): every result table, the
-# speed-up and convergence figures and a LaTeX report, from the paper's rows (srmdp.paper.rows) and a preset.
+# speed-up and convergence figures and a LaTeX report, from the paper's rows (srmdp.paper.inputs.rows) and a preset.
 #
 #   snakemake --cores all                                   # default preset (config/config.yaml)
 #   snakemake --cores all --configfile config/paper.yaml    # all 35 cases at the paper's parameters

@@ -26,7 +26,7 @@ from srmdp.case.results import seal
 from srmdp.cli.commands import main
 from srmdp.exceptions import ConfigError
 from srmdp.numerics.rules import paper_rule
-from srmdp.paper.rows import paper_rows, rule_table
+from srmdp.paper.inputs.rows import paper_rows, rule_table
 from srmdp.problems import gobet2016
 from srmdp.solutions.solution_file import SOLUTION_FORMAT_VERSION
 from srmdp.solutions.solve_request import check_memory

@@ -11,9 +11,9 @@ import pytest
 
 from srmdp.case import readings
 from srmdp.numerics import indicators
-from srmdp.paper import switch_tables
-from srmdp.paper.plan import Plan, load_configs
-from srmdp.paper.sentences import runs as run_sentences
+from srmdp.paper.plan.preset import Plan, load_configs
+from srmdp.paper.report import switch_tables
+from srmdp.paper.report.sentences import runs as run_sentences
 
 ROOT = Path(__file__).resolve().parent.parent
 UNBOUNDED = {"outside": "unbounded", "trunc_y": None, "trunc_z": None}

@@ -1,13 +1,14 @@
-"""The suite beyond the paper in the workflow (srmdp.paper.beyond): the preset's cases, their jobs, and the committed
+"""The suite beyond the paper in the workflow (srmdp.paper.beyond.jobs): the preset's cases, their jobs, and the
+committed
 table rendered again from the committed summaries (no compute)."""
 
 from pathlib import Path
 
 import pytest
 
-from srmdp.paper.beyond import BeyondPlan, SuiteCase, published_rows
-from srmdp.paper.beyond_table import render_table
-from srmdp.paper.plan import Plan, load_configs
+from srmdp.paper.beyond.jobs import BeyondPlan, SuiteCase, published_rows
+from srmdp.paper.beyond.table import render_table
+from srmdp.paper.plan.preset import Plan, load_configs
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -67,7 +68,7 @@ def test_committed_table_renders_again_from_committed_summaries(tmp_path, monkey
 
 def test_suite_solves_and_coverage_jobs():
     """The suite beyond the paper, per problem and d = 4, 8: rules, adapted strata, a tol run; the coverage rule."""
-    from srmdp.paper.beyond_solve import SuiteSolve
+    from srmdp.paper.beyond.solve import SuiteSolve
 
     p = plan("config/config.yaml")
     modes = {(s.problem, s.d): set() for s in p.solves}

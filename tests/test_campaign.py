@@ -27,10 +27,10 @@ from srmdp.case.results import identity_hash, write_json_atomic
 from srmdp.exceptions import ConfigError
 from srmdp.numerics.indicators import indicators
 from srmdp.paper import campaign as cp
-from srmdp.paper import chunks
-from srmdp.paper.cost import CostModel, load_throughput
-from srmdp.paper.preset_reading import PresetReading
-from srmdp.paper.rows import PaperCase, paper_case, paper_rows
+from srmdp.paper.inputs import chunks
+from srmdp.paper.inputs.preset_reading import PresetReading
+from srmdp.paper.inputs.rows import PaperCase, paper_case, paper_rows
+from srmdp.paper.models.cost import CostModel, load_throughput
 from srmdp.runs.aggregate import ChunkError, aggregate, load_chunk
 from srmdp.runs.result import RunResult
 
@@ -257,7 +257,7 @@ def test_the_single_run_files_of_data_gpu_count_as_chunks():
     start, count = planner.free_range(theory, 2 - planner.have(theory))
     assert start >= 1 and start not in planner.used(theory)
     # the workflow groups them too: one group per row, theory reading, float32
-    from srmdp.paper.plan import Plan, load_configs
+    from srmdp.paper.plan.preset import Plan, load_configs
 
     groups = Plan(load_configs([ROOT / "config/config.yaml"])).gpu_groups()
     assert any(g.key == "LP0d4_r1" and g.reading == "theory" and g.group.startswith("float32-s0-") for g in groups)
@@ -685,7 +685,7 @@ def test_a_chunk_without_a_recorded_version_pools_but_two_versions_do_not(tmp_pa
 
 
 def _plan(tmp_path, gpu_dir, cases=None):
-    from srmdp.paper.plan import Plan, load_configs
+    from srmdp.paper.plan.preset import Plan, load_configs
 
     cfg = load_configs([ROOT / "config/config.yaml"])
     cfg["gpu_results"] = str(gpu_dir)
@@ -742,7 +742,7 @@ def _summaries(tmp_path, gpu):
 
 
 def test_tables_agreement_and_convergence_show_the_gpu_lines(tmp_path):
-    from srmdp.paper import figures, latex, tables
+    from srmdp.paper.report import figures, latex, tables
 
     gpu = tmp_path / "gpu"
     write_chunk(gpu, pcase("LP0d4", 4), 0, 2, reading="paper-fit")  # dt = 0.02: never run on 2 cores

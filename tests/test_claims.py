@@ -1,6 +1,7 @@
-"""Tables 1-2 (srmdp.paper.scaling) and the text's memory figures (srmdp.paper.claims) follow from the same
+"""Tables 1-2 (srmdp.paper.report.claims.scaling) and the text's memory figures (srmdp.paper.report.claims.text)
+follow from the same
 formulas as the memory model (srmdp.case.memory) and the LSMDP baseline (srmdp.paper.lsmdp); arithmetic checks, no
-statistics.  The measured memory table (srmdp.paper.measured_memory) and the multi-core claim are rendered from
+statistics.  The measured memory table (srmdp.paper.report.claims.measured) and the multi-core claim are rendered from
 tiny synthetic result files."""
 
 import json
@@ -13,8 +14,12 @@ import pytest
 
 from srmdp.case.cases import Case
 from srmdp.case.memory import coefficient_bytes
-from srmdp.paper import claims, claims_tables, measured_memory, memory_claims, scaling
-from srmdp.paper.rows import paper_case, paper_rows
+from srmdp.paper.inputs.rows import paper_case, paper_rows
+from srmdp.paper.report.claims import measured as measured_memory
+from srmdp.paper.report.claims import memory as memory_claims
+from srmdp.paper.report.claims import scaling
+from srmdp.paper.report.claims import tables as claims_tables
+from srmdp.paper.report.claims import text as claims
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -64,7 +69,7 @@ TEMPLATES = Path(__file__).resolve().parent.parent / "workflow" / "templates"
 
 
 def _timing(path, table, row, *, threads=1, seconds=1.0, model=None, peak=None, before=None, compile_s=0.3):
-    """A minimal `srmdp run` result (the fields srmdp.paper.claims reads) written to ``path``."""
+    """A minimal `srmdp run` result (the fields srmdp.paper.report.claims.text reads) written to ``path``."""
     case = paper_case(table, row=row)
     res = {
         "format_version": 1,
@@ -147,7 +152,7 @@ def test_multicore_claim_from_one_and_all_thread_timings(tmp_path):
 
 
 def test_the_multicore_jobs_of_the_presets():
-    from srmdp.paper.plan import Plan, load_configs
+    from srmdp.paper.plan.preset import Plan, load_configs
 
     root = Path(__file__).resolve().parent.parent
     plan = Plan(load_configs([root / "config/config.yaml"]))
@@ -167,7 +172,7 @@ def test_the_multicore_jobs_of_the_presets():
 
 
 def test_gpu_speedup_like_for_like_pairs_same_precision_and_reading(tmp_path):
-    from srmdp.paper.index import index_results
+    from srmdp.paper.inputs.index import index_results
 
     def res(path, device, seconds, precision="float32", outside="unbounded"):
         out = json.loads(Path(_timing(path, "LP0d4", 2, threads=2, seconds=seconds)).read_text())
@@ -205,7 +210,7 @@ def test_gpu_speedup_like_for_like_pairs_same_precision_and_reading(tmp_path):
 
 
 def test_the_likeforlike_jobs_of_the_default_preset():
-    from srmdp.paper.plan import Plan, load_configs
+    from srmdp.paper.plan.preset import Plan, load_configs
 
     root = Path(__file__).resolve().parent.parent
     plan = Plan(load_configs([root / "config/config.yaml"]))
@@ -316,7 +321,7 @@ def test_multicore_timings_of_two_machines_named_vm_stay_apart():
     speed-up per machine (8.8 on 16 threads, about 1.9 on 2), never a 1-thread time of one over the other."""
     import glob
 
-    from srmdp.paper.claims import multicore_claim
+    from srmdp.paper.report.claims.text import multicore_claim
 
     root = Path(__file__).resolve().parent.parent
     files = sorted(glob.glob(str(root / "data/summaries/default/multicore/*/*.json")))

@@ -32,7 +32,7 @@ import srmdp.runs.run
 from srmdp.case.cases import Case
 from srmdp.cli.commands import main
 from srmdp.exceptions import ConfigError
-from srmdp.paper.rows import TABLE_ALIASES, PaperCase, table_ids
+from srmdp.paper.inputs.rows import TABLE_ALIASES, PaperCase, table_ids
 
 ROOT = Path(__file__).resolve().parent.parent
 MAX_THREADS = numba.config.NUMBA_NUM_THREADS
@@ -272,7 +272,7 @@ BAD_CASE = {
     "half_width": st.one_of(st.floats(max_value=0.0), st.floats(min_value=700.5), st.just(math.nan)),
     "problem": st.sampled_from(["heat", "", "GOBET2016"]),
 }
-# the name of a paper row's case (srmdp.paper.rows.PaperCase; Case itself has none)
+# the name of a paper row's case (srmdp.paper.inputs.rows.PaperCase; Case itself has none)
 BAD_NAME = {
     "row": st.one_of(st.integers(max_value=-1), st.just(1.0), st.just(True)),
     "table": st.one_of(st.integers(), st.none(), st.just("")),

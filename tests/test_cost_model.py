@@ -1,4 +1,4 @@
-"""The CPU cost model (srmdp.paper.cost.solve_seconds) against the committed measurements it was fitted to
+"""The CPU cost model (srmdp.paper.models.cost.solve_seconds) against the committed measurements it was fitted to
 (bench/cpu/cost_fit.py): a test on data, not on timing (nothing is run).
 
 Per paper row, the fastest one-thread float64 solve recorded on the calibration host (a shared 2-core machine: a
@@ -10,7 +10,7 @@ span what the plan prices: both bases, d from 4 to 14, runs from a millisecond t
 from conftest import ROOT
 
 from bench.cpu.cost_fit import case_of, result_paths
-from srmdp.paper import cost
+from srmdp.paper.models import cost
 
 TOLERANCE = 0.30
 

@@ -30,7 +30,7 @@ import pytest
 import yaml
 
 from srmdp.case.results import checksum_ok, write_json_atomic
-from srmdp.paper.rows import case_of_record
+from srmdp.paper.inputs.rows import case_of_record
 from srmdp.runs.run import run_case
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -20,7 +20,7 @@ from srmdp.case.cases import Case, check_seed_run
 from srmdp.case.results import write_json_atomic
 from srmdp.exceptions import ConfigError
 from srmdp.numerics.rng import DOMAIN_PATHS, DOMAIN_TEST, PATH_BITS, RUN_BITS, SEED_BITS, STEP_BITS, STRATUM_BITS
-from srmdp.paper.rows import paper_rows
+from srmdp.paper.inputs.rows import paper_rows
 from srmdp.runs.aggregate import aggregate
 from srmdp.runs.run import run_case, validate_run
 

@@ -1,4 +1,4 @@
-"""srmdp.paper.splits.split: the shift and spread of the indicators under another split of runs x test points.
+"""srmdp.paper.models.splits.split: the shift and spread of the indicators under another split of runs x test points.
 
 A synthetic model with a known law stands in for the solver: run r has conditional mean errors
 m[r, i] = mu_i (1 + 0.1 g_r + 0.05 h_ri) (g, h standard normal: correlated across time steps through g),
@@ -10,7 +10,7 @@ simulation of that split gives the truth.
 
 import numpy as np
 
-from srmdp.paper.splits import paper_splits, split
+from srmdp.paper.models.splits import paper_splits, split
 
 MU = 0.02 * np.array([1.0, 1.04, 1.02, 0.98, 1.0])  # close steps: the max's bias matters
 

@@ -11,7 +11,7 @@ from numba import njit
 
 from srmdp.case.cases import Case
 from srmdp.numerics.build import kernels, single_precision_source
-from srmdp.paper.rows import paper_case
+from srmdp.paper.inputs.rows import paper_case
 from srmdp.problems import load_problem
 
 

@@ -19,10 +19,11 @@ from srmdp.case.results import write_atomic, write_json_atomic
 from srmdp.cli.commands import build_parser, case_from_args, main, plugin_commands
 from srmdp.cli.solution import answer_lines
 from srmdp.options import SolveOptions
-from srmdp.paper import beyond_cli, lsmdp
+from srmdp.paper import lsmdp
+from srmdp.paper.beyond import cli as beyond_cli
 from srmdp.paper.campaign import cli as campaign_cli
-from srmdp.paper.plan import Plan, load_configs
-from srmdp.paper.plan_cli import published_or_done
+from srmdp.paper.plan.cli import published_or_done
+from srmdp.paper.plan.preset import Plan, load_configs
 from srmdp.problems.adapt import adapted_spec
 from srmdp.solutions.solve_request import SolveRequest
 

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-import srmdp.paper.commands as commands
+import srmdp.paper.subcommands as commands
 from srmdp.cli.commands import main
-from srmdp.paper.rows import TABLE_ALIASES, table_ids
+from srmdp.paper.inputs.rows import TABLE_ALIASES, table_ids
 
 ROOT = Path(__file__).resolve().parents[1]
 LIBRARY = sorted(p for p in (ROOT / "srmdp").rglob("*.py") if "paper" not in p.relative_to(ROOT / "srmdp").parts)
@@ -104,7 +104,7 @@ def test_the_paper_check_finds_table_names_and_report_references():
 
 @pytest.mark.parametrize("path", LIBRARY, ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_library_module_names_no_paper_table_nor_the_report(path):
-    """The paper's table names and the report's references live in srmdp.paper (e.g. srmdp.paper.rows.rule_table
+    """The paper's table names and the report's references live in srmdp.paper (e.g. srmdp.paper.inputs.rows.rule_table
     names the table of each default rule)."""
     assert not paper_names_in(path.read_text()), (path, paper_names_in(path.read_text()))
 
@@ -141,7 +141,7 @@ def test_importing_the_library_loads_neither_the_paper_nor_its_extra():
 
 def test_case_holds_no_paper_row():
     """Case has no table/row, as a field, an attribute or in its record: the paper's layer names its rows
-    (srmdp.paper.rows.PaperCase)."""
+    (srmdp.paper.inputs.rows.PaperCase)."""
     from srmdp.case.cases import Case
 
     assert not {f.name for f in dataclasses.fields(Case)} & {"table", "row"}

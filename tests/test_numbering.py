@@ -10,7 +10,7 @@ import pytest
 from srmdp.case.cases import ConfigError
 from srmdp.cli.commands import build_parser, case_from_args
 from srmdp.cli.commands import main as cli_main
-from srmdp.paper.rows import canonical_table, find_row, paper_case, paper_rows, paper_table_number, table_ids
+from srmdp.paper.inputs.rows import canonical_table, find_row, paper_case, paper_rows, paper_table_number, table_ids
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -60,7 +60,7 @@ def test_cli_accepts_the_alias(capsys):
 
 
 def test_workflow_config_accepts_the_alias():
-    from srmdp.paper.plan import Plan, load_configs
+    from srmdp.paper.plan.preset import Plan, load_configs
 
     config = load_configs([ROOT / "config/config.yaml"])
     config["cases"] = [{"table": "LP1d6", "rows": [1]}, {"table": "LP1d6_1", "rows": [2]}]
@@ -71,7 +71,7 @@ def test_workflow_config_accepts_the_alias():
 
 
 def test_result_files_written_under_the_old_name_are_read_under_the_paper_label():
-    from srmdp.paper.index import index_results
+    from srmdp.paper.inputs.index import index_results
 
     old = [p for p in sorted((ROOT / "data/gpu").glob("LP1d6_1_r*.json"))]
     assert old, "data/gpu/LP1d6_1_r*.json missing"
@@ -80,7 +80,7 @@ def test_result_files_written_under_the_old_name_are_read_under_the_paper_label(
 
 
 def test_rendered_tables_carry_the_paper_number_and_label():
-    from srmdp.paper.latex import fmt_paper_seconds, fmt_seconds
+    from srmdp.paper.report.latex import fmt_paper_seconds, fmt_seconds
 
     for table in table_ids():
         path = ROOT / "tables" / f"{table}.tex"

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from srmdp.case.results import seal
-from srmdp.paper import chunks
-from srmdp.paper.index import machine_of
+from srmdp.paper.inputs import chunks
+from srmdp.paper.inputs.index import machine_of
 from srmdp.runs.aggregate import aggregate
 
 ROOT = Path(__file__).resolve().parent.parent

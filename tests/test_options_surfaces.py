@@ -21,7 +21,7 @@ from srmdp import options as opts
 from srmdp.case.cases import Case
 from srmdp.cli.commands import build_parser
 from srmdp.numerics.strata import OUTSIDE_MODES
-from srmdp.paper.beyond_cli import build_parser as beyond_parser
+from srmdp.paper.beyond.cli import build_parser as beyond_parser
 from srmdp.paper.campaign.cli import build_parser as campaign_parser
 from srmdp.paper.lsmdp import build_parser as lsmdp_parser
 from srmdp.runs.run import run_case
@@ -184,8 +184,8 @@ def _run_args(line):
 def test_the_workflows_run_options_are_run_options_and_render_back(preset):
     """Every reading's and every suite case's options are options of `srmdp run`, and the command line rendered from
     them parses back to the same values and the same case."""
-    from srmdp.paper.beyond import BeyondPlan
-    from srmdp.paper.plan import Plan
+    from srmdp.paper.beyond.jobs import BeyondPlan
+    from srmdp.paper.plan.preset import Plan
 
     config = yaml.safe_load(open(srmdp.paper.REPOSITORY / "config" / preset))
     plan = Plan(config)
@@ -199,7 +199,9 @@ def test_the_workflows_run_options_are_run_options_and_render_back(preset):
             assert getattr(args, k) == want, (k, values)
     for r in plan.readings:
         args = _run_args(r.cli() + " --table LP1d4 --row 1")
-        assert srmdp.cli.commands.case_from_args(args) == srmdp.paper.rows.paper_case("LP1d4", row=1, **r.options())
+        assert srmdp.cli.commands.case_from_args(args) == srmdp.paper.inputs.rows.paper_case(
+            "LP1d4", row=1, **r.options()
+        )
 
 
 def test_command_line_refuses_an_option_the_command_does_not_take():
@@ -231,11 +233,12 @@ def test_make_case_is_the_one_way_from_options_to_a_case():
 
 @pytest.mark.parametrize("preset", ["config.yaml", "ci.yaml", "paper.yaml"])
 def test_every_run_job_of_the_workflow_passes_declared_run_options_only(preset):
-    """The residual, multicore and like-for-like jobs' arguments (srmdp.paper.plan) parse with `srmdp run`'s parser,
+    """The residual, multicore and like-for-like jobs' arguments (srmdp.paper.plan.preset) parse with `srmdp run`'s
+    parser,
     the LSMDP jobs' with `srmdp lsmdp`'s, the suite's solves with `srmdp beyond solve`'s: an argument that is not a
     declared option there fails here (argparse exits)."""
-    from srmdp.paper.beyond import BeyondPlan
-    from srmdp.paper.plan import Plan
+    from srmdp.paper.beyond.jobs import BeyondPlan
+    from srmdp.paper.plan.preset import Plan
 
     plan = Plan(yaml.safe_load(open(srmdp.paper.REPOSITORY / "config" / preset)))
     jobs = [
@@ -272,11 +275,11 @@ def test_every_run_job_of_the_workflow_passes_declared_run_options_only(preset):
 
 
 def test_the_plans_jobs_build_no_command_line_by_hand():
-    """The jobs of srmdp.paper.plan_jobs and the readings pass their options as data: no string in those modules
+    """The jobs of srmdp.paper.plan.jobs and the readings pass their options as data: no string in those modules
     holds an option flag (``--x``); command_line renders them (the rules add only --device, --threads, --out)."""
     import ast
 
-    for name in ("plan_jobs", "preset_reading"):
+    for name in ("plan/jobs", "inputs/preset_reading"):
         tree = ast.parse((srmdp.paper.REPOSITORY / "srmdp" / "paper" / f"{name}.py").read_text())
         docs = {
             id(n.body[0].value)
@@ -300,7 +303,7 @@ def test_the_plans_jobs_build_no_command_line_by_hand():
 def test_a_job_never_drops_a_reading_setting_silently():
     """A reading's setting that a command does not take is an error, not left out (LSMDP has no Z control
     variate)."""
-    from srmdp.paper.preset_reading import PresetReading
+    from srmdp.paper.inputs.preset_reading import PresetReading
 
     assert PresetReading("a", "zero", 1.0, 1.0).run_options("lsmdp") == {
         "outside": "zero",

@@ -1,4 +1,4 @@
-"""A paper row's case (srmdp.paper.rows.PaperCase): the library's Case named by its table and row.  Its record is
+"""A paper row's case (srmdp.paper.inputs.rows.PaperCase): the library's Case named by its table and row.  Its record is
 the one every committed result holds (written while Case itself held table and row), so a chunk written now has
 the case_hash of the chunks of its row committed before, and pools with them."""
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 from srmdp.case.cases import Case
 from srmdp.case.results import identity_hash
-from srmdp.paper.rows import PaperCase, case_of_record, paper_case
+from srmdp.paper.inputs.rows import PaperCase, case_of_record, paper_case
 
 ROOT = Path(__file__).resolve().parents[1]
 

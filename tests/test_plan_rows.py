@@ -9,9 +9,9 @@ import pytest
 import yaml
 from conftest import ROOT
 
-from srmdp.paper.cost import run_seconds
-from srmdp.paper.plan import Plan, load_configs
-from srmdp.paper.plan_cli import main
+from srmdp.paper.models.cost import run_seconds
+from srmdp.paper.plan.cli import main
+from srmdp.paper.plan.preset import Plan, load_configs
 
 
 def _config_rows():
@@ -59,7 +59,7 @@ def test_srmdp_plan_prints_one_line_per_row(tmp_path, capsys, monkeypatch):
 
 def test_a_deferred_row_without_its_reason_is_refused(tmp_path):
     from srmdp.exceptions import ConfigError
-    from srmdp.paper.plan import validate_config
+    from srmdp.paper.plan.preset import validate_config
 
     config = load_configs([str(ROOT / "config/config.yaml"), str(ROOT / "config/evidence.yaml")])
     config["deferred"] = [{"table": "LP1d4", "row": 4, "runs": 3}]

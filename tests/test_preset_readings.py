@@ -1,4 +1,4 @@
-"""A preset's named readings (srmdp.paper.preset_reading): two with equal parameters are refused when the config
+"""A preset's named readings (srmdp.paper.inputs.preset_reading): two with equal parameters are refused when the config
 is read (each result would belong to both); "no truncation" has one conversion (None in JSON, inf in Case)."""
 
 import math
@@ -8,8 +8,8 @@ import pytest
 import yaml
 
 from srmdp.case.cases import Case, truncation_for_case, truncation_for_json
-from srmdp.paper.plan import Plan, load_configs
-from srmdp.paper.preset_reading import readings_from_config
+from srmdp.paper.inputs.preset_reading import readings_from_config
+from srmdp.paper.plan.preset import Plan, load_configs
 
 ROOT = Path(__file__).resolve().parent.parent
 FIT = {"name": "paper-fit", "outside": "zero", "trunc_y": 1.0, "trunc_z": 1.0}
@@ -64,7 +64,7 @@ def test_no_truncation_is_none_in_json_and_inf_in_a_case():
 # --- the campaign reads the readings without PyYAML (GPU hosts have none) ------------------------------------
 @pytest.mark.parametrize("preset", sorted(p.name for p in (ROOT / "config").glob("*.yaml")))
 def test_the_readings_reader_reads_every_committed_preset_as_pyyaml_does(preset):
-    from srmdp.paper.config_readings import readings_section
+    from srmdp.paper.inputs.config_readings import readings_section
 
     text = (ROOT / "config" / preset).read_text()
     assert readings_section(text) == ((yaml.safe_load(text) or {}).get("readings") or [])
@@ -72,7 +72,7 @@ def test_the_readings_reader_reads_every_committed_preset_as_pyyaml_does(preset)
 
 def test_the_readings_reader_reads_pyyaml_s_own_layout_and_refuses_what_it_does_not_know():
     from srmdp.exceptions import ConfigError
-    from srmdp.paper.config_readings import readings_section
+    from srmdp.paper.inputs.config_readings import readings_section
 
     entries = [
         FIT,

@@ -1,6 +1,6 @@
 """The reference file of the paper's 35 rows: #C^d = K and the #C / M formulas hold."""
 
-from srmdp.paper.rows import check_reference, paper_case, paper_rows
+from srmdp.paper.inputs.rows import check_reference, paper_case, paper_rows
 
 
 def test_all_35_rows_of_the_11_tables():

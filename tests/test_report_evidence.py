@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from srmdp.paper.equivalence import Equivalence, Judgement
-from srmdp.paper.latex import fmt_pm
-from srmdp.paper.verdict import STRONG_RUNS, evidence_totals, grade_of, paper_numbers
+from srmdp.paper.models.equivalence import Equivalence, Judgement
+from srmdp.paper.report.latex import fmt_pm
+from srmdp.paper.report.verdict import STRONG_RUNS, evidence_totals, grade_of, paper_numbers
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLES = ROOT / "tables"
@@ -23,14 +23,14 @@ PUB = ROOT / "data" / "summaries" / "default"
 
 @lru_cache(maxsize=1)
 def _plan():
-    from srmdp.paper.plan import Plan, load_configs
+    from srmdp.paper.plan.preset import Plan, load_configs
 
     return Plan(load_configs([ROOT / "config" / "config.yaml"]))
 
 
 @lru_cache(maxsize=1)
 def _model():
-    from srmdp.paper.summary import summary_model
+    from srmdp.paper.report.summary import summary_model
 
     plan = _plan()
     claim_inputs = {
@@ -145,7 +145,7 @@ def test_the_largest_disagreement_is_on_page_one_from_the_data():
     assert "the reruns float32" not in s and "those reruns at $d\\ge11$" not in m["sentences"]["signs"]
     assert "keeps its sign in every variant" in s  # LP1d4_r2's reruns: -0.23 to -0.31 against the paper
     assert "systematic" not in s  # the same-seed reruns share our streams: not independent evidence
-    from srmdp.paper.residuals import residuals_model
+    from srmdp.paper.report.residuals import residuals_model
 
     plan = _plan()
     res = residuals_model(plan, plan.summaries(), plan.residual_files(), plan.gpu_summaries())
@@ -161,7 +161,7 @@ def test_the_largest_disagreement_is_on_page_one_from_the_data():
 
 
 def _cells():
-    from srmdp.paper.cells import cells, report_readings
+    from srmdp.paper.report.judged import cells, report_readings
 
     plan = _plan()  # as the summary model: the residual experiments' reruns of a reading join its pools
     return cells(plan, plan.summaries(), plan.gpu_summaries(), report_readings(plan), plan.residual_files())
@@ -170,7 +170,7 @@ def _cells():
 # --- claims: held only on our measurements -------------------------------------------------------------------
 @pytest.mark.slow
 def test_no_claim_is_held_without_a_measurement_of_ours():
-    from srmdp.paper.claims import TEXT_VS_TABLE, all_claims, claim_outcome
+    from srmdp.paper.report.claims.text import TEXT_VS_TABLE, all_claims, claim_outcome
 
     plan = _plan()
     claims = all_claims(
@@ -191,7 +191,7 @@ def test_no_claim_is_held_without_a_measurement_of_ours():
 
 # --- "not run" against the summaries ------------------------------------------------------------------------
 def _paper_rows():
-    from srmdp.paper.rows import paper_rows
+    from srmdp.paper.inputs.rows import paper_rows
 
     return paper_rows()
 
@@ -241,8 +241,8 @@ def test_the_rows_not_run_of_the_text_have_no_run_under_any_reading():
 @pytest.mark.slow
 def test_the_d19_memory_statement_is_the_gpu_tables_not_the_host_model():
     from srmdp.case.memory import GIB
-    from srmdp.paper.claims import all_claims
-    from srmdp.paper.measured_memory import measured_gpu_memory
+    from srmdp.paper.report.claims.measured import measured_gpu_memory
+    from srmdp.paper.report.claims.text import all_claims
 
     plan = _plan()
     claims = all_claims(
@@ -261,7 +261,7 @@ def test_the_d19_memory_statement_is_the_gpu_tables_not_the_host_model():
 # --- CPU = GPU twins once in the residuals ------------------------------------------------------------------
 @pytest.mark.slow
 def test_the_residuals_list_a_cpu_and_gpu_line_of_the_same_runs_once():
-    from srmdp.paper.residuals import residuals_model
+    from srmdp.paper.report.residuals import residuals_model
 
     plan = _plan()
     m = residuals_model(plan, plan.summaries(), plan.residual_files(), plan.gpu_summaries())
@@ -286,7 +286,7 @@ def test_no_standard_error_prints_as_zero_and_no_glued_or_internal_words(tex):
     text = _tex(TABLES / tex)
     assert not re.search(r"\\pm\s*0\.0*(?![0-9])", text), tex  # "± 0.00"
     assert not re.search(r"\bissue \d+", text), tex  # the tracker's numbers are not the report's
-    prose = re.sub(r"\\texttt\{[^}]*\}", "", text)  # code names (srmdp.paper.cost.CostModel) are not prose
+    prose = re.sub(r"\\texttt\{[^}]*\}", "", text)  # code names (srmdp.paper.models.cost.CostModel) are not prose
     assert not re.search(r"[a-z]{3}\.[A-Z][a-z]", prose), (tex, re.search(r"[a-z]{3}\.[A-Z][a-z]", prose))
 
 
@@ -297,7 +297,7 @@ def test_a_small_standard_error_keeps_one_significant_digit():
 
 
 def test_float32_path_arithmetic_is_not_called_the_papers_precision_unqualified():
-    from srmdp.paper.record import precision_short, precision_words
+    from srmdp.paper.inputs.results import precision_short, precision_words
 
     res = {"case": {"precision": "float32"}, "reading": {"arithmetic": "float32"}}
     assert "sums and solves in float64" in precision_words(res)
@@ -348,7 +348,7 @@ def test_the_ci_preset_writes_only_under_its_own_ignored_folders():
 def test_no_cell_of_the_claims_table_runs_past_ten_lines():
     """The 'ours' column is 0.36 of the text width in \\scriptsize, about 60 characters a line: 650 characters is
     about 11 lines, the longest cell the table had before it was shortened was 17."""
-    from srmdp.paper.claims import all_claims
+    from srmdp.paper.report.claims.text import all_claims
 
     plan = _plan()
     claims = all_claims(
@@ -361,7 +361,7 @@ def test_no_cell_of_the_claims_table_runs_past_ten_lines():
 # --- claims and timing: the class of a check, one unit, one set of words, qualified speed ---------------------------
 @lru_cache(maxsize=1)
 def _claims():
-    from srmdp.paper.claims import all_claims
+    from srmdp.paper.report.claims.text import all_claims
 
     plan = _plan()
     return all_claims(
@@ -370,7 +370,7 @@ def _claims():
 
 
 def test_a_check_that_only_redoes_the_papers_arithmetic_is_never_held():
-    from srmdp.paper.claims import TEXT_VS_TABLE, claim_outcome
+    from srmdp.paper.report.claims.text import TEXT_VS_TABLE, claim_outcome
 
     redone = [c for c in _claims() if "the paper's arithmetic redone" in c["verdict"]]
     assert len(redone) >= 3  # 9.81 GB, 118 GB, the finer basis's 2^6
@@ -382,7 +382,7 @@ def test_our_bytes_are_in_one_unit_and_the_6_gb_threshold_in_it():
     """The paper's GB are GiB (its 9.81 GB is 9.817 GiB): every byte count of ours is in binary units, the 6 GB of the
     paper's GPU included (a 10^9 B threshold gave 7,053 matrices, the GiB one gives 8,781)."""
     from srmdp.case.memory import GIB
-    from srmdp.paper.scaling import GPU_BYTES_PAPER, d19_memory
+    from srmdp.paper.report.claims.scaling import GPU_BYTES_PAPER, d19_memory
 
     assert GPU_BYTES_PAPER == 6 * GIB
     m = d19_memory()
@@ -394,8 +394,8 @@ def test_our_bytes_are_in_one_unit_and_the_6_gb_threshold_in_it():
 
 
 def test_n_times_less_is_read_for_the_sequential_versions():
-    from srmdp.paper.claims import claim_outcome
-    from srmdp.paper.scaling import memory_exponents
+    from srmdp.paper.report.claims.scaling import memory_exponents
+    from srmdp.paper.report.claims.text import claim_outcome
 
     lp1 = [e for e in memory_exponents() if e["basis"] == "LP1"]
     assert all(abs(e["fit_ratio_sequential"] - 1) < 0.05 for e in lp1)  # one matrix: 1.02, 1.03
@@ -405,7 +405,7 @@ def test_n_times_less_is_read_for_the_sequential_versions():
 
 def test_the_claims_outcomes_have_one_name_in_every_place():
     """Table R10 (the claims table), the scorecard and page 1 name each outcome alike."""
-    from srmdp.paper.claims import CLAIM_OUTCOMES
+    from srmdp.paper.report.claims.text import CLAIM_OUTCOMES
 
     m = _model()
     for r in m["claim_scorecard"]:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from test_report_evidence import _model, _plan  # the committed summary model, built once
 
-from srmdp.paper.record import (
+from srmdp.paper.inputs.results import (
     arithmetic_of,
     device_words,
     gpu_timing,
@@ -17,7 +17,7 @@ from srmdp.paper.record import (
     run_indices,
     storage_of,
 )
-from srmdp.paper.verdict import MIN_SHARED_RUNS, correlated_chi2
+from srmdp.paper.report.verdict import MIN_SHARED_RUNS, correlated_chi2
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -150,7 +150,7 @@ def test_the_verdict_page_states_findings_not_cells():
 @pytest.mark.slow  # the whole summary model (~10 s)
 def test_readme_states_the_reports_counts_and_the_plans_totals():
     """README's verdict paragraph and its from-scratch cost are the report's and srmdp plan's, not hand-kept."""
-    from srmdp.paper.plan_jobs import _hms
+    from srmdp.paper.plan.jobs import _hms
 
     readme = " ".join((ROOT / "README.md").read_text().split())
     plan, m = _plan(), _model()
@@ -174,7 +174,7 @@ def test_readme_states_the_reports_counts_and_the_plans_totals():
 def test_the_forest_plot_prints_at_its_own_size_in_8_point_text():
     """p. 1's figure is drawn at the report's text width (A4 less its geometry margins) and included at that width,
     so its 8 pt labels print at 8 pt."""
-    from srmdp.paper.figures import FOREST_PT, FOREST_WIDTH_IN
+    from srmdp.paper.report.figures import FOREST_PT, FOREST_WIDTH_IN
 
     main = (ROOT / "paper" / "main.tex").read_text()
     margin_cm = float(re.search(r"\\usepackage\[margin=([\d.]+)cm\]\{geometry\}", main)[1])
@@ -184,7 +184,7 @@ def test_the_forest_plot_prints_at_its_own_size_in_8_point_text():
 
 
 def test_the_configs_prose_has_its_indicator_names_typeset():
-    from srmdp.paper.sentences.words import prose as _prose
+    from srmdp.paper.report.sentences.words import prose as _prose
 
     assert _prose("no MSE_Y,max gap; MSE_Z,av and MSE_Y move_up") == (
         "no $\\mathrm{MSE}_{Y,\\max}$ gap; $\\mathrm{MSE}_{Z,\\mathrm{av}}$ and $\\mathrm{MSE}_{Y}$ move\\_up"

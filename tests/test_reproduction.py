@@ -29,7 +29,7 @@ import math
 import pytest
 
 from srmdp import Case, run_case
-from srmdp.paper.rows import find_row, paper_case
+from srmdp.paper.inputs.rows import find_row, paper_case
 
 RUNS = 16
 POINTS = 1000

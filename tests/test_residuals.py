@@ -1,4 +1,4 @@
-"""The residual experiments (srmdp.paper.residuals): the plan's jobs, the table's arithmetic on
+"""The residual experiments (srmdp.paper.report.residuals): the plan's jobs, the table's arithmetic on
 synthetic summaries with known z-scores, and the default preset's coverage of its own outliers."""
 
 import json
@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from srmdp.numerics.indicators import INDICATORS
-from srmdp.paper.plan import Plan, load_configs
-from srmdp.paper.residuals import render_residuals, residuals_model
-from srmdp.paper.rows import paper_rows
+from srmdp.paper.inputs.rows import paper_rows
+from srmdp.paper.plan.preset import Plan, load_configs
+from srmdp.paper.report.residuals import render_residuals, residuals_model
 
 ROOT = Path(__file__).resolve().parents[1]
 PAPER = next(r for r in paper_rows() if (r["table"], r["row"]) == ("LP0d4", 1))

@@ -3,7 +3,7 @@ exist, is refused when the workflow starts (before any job), with an error namin
 
 Property-based: the ci preset with one field broken must fail the config schema
 (workflow/schemas/config.schema.yaml, what ``snakemake.utils.validate`` applies) or the preset's plan
-(``srmdp.paper.plan.Plan``) with a ValidationError / ValueError that names the field, never
+(``srmdp.paper.plan.preset.Plan``) with a ValidationError / ValueError that names the field, never
 with an unrelated exception.  One process-level check runs ``snakemake -n`` on a broken preset.
 """
 
@@ -28,7 +28,7 @@ import jsonschema  # noqa: E402  (the [paper] extra, which [test] includes)
 
 def _check(config):
     """What the workflow does on start: schema validation (with defaults), then the plan."""
-    from srmdp.paper.plan import Plan
+    from srmdp.paper.plan.preset import Plan
 
     schema = yaml.safe_load(SCHEMA.read_text())
     jsonschema.validate(config, schema)

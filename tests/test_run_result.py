@@ -106,8 +106,8 @@ FACTS = ("storage", "arithmetic", "hardware", "threads", "run_indices", "run_key
 
 def test_the_facts_are_the_records_own_and_read_the_same_of_its_json_object():
     """What a result says about itself (srmdp.runs.facts) is a RunResult's property, and the paper's accessors
-    (srmdp.paper.record, which also read results held as JSON objects) give the same of every committed file."""
-    from srmdp.paper import record
+    (srmdp.paper.inputs.results, which also read results held as JSON objects) give the same of every committed file."""
+    from srmdp.paper.inputs import results as record
     from srmdp.runs.facts import facts_of
 
     accessors = {

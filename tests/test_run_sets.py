@@ -1,11 +1,11 @@
 """A paper row's GPU line uses the paper-fit run set with the most runs, whatever its path arithmetic, and says
-which arithmetic (srmdp.paper.index.campaign_entries); the two arithmetics are never pooled."""
+which arithmetic (srmdp.paper.inputs.index.campaign_entries); the two arithmetics are never pooled."""
 
 from types import SimpleNamespace
 
-from srmdp.paper.index import campaign_entries
-from srmdp.paper.preset_reading import PresetReading
-from srmdp.paper.record import precision_short
+from srmdp.paper.inputs.index import campaign_entries
+from srmdp.paper.inputs.preset_reading import PresetReading
+from srmdp.paper.inputs.results import precision_short
 
 FIT = PresetReading("paper-fit", "zero", 1.0, 1.0)
 THEORY = PresetReading("theory", "unbounded", None, None)

@@ -1,4 +1,5 @@
-"""The GPU cost model as a function of a case's shape (srmdp.paper.shape_cost) and what `srmdp plan` prints of it."""
+"""The GPU cost model as a function of a case's shape (srmdp.paper.models.shape_cost) and what `srmdp plan` prints of
+it."""
 
 from __future__ import annotations
 
@@ -6,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from srmdp.paper import shape_cost as sc
-from srmdp.paper.cost import CostModel, load_throughput
-from srmdp.paper.rows import paper_case
+from srmdp.paper.inputs.rows import paper_case
+from srmdp.paper.models import shape_cost as sc
+from srmdp.paper.models.cost import CostModel, load_throughput
 
 ROOT = Path(__file__).resolve().parent.parent
 H100, H200 = "NVIDIA H100 80GB HBM3", "NVIDIA H200"
@@ -77,8 +78,8 @@ def test_the_campaign_cost_model_uses_the_shape_model_not_the_slowest_rate_of_a_
 
 
 def test_srmdp_plan_prints_the_gpu_needs_in_minutes_and_windows(capsys):
-    from srmdp.paper.gpu_plan import report
-    from srmdp.paper.preset_reading import PresetReading
+    from srmdp.paper.inputs.preset_reading import PresetReading
+    from srmdp.paper.plan.gpu import report
 
     text = report([ROOT / "data" / "gpu"], PresetReading("paper-fit", "zero", 1.0, 1.0))
     assert "leave-one-shape-out" in text

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from srmdp.numerics.indicators import indicators
-from srmdp.paper.student import z_limit
+from srmdp.paper.models.student import z_limit
 
 ROOT = Path(__file__).resolve().parent.parent
 PUB = ROOT / "data" / "summaries" / "default"
@@ -33,8 +33,8 @@ def _paper():
 
 
 def _model():
-    from srmdp.paper.plan import Plan, load_configs
-    from srmdp.paper.summary import summary_model
+    from srmdp.paper.plan.preset import Plan, load_configs
+    from srmdp.paper.report.summary import summary_model
 
     plan = Plan(load_configs([ROOT / "config" / "config.yaml"]))
     return summary_model(plan, plan.summaries(), plan.gpu_summaries(), plan.residual_files())
@@ -179,11 +179,12 @@ def recount_numbers(reading):
 def _rule(res, key, paper):
     """The equivalence rule written out from config/config.yaml's declaration (delta, level, model), without the
     report's code: the interval Delta +- t s, Delta = ours + the model's shift - paper, t Student's on runs - 1
-    d.o.f., s = sqrt(se^2 + sd^2), shift and sd the model split's (srmdp.paper.splits, from the per-run moments)."""
+    d.o.f., s = sqrt(se^2 + sd^2), shift and sd the model split's (srmdp.paper.models.splits, from the per-run
+    moments)."""
     import yaml
     from scipy import stats
 
-    from srmdp.paper.splits import paper_splits
+    from srmdp.paper.models.splits import paper_splits
 
     eq = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["equivalence"]
     runs, se = int(res["runs"]), res.get(key + "_se")

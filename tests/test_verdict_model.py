@@ -1,4 +1,5 @@
-"""The verdict under the paper's evaluation model (srmdp.paper.equivalence): the headline counts recomputed from the
+"""The verdict under the paper's evaluation model (srmdp.paper.models.equivalence): the headline counts recomputed
+from the
 per-run data independently of the verdict module, the small-R bias of MSE_Y,max and its jackknife correction on
 committed data, the causes of the undecided, table words from out-of-sample numbers only, and the sign test over
 independent rows."""
@@ -12,9 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from srmdp.paper.equivalence import Equivalence
-from srmdp.paper.splits import jackknife_ln_max, split
-from srmdp.paper.verdict import stream_group, table_word
+from srmdp.paper.models.equivalence import Equivalence
+from srmdp.paper.models.splits import jackknife_ln_max, split
+from srmdp.paper.report.verdict import stream_group, table_word
 
 ROOT = Path(__file__).resolve().parent.parent
 T7 = sorted(glob.glob(str(ROOT / "data/summaries/default/evidence/paper-fit/LP1d4_r2/float64-s2016-*.json")))
@@ -22,10 +23,10 @@ T7 = sorted(glob.glob(str(ROOT / "data/summaries/default/evidence/paper-fit/LP1d
 
 @lru_cache(maxsize=1)
 def _numbers():
-    from srmdp.paper.cells import cells, report_readings
-    from srmdp.paper.plan import Plan, load_configs
-    from srmdp.paper.tables import FIT_READING
-    from srmdp.paper.verdict import paper_numbers
+    from srmdp.paper.plan.preset import Plan, load_configs
+    from srmdp.paper.report.judged import cells, report_readings
+    from srmdp.paper.report.tables import FIT_READING
+    from srmdp.paper.report.verdict import paper_numbers
 
     plan = Plan(load_configs([ROOT / "config" / "config.yaml"]))
     return plan, paper_numbers(cells(plan, plan.summaries(), plan.gpu_summaries(), report_readings(plan)), FIT_READING)
@@ -48,7 +49,7 @@ def _independent_verdict(res, key, paper, delta, level, runs_points):
 
 @pytest.mark.slow  # every judged run set's split, twice (~20 s)
 def test_the_headline_counts_are_recomputed_from_the_per_run_data_under_both_splits():
-    from srmdp.paper.verdict import evidence_totals
+    from srmdp.paper.report.verdict import evidence_totals
 
     plan, numbers = _numbers()
     rule = plan.equivalence
@@ -183,7 +184,7 @@ def _fake(seed, runs, scale=1.0, start=0, storage="float64"):
 
 def test_independent_run_sets_of_one_setting_are_pooled_and_no_others():
     from srmdp.numerics.indicators import indicators
-    from srmdp.paper.pooling import pooled
+    from srmdp.paper.report.pooling import pooled
 
     rule = Equivalence(0.1, 0.9973)
     a, b = _fake(1, 12), _fake(2, 8)
@@ -201,7 +202,7 @@ def test_independent_run_sets_of_one_setting_are_pooled_and_no_others():
 def test_pools_read_the_run_ranges_a_summary_records():
     """Summaries of chunks whose names carry no run range (the evidence campaign's) say which runs they hold in
     ``run_ranges``; two of one seed whose ranges do not meet are pooled, one that overlaps either is not."""
-    from srmdp.paper.pooling import pooled
+    from srmdp.paper.report.pooling import pooled
 
     rule = Equivalence(0.1, 0.9973)
 

@@ -1,4 +1,4 @@
-"""The report's one verdict (srmdp.paper.equivalence), one test per class of defect it had: an asymmetric rule
+"""The report's one verdict (srmdp.paper.models.equivalence), one test per class of defect it had: an asymmetric rule
 (|z| <= 3 for "agrees" at any number of runs, a t-limit for "disagrees"), "rejected" where the rule does not reject,
 sensitivity counts that do not add up, in-sample agreement counted as evidence, bold meaning two things."""
 
@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from srmdp.paper.equivalence import Equivalence
-from srmdp.paper.splits import PAPER_RUNS
-from srmdp.paper.student import t_quantile
+from srmdp.paper.models.equivalence import Equivalence
+from srmdp.paper.models.splits import PAPER_RUNS
+from srmdp.paper.models.student import t_quantile
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLES = ROOT / "tables"
@@ -21,14 +21,14 @@ RULE = Equivalence(0.1, 0.9973)
 
 @lru_cache(maxsize=1)
 def _plan():
-    from srmdp.paper.plan import Plan, load_configs
+    from srmdp.paper.plan.preset import Plan, load_configs
 
     return Plan(load_configs([ROOT / "config" / "config.yaml"]))
 
 
 @lru_cache(maxsize=1)
 def _cells():
-    from srmdp.paper.cells import cells, report_readings
+    from srmdp.paper.report.judged import cells, report_readings
 
     plan = _plan()
     return cells(plan, plan.summaries(), plan.gpu_summaries(), report_readings(plan))
@@ -98,7 +98,7 @@ def test_the_margin_is_declared_once_in_the_config_with_its_reason():
 # --- "rejected" only where the rule rejects -------------------------------------------------------------------
 @pytest.mark.slow  # the residuals model on the committed files (~5 s)
 def test_a_hypothesis_is_rejected_exactly_where_the_rule_says_differs_under_it():
-    from srmdp.paper.residuals import residuals_model
+    from srmdp.paper.report.residuals import residuals_model
 
     plan = _plan()
     m = residuals_model(plan, plan.summaries(), plan.residual_files(), plan.gpu_summaries())
@@ -124,7 +124,7 @@ def test_the_old_three_sigma_rejections_are_not_rejections():
     import json
 
     res = json.loads((ROOT / "data/summaries/default/residuals/seed-2017/LP1d4_r2.json").read_text())
-    from srmdp.paper.rows import paper_rows
+    from srmdp.paper.inputs.rows import paper_rows
 
     paper = next(r for r in paper_rows() if (r["table"], r["row"]) == ("LP1d4", 2))
     d, se = res["mse_y_max"] - paper["mse_y_max"], res["mse_y_max_se"]
@@ -133,13 +133,13 @@ def test_the_old_three_sigma_rejections_are_not_rejections():
 
 # --- the counts: in and out of sample, at delta/2, delta and 2 delta --------------------------------------------
 def _numbers():
-    from srmdp.paper.verdict import paper_numbers
+    from srmdp.paper.report.verdict import paper_numbers
 
     return paper_numbers(_cells(), "paper-fit")
 
 
 def test_sensitivity_counts_add_up_and_move_the_right_way():
-    from srmdp.paper.verdict import evidence_totals
+    from srmdp.paper.report.verdict import evidence_totals
 
     t = evidence_totals(_numbers())
     for s in ("out", "in"):
@@ -153,7 +153,7 @@ def test_sensitivity_counts_add_up_and_move_the_right_way():
 
 
 def test_in_sample_is_exactly_the_fitted_reading_at_its_fitted_step():
-    from srmdp.paper.tables import FIT_DT, FIT_READING
+    from srmdp.paper.report.tables import FIT_DT, FIT_READING
 
     for n in _numbers():
         assert n["in_sample"] == (n["reading"] == FIT_READING and math.isclose(n["dt"], FIT_DT)), n
@@ -179,7 +179,7 @@ def test_page_one_gives_out_of_sample_first_and_each_number_once():
 
 # --- bold means one thing -----------------------------------------------------------------------------------
 def test_bold_is_the_rules_differs_and_nothing_else_in_the_formatters():
-    from srmdp.paper import latex
+    from srmdp.paper.report import latex
 
     assert "mathbf" not in latex.fmt_z(25.0) + latex.fmt_sigma(25.0)
     assert latex.fmt_delta(-0.4, "differs") == "$\\mathbf{-0.400}$"
@@ -218,7 +218,7 @@ def test_the_result_tables_print_delta_as_the_rule_and_the_forest_plot_judge_it(
 def test_every_bold_number_of_the_result_tables_is_a_difference_the_rule_calls_differs():
     """Tables 3-13 as rendered: the bold numbers are exactly the Deltas of the lines the rule calls differs."""
     from srmdp.numerics.indicators import INDICATORS
-    from srmdp.paper.tables import table_model
+    from srmdp.paper.report.tables import table_model
 
     plan = _plan()
     for tex in sorted(TABLES.glob("LP*.tex")):

@@ -194,8 +194,8 @@ def test_table_is_booktabs_latex_with_every_row(ci_run, table):
 @pytest.mark.slow
 def test_every_number_traces_back_to_a_results_file(ci_run):
     """Columns: d, dt, #C, K, M, source, device, R x P, each indicator with its Delta and z, CPU s, GPU s."""
-    from srmdp.paper.latex import fmt_pm, fmt_seconds
-    from srmdp.paper.plan import Plan, load_configs
+    from srmdp.paper.plan.preset import Plan, load_configs
+    from srmdp.paper.report.latex import fmt_pm, fmt_seconds
 
     repo, _ = ci_run
     paper = paper_rows()
@@ -270,10 +270,10 @@ def test_second_run_is_a_noop(ci_run):
 
 @pytest.mark.slow
 def test_editing_a_paper_module_renders_its_tables_again(ci_run):
-    """The render rules list the srmdp.paper modules they run (srmdp.paper.plan.paper_code): an edit of
-    srmdp/paper/tables.py plans every render that runs it, and nothing else."""
+    """The render rules list the srmdp.paper modules they run (srmdp.paper.plan.preset.paper_code): an edit of
+    srmdp/paper/report/tables.py plans every render that runs it, and nothing else."""
     repo, _ = ci_run
-    module = repo / "srmdp" / "paper" / "tables.py"
+    module = repo / "srmdp" / "paper" / "report" / "tables.py"
     text, stat = module.read_text(), module.stat()
     try:
         module.write_text(text + "\n# an edit\n")
@@ -285,7 +285,8 @@ def test_editing_a_paper_module_renders_its_tables_again(ci_run):
     planned = dict(re.findall(r"^(\w+)\s+(\d+)$", out, flags=re.M))
     assert int(planned.get("table", 0)) == len(TABLE_IDS), out[-3000:]
     assert {"agreement", "preset_tex", "summary"} <= set(planned), planned
-    # the one-switch tables (srmdp.paper.switch_tables) do not run tables.py; the figures do (the forest plot judges
+    # the one-switch tables (srmdp.paper.report.switch_tables) do not run tables.py; the figures do (the forest plot
+    # judges
     # through the report's cells, which read the fitted reading from it)
     assert not {"solve", "aggregate", "switch_table", "claims_tables", "beyond_table"} & set(planned), planned
     assert "figure" in planned, planned
@@ -435,7 +436,7 @@ def test_snakefmt_clean():
 
 
 def test_cost_estimates_cover_every_job():
-    from srmdp.paper.plan import Plan, load_configs
+    from srmdp.paper.plan.preset import Plan, load_configs
 
     for preset in PRESETS:
         plan = Plan(load_configs([ROOT / "config/config.yaml", ROOT / preset]))
@@ -470,8 +471,8 @@ def _fake_result(path, table, row, device, seconds, reading=("zero", 1.0, 1.0), 
 def test_gpu_results_feed_tables_and_figures(tmp_path):
     """Summaries of data/gpu/ chunks give a GPU line with its own time and device, and the like-for-like
     speed-up; result JSONs under gpu_results are listed, other JSON is ignored."""
-    from srmdp.paper import figures, tables
-    from srmdp.paper.plan import Plan, load_configs
+    from srmdp.paper.plan.preset import Plan, load_configs
+    from srmdp.paper.report import figures, tables
 
     cfg = load_configs([ROOT / "config/config.yaml", ROOT / "config/ci.yaml"])
     cfg["gpu_results"] = str(tmp_path / "gpu")

@@ -58,7 +58,7 @@ def test_z_error_drops_and_y_is_unchanged():
     """LP1 d=4 dt=0.1 (the paper's row: #C=5, M=500), theory reading: ln MSE_Z,av falls from about -1.6 to
     below -3.5 with the control variate; the Y indicators stay within 3 combined s.e."""
     kw = dict(runs=4, test_points=300, seed=2016)
-    from srmdp.paper.rows import paper_case
+    from srmdp.paper.inputs.rows import paper_case
 
     off = run_case(paper_case("LP1d4", dt=0.1), **kw)
     on = run_case(paper_case("LP1d4", dt=0.1, z_cv=True), **kw)
@@ -136,7 +136,7 @@ def test_martingale_cv_lowers_the_z_error():
     the paired per-run difference of ln MSE_Z,av (martingale - z_cv) is negative by more than 3 of its s.e.
     (measured here: -0.182 +- 0.026, i.e. 7 s.e.; -0.22 +- 0.02 with 32 x 1000), and ln MSE_Y,av is not higher
     by more than 3 s.e. (measured -0.063 +- 0.018: lower)."""
-    from srmdp.paper.rows import paper_case
+    from srmdp.paper.inputs.rows import paper_case
 
     kw = dict(runs=16, test_points=300, seed=2016)
     zc = run_case(paper_case("LP1d4", dt=0.2, z_cv=True), **kw)

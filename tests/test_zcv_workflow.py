@@ -9,8 +9,8 @@ import pytest
 
 from srmdp.case import readings
 from srmdp.numerics import indicators
-from srmdp.paper import figures, switch_tables, tables
-from srmdp.paper.plan import Plan, load_configs
+from srmdp.paper.plan.preset import Plan, load_configs
+from srmdp.paper.report import figures, switch_tables, tables
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -25,7 +25,7 @@ def main(argv=None):
     ap.add_argument("--runs", type=int, default=8)
     ap.add_argument("--points", type=int, default=200)
     args = ap.parse_args(argv)
-    from srmdp.paper.rows import paper_case
+    from srmdp.paper.inputs.rows import paper_case
     from srmdp.runs.run import run_case
 
     worst = {k: (0.0, 0.0, "") for k in (*KEYS, "u0")}

@@ -1,6 +1,7 @@
-"""Fit the CPU cost model (srmdp.paper.cost.run_seconds) to the committed one-thread runs of the paper's rows on
+"""Fit the CPU cost model (srmdp.paper.models.cost.run_seconds) to the committed one-thread runs of the paper's rows on
 the development machine, and print each row's measured seconds per run beside the committed model's and the new
-fit's.  Nothing is run: it reads result files (srmdp.paper.cost.measured_cpu_runs picks, per paper row, the fastest
+fit's.  Nothing is run: it reads result files (srmdp.paper.models.cost.measured_cpu_runs picks, per paper row, the
+fastest
 one-thread float64 run of the calibration host).  Results: bench/NOTES.md, "CPU cost model".
 
     python bench/cpu/cost_fit.py [EXTRA_DIR ...]
@@ -8,7 +9,7 @@ one-thread float64 run of the calibration host).  Results: bench/NOTES.md, "CPU 
 The committed files read: data/summaries/default/**, data/gpu/campaign/*cpu*.json and data/evidence/** (the CPU
 evidence campaign's chunks); EXTRA_DIR adds result files below it (a campaign's chunks not yet committed).
 
-The model of a run's solve on one thread (srmdp.paper.cost.solve_seconds): path_steps (a + b d) ns
+The model of a run's solve on one thread (srmdp.paper.models.cost.solve_seconds): path_steps (a + b d) ns
 + K M N nb^2 c ns (the regression's accumulations, bases with nb > 1) + N s (per time step), fitted by non-negative
 least squares of the relative error (each row weighted by 1 / its seconds).  A run's errors at the test points
 (run_seconds adds them): e per point and step, the median over the chunks that record error_seconds_per_run
@@ -31,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 from srmdp.case.cases import Case  # noqa: E402
 from srmdp.case.results import read_json  # noqa: E402
 from srmdp.numerics.bases import BASES  # noqa: E402
-from srmdp.paper import cost  # noqa: E402
+from srmdp.paper.models import cost  # noqa: E402
 
 COMMITTED = ("data/summaries/default/**/*.json", "data/gpu/campaign/*cpu*.json", "data/evidence/**/*.json")
 

@@ -16,7 +16,7 @@ mkdir -p logs
 LOG=logs/evidence_campaign.log
 # first: every chunk of the out-of-sample rows with <= 8 runs, and the first chunk of the others
 PRIORITY=$(python - <<'PY'
-from srmdp.paper.plan import Plan, load_configs
+from srmdp.paper.plan.preset import Plan, load_configs
 plan = Plan(load_configs(["config/config.yaml", "config/evidence.yaml"]))
 for s in plan.selected:
     if plan.case(s.key).dt < 0.2:

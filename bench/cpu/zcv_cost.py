@@ -17,7 +17,7 @@ import numpy as np
 
 from srmdp.case.cases import Case
 from srmdp.kernels.cpu import CpuBackend
-from srmdp.paper.rows import paper_case
+from srmdp.paper.inputs.rows import paper_case
 from srmdp.problems import load_problem
 from srmdp.runs.run import run_case
 

@@ -90,7 +90,7 @@ def main(argv=None):
     ap.add_argument("--paths", type=int, default=256, help="at most this many paths per stratum replayed")
     args = ap.parse_args(argv)
     from srmdp.numerics.build import kernels
-    from srmdp.paper.rows import paper_case
+    from srmdp.paper.inputs.rows import paper_case
     from srmdp.problems import load_problem
 
     slow_flags = flags_function(kernels(load_problem("gobet2016"), "LP0", 0, "cpu"))

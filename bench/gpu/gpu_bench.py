@@ -72,7 +72,7 @@ def main(argv=None):
     from srmdp.case.results import write_json_atomic
     from srmdp.exceptions import ConfigError
     from srmdp.kernels.cuda import CudaBackend
-    from srmdp.paper.rows import find_row, paper_case
+    from srmdp.paper.inputs.rows import find_row, paper_case
     from srmdp.problems import load_problem
     from srmdp.runs.run import run_case
 

@@ -27,7 +27,7 @@ def kernels_needed(spec, sms):
     """Sorted (basis, d, mode) of the paper rows selected by ``spec`` (srmdp.paper.campaign's --cases syntax)."""
     from srmdp.kernels.cuda import choose_mode
     from srmdp.paper.campaign import paper_selection
-    from srmdp.paper.rows import paper_case
+    from srmdp.paper.inputs.rows import paper_case
 
     need = set()
     for row in paper_selection(spec):

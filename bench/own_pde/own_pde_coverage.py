@@ -6,7 +6,7 @@ often a tol-met refinement is within tol.
     python bench/own_pde/own_pde_coverage.py --seeds 4 --dims 2 --no-tol   # a quick look
 
 Prints one line per (problem, d, parameters): coverage at 1x and 2x, the median of u0_error / |error|, the
-estimates that were None, CPU s (srmdp.paper.beyond_solve.measure_coverage, also the workflow's rule).
+estimates that were None, CPU s (srmdp.paper.beyond.solve.measure_coverage, also the workflow's rule).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def main(argv=None):
-    from srmdp.paper.beyond_solve import COVERAGE_PROBLEMS, coverage_totals, exact_u0, measure_coverage, write_json
+    from srmdp.paper.beyond.solve import COVERAGE_PROBLEMS, coverage_totals, exact_u0, measure_coverage, write_json
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=20)

@@ -30,7 +30,7 @@ def main(argv=None):
     ap.add_argument("--problems", nargs="+", default=["quadratic_z", "reaction_diffusion", "running_cost"])
     args = ap.parse_args(argv)
     import srmdp
-    from srmdp.paper.beyond_solve import COVERAGE_PROBLEMS, exact_u0
+    from srmdp.paper.beyond.solve import COVERAGE_PROBLEMS, exact_u0
     from srmdp.refine import refine
 
     refine._clock = time.process_time

@@ -3,7 +3,7 @@
 A case holds numbers only, no name.  A caller that names its cases subclasses :class:`Case`: the fields the
 subclass adds join the case's record (:meth:`Case.as_dict`), which a result carries and which its identity
 (``case_hash``, :func:`srmdp.case.results.identity_hash`) covers.  The paper's 35 rows are the paper's layer's
-(:mod:`srmdp.paper.rows`: its ``PaperCase`` adds the table and row).
+(:mod:`srmdp.paper.inputs.rows`: its ``PaperCase`` adds the table and row).
 """
 
 import math

@@ -39,7 +39,7 @@ def run_seconds(case, threads: int = 1, test_points: int = 1000) -> float:
 
 
 # The GPU: a run's CPU one-thread time over this factor, plus a launch cost per time step (the reproduction's job
-# estimate, srmdp.paper.cost.estimate_seconds; its campaign planner has the measured models).
+# estimate, srmdp.paper.models.cost.estimate_seconds; its campaign planner has the measured models).
 GPU_SPEEDUP_OVER_ONE_CPU_THREAD = 200.0
 GPU_STEP_SECONDS = 0.02
 

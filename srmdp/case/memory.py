@@ -59,7 +59,7 @@ def result_bytes(case, runs: int = 1) -> int:
 
 # Python objects of a run beyond the arrays above (Numba's dispatch, the result dictionary, the allocator):
 # measured 0.04-0.25 MiB above the arrays on the timing runs of the default preset (each result's peak_rss_bytes
-# against its memory model, srmdp.paper.measured_memory)
+# against its memory model, srmdp.paper.report.claims.measured)
 RUN_OVERHEAD_BYTES = 512 * 2**10
 
 

@@ -4,7 +4,7 @@ A *reading* is the part of a case that the paper leaves open (outside the box [-
 strata, zero or clamped estimators; truncation of y and z) plus the control variates beyond the
 paper.  :func:`reading_of` reads it off a result file, old ones included (a flag a file does not name is
 off), :func:`reading_key` off a named reading (the paper's presets name theirs:
-:class:`srmdp.paper.preset_reading.PresetReading`), and :func:`same_reading` is the one matcher every
+:class:`srmdp.paper.inputs.preset_reading.PresetReading`), and :func:`same_reading` is the one matcher every
 consumer uses: the chunk index, the aggregation, the report and the check that a preset's readings differ.
 """
 

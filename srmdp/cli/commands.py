@@ -2,7 +2,7 @@
 (:mod:`srmdp.cli.solution`); and the subcommands other packages register as entry points of the group
 ``srmdp.commands`` (the paper's reproduction: ``srmdp cases``, ``srmdp campaign``, ``srmdp lsmdp``,
 ``srmdp beyond``, ``srmdp plan``).  ``srmdp run --table`` takes its case from the entry point of the group
-``srmdp.tables`` (the paper's rows, :mod:`srmdp.paper.rows`).
+``srmdp.tables`` (the paper's rows, :mod:`srmdp.paper.inputs.rows`).
 
 Every input error is one line on stderr (``srmdp: error: ...``) and exit status 2, before any
 compute (no result file is written); numerical failures exit with status 3, a result that cannot be
@@ -33,7 +33,8 @@ from .solution import main as solution_main
 # plan): the entry points of this group, each main(argv) -> exit status.  The library never imports them.
 COMMANDS_GROUP = "srmdp.commands"
 # The paper's rows for `srmdp run --table T [--dt DT | --row R]`: the entry point named "paper" of this group,
-# a function (table, dt=, row=, problem=, **case options) -> Case (srmdp.paper.rows.paper_case: a subclass of Case whose
+# a function (table, dt=, row=, problem=, **case options) -> Case (srmdp.paper.inputs.rows.paper_case: a subclass of
+# Case whose
 # table and row join the result's case record, its case_hash and its label).
 TABLES_GROUP = "srmdp.tables"
 

@@ -11,7 +11,7 @@ and e_Z[r, i] (Euclidean norm) over P test points R ~ nu drawn independently of 
   etc., averaged over runs; its standard error is the runs' standard deviation / sqrt(R).
 The expectation of the pooled value does not depend on how R x P is split; its variance does, and so
 does the bias of the max and of the ln: the paper's layer estimates both for the paper's splits
-(:mod:`srmdp.paper.splits`) from the per-run second moments e2[r, i] = mean_p |error|^4 that a result
+(:mod:`srmdp.paper.models.splits`) from the per-run second moments e2[r, i] = mean_p |error|^4 that a result
 records (``per_run``).
 """
 

@@ -4,8 +4,12 @@ LSMDP baseline, the tables, figures and the report.
 
 It imports the library; the library never imports it.  It runs in a checkout of the repository (its
 ``config/`` and ``workflow/templates/``), from the Snakemake workflow or the ``srmdp`` subcommands it
-registers (:mod:`srmdp.paper.commands`: ``cases``, ``campaign``, ``lsmdp``, ``beyond``, ``plan``), which say in
+registers (:mod:`srmdp.paper.subcommands`: ``cases``, ``campaign``, ``lsmdp``, ``beyond``, ``plan``), which say in
 one line when they need the checkout or the ``[paper]`` extra.
+
+Its packages by job, bottom-up (each imports only those below it, :data:`tests.test_import_graph.PAPER_FLOORS`):
+:mod:`.inputs`, :mod:`.models`, :mod:`.lsmdp`, :mod:`.report`, :mod:`.beyond`, :mod:`.plan`, :mod:`.campaign`,
+:mod:`.subcommands`.  May import: the solver library (:mod:`srmdp`).
 """
 
 from pathlib import Path

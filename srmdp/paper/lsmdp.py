@@ -39,7 +39,7 @@ from ..numerics.indicators import indicators
 from ..options import add_arguments
 from ..problems.gobet2016 import solution as paper_solution
 from ..runs.run import run_case
-from .rows import paper_case
+from .inputs.rows import paper_case
 
 
 def _sigmoid(s):

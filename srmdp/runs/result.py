@@ -241,7 +241,7 @@ class RunResult(ResultFacts):
     provenance: Mapping | None = None
     chunk_commits: tuple | None = None  # a summary's chunks' git commits
     indicators: Mapping | None = None  # INDICATOR_FIELDS (problems with an exact solution)
-    splits: Mapping | None = None  # older summaries: the paper's splits (srmdp.paper.splits), now computed
+    splits: Mapping | None = None  # older summaries: the paper's splits (srmdp.paper.models.splits), now computed
     campaign: Mapping | None = None  # the campaign's metadata of a chunk (srmdp.paper.campaign)
     extra: Mapping = field(default_factory=lambda: MappingProxyType({}))  # keys this srmdp does not name, as read
 

@@ -68,7 +68,7 @@ rule publish:
 
 # The run chunks kept under gpu_results (data/gpu/: GPU campaign chunks and single-run files) and chunk_results
 # (data/evidence/: the CPU evidence campaign), pooled
-# per (row, reading, precision, seed, test points, random streams): see srmdp.paper.chunks.
+# per (row, reading, precision, seed, test points, random streams): see srmdp.paper.inputs.chunks.
 localrules:
     aggregate_gpu,
 

@@ -1,7 +1,7 @@
 # The suite beyond the paper (srmdp/problems/): one `srmdp run` per case of the config's `beyond` section,
 # one reference per (problem, d), published under data/summaries/<preset>/beyond/, and tables/beyond.tex.
-# `snakemake beyond` builds the table (srmdp.paper.beyond: the jobs; srmdp.paper.beyond_table: the table).
-from srmdp.paper.beyond import BeyondPlan  # noqa: E402
+# `snakemake beyond` builds the table (srmdp.paper.beyond.jobs: the jobs; srmdp.paper.beyond.table: the table).
+from srmdp.paper.beyond.jobs import BeyondPlan  # noqa: E402
 
 BEYOND = BeyondPlan(PLAN)
 
@@ -91,12 +91,12 @@ rule publish_beyond_reference:
 
 
 # The suite through srmdp.solve (rules, adapted strata, tol) and the coverage of u0_error
-# (srmdp.paper.beyond_solve). Cost on this 2-core machine: the solves ~10 CPU min (the tol runs are
+# (srmdp.paper.beyond.solve). Cost on this 2-core machine: the solves ~10 CPU min (the tol runs are
 # bounded by their budgets), the coverage ~30 CPU min; both are published under data/summaries and
 # committed, so the default job re-renders the table without recomputing them. A solve to a tolerance
 # stops at its wall-clock budget: it asks for every core (like rule multicore), so that no other job
 # runs beside it, and on SLURM for its node alone (--exclusive); it computes on one thread, NumPy's
-# BLAS included (srmdp.paper.beyond_solve, SuiteSolve.alone).
+# BLAS included (srmdp.paper.beyond.solve, SuiteSolve.alone).
 rule beyond_solve:
     output:
         f"{RES}/beyond/solve/{{skey}}.json",
@@ -164,7 +164,7 @@ rule beyond_table:
         references=BEYOND.reference_files(),
         published="config/beyond_published.csv",
         template="workflow/templates/beyond.tex.j2",
-        code=paper_code("beyond_table", "plan"),
+        code=paper_code("beyond.table", "plan.preset"),
     output:
         f"{OUT}tables/beyond.tex",
     log:

@@ -1,5 +1,5 @@
 # The paper's Tables 1-2 (cost and memory of SRMDP vs LSMDP), the LSMDP baseline measured on small rows,
-# and the numeric claims of the paper's text (srmdp.paper.claims_tables, srmdp.paper.lsmdp).
+# and the numeric claims of the paper's text (srmdp.paper.report.claims.tables, srmdp.paper.lsmdp).
 
 
 localrules:
@@ -84,7 +84,7 @@ rule claims_tables:
             "workflow/templates/claims.tex.j2",
             "workflow/templates/lsmdp.tex.j2",
         ],
-        code=paper_code("claims_tables", "plan"),
+        code=paper_code("report.claims.tables", "plan.preset"),
     output:
         tables12=f"{OUT}tables/paper_tables_1_2.tex",
         claims=f"{OUT}tables/claims.tex",

@@ -1,4 +1,4 @@
-# Shared definitions: config validation, the preset's plan (srmdp.paper.plan) and helpers.
+# Shared definitions: config validation, the preset's plan (srmdp.paper.plan.preset) and helpers.
 import os
 import re
 import shutil
@@ -7,13 +7,13 @@ import sys
 from snakemake.utils import validate
 
 # The workflow and its jobs use the installed package (pip install -e .: this checkout's srmdp).
-from srmdp.paper.rows import table_ids
+from srmdp.paper.inputs.rows import table_ids
 
 # the options of `srmdp run` as data -> its arguments (the one declaration of the options, srmdp.options)
 from srmdp.options import command_line
 
 # paper_code: the srmdp.paper modules a render job runs (its inputs: editing one renders again)
-from srmdp.paper.plan import Plan, paper_code, validate_config
+from srmdp.paper.plan.preset import Plan, paper_code, validate_config
 from srmdp.exceptions import ConfigError
 
 # A preset that breaks the schema is one line naming the key (srmdp plan's check), not Snakemake's print of the whole
@@ -63,7 +63,7 @@ PUB = PLAN.published
 LOGS = f"logs/{PRESET}"
 
 # A chunk group's published summary that no longer holds the group's chunks (one committed after it) is aggregated
-# again: made older than its chunks, since a fresh clone's file times cannot tell (srmdp.paper.plan_files).
+# again: made older than its chunks, since a fresh clone's file times cannot tell (srmdp.paper.plan.files).
 # 2000-01-01: a time of 0 is no time to Snakemake.
 for stale in PLAN.stale_gpu_summaries():
     os.utime(stale, (946684800, 946684800))
@@ -210,7 +210,7 @@ def print_cost_report():
             file=sys.stderr,
         )
         pending = None
-    from srmdp.paper.plan_cli import published_or_done
+    from srmdp.paper.plan.cli import published_or_done
 
     # runs present as srmdp plan counts them: a chunk's result, or the published copy the render jobs read
     text = PLAN.cost_report(
@@ -313,7 +313,7 @@ def figure_inputs(wildcards):
 
 # The last line of a job without TeX: the PDF skipped and the packages that build it (paper.smk, onsuccess).
 def pdf_skipped_note():
-    from srmdp.paper.latex import TEX_HINT
+    from srmdp.paper.report.latex import TEX_HINT
 
     if want_pdf():
         return None

@@ -10,7 +10,7 @@ rule figure:
     input:
         unpack(figure_inputs),
         reference="srmdp/data/paper_cases.csv",
-        code=paper_code("figures", "plan"),
+        code=paper_code("report.figures", "plan.preset"),
     output:
         pdf=f"{OUT}figures/{{fig}}.pdf",
         png=report(

@@ -23,7 +23,7 @@ rule latex:
         arithmetic=f"{OUT}tables/arithmetic.tex",
         beyond=f"{OUT}tables/beyond.tex",
         figures=[f"{OUT}figures/{f}.pdf" for f in FIGURES],
-        code=paper_code("latex", "plan"),
+        code=paper_code("report.latex", "plan.preset"),
     output:
         f"{OUT}paper/main.pdf",
     log:

@@ -1,4 +1,4 @@
-# Residual experiments (srmdp.paper.residuals): the cells of one reading more than a threshold
+# Residual experiments (srmdp.paper.report.residuals): the cells of one reading more than a threshold
 # of standard errors from the paper, tested against hypotheses; tables/residuals.tex.
 
 
@@ -52,7 +52,7 @@ rule residuals_table:
         variants=PLAN.residual_files(),
         reference="srmdp/data/paper_cases.csv",
         template="workflow/templates/residuals.tex.j2",
-        code=paper_code("residuals", "plan"),
+        code=paper_code("report.residuals", "plan.preset"),
     output:
         f"{OUT}tables/residuals.tex",
     log:

@@ -13,7 +13,7 @@ rule switch_table:
         reference="srmdp/data/paper_cases.csv",
         template="workflow/templates/{switch}.tex.j2",
         rows="workflow/templates/switch_rows.tex.j2",
-        code=paper_code("switch_tables", "plan"),
+        code=paper_code("report.switch_tables", "plan.preset"),
     output:
         f"{OUT}tables/{{switch}}.tex",
     log:

@@ -16,7 +16,7 @@ rule table:
         gpu=PLAN.gpu_files(),
         reference="srmdp/data/paper_cases.csv",
         template="workflow/templates/table.tex.j2",
-        code=paper_code("tables", "plan"),
+        code=paper_code("report.tables", "plan.preset"),
     output:
         f"{OUT}tables/{{table}}.tex",
     log:
@@ -37,7 +37,7 @@ rule agreement:
         campaign=PLAN.gpu_summaries(),
         reference="srmdp/data/paper_cases.csv",
         template="workflow/templates/agreement.tex.j2",
-        code=paper_code("tables", "plan"),
+        code=paper_code("report.tables", "plan.preset"),
     output:
         f"{OUT}tables/agreement.tex",
     log:
@@ -55,7 +55,7 @@ rule agreement:
 rule preset_tex:
     input:
         template="workflow/templates/preset.tex.j2",
-        code=paper_code("tables", "plan"),
+        code=paper_code("report.tables", "plan.preset"),
     output:
         f"{OUT}tables/preset.tex",
     log:
@@ -91,7 +91,7 @@ for _table in TABLES:
             f"{OUT}tables/{_table}.tex",
 
 
-# The summary page and the sentences of the text (srmdp.paper.summary): every count the prose gives.
+# The summary page and the sentences of the text (srmdp.paper.report.summary): every count the prose gives.
 localrules:
     summary,
 
@@ -107,7 +107,7 @@ rule summary:
         likeforlike=PLAN.likeforlike_files(),
         reference="srmdp/data/paper_cases.csv",
         template="workflow/templates/summary.tex.j2",
-        code=paper_code("summary", "plan"),
+        code=paper_code("report.summary", "plan.preset"),
     output:
         f"{OUT}tables/summary.tex",
     log:

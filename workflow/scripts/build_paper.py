@@ -1,4 +1,4 @@
-"""Build paper/main.pdf with latexmk (thin wrapper around srmdp.paper.latex.build_pdf); a preset other than the
+"""Build paper/main.pdf with latexmk (thin wrapper around srmdp.paper.report.latex.build_pdf); a preset other than the
 default builds out/<preset>/paper/main.pdf from a copy of paper/main.tex beside its own tables/ and figures/
 (../tables)."""
 
@@ -6,7 +6,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from srmdp.paper.latex import build_pdf
+from srmdp.paper.report.latex import build_pdf
 
 snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
 

@@ -1,10 +1,10 @@
-"""Draw figures/<fig>.pdf and .png (thin wrapper around srmdp.paper.figures)."""
+"""Draw figures/<fig>.pdf and .png (thin wrapper around srmdp.paper.report.figures)."""
 
 from pathlib import Path
 
-from srmdp.paper import figures
-from srmdp.paper.latex import run_logged
-from srmdp.paper.plan import Plan
+from srmdp.paper.plan.preset import Plan
+from srmdp.paper.report import figures
+from srmdp.paper.report.latex import run_logged
 
 snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
 

@@ -1,10 +1,10 @@
-"""Render tables/agreement.tex (thin wrapper around srmdp.paper.tables.render_agreement)."""
+"""Render tables/agreement.tex (thin wrapper around srmdp.paper.report.tables.render_agreement)."""
 
 from pathlib import Path
 
-from srmdp.paper.latex import run_logged
-from srmdp.paper.plan import Plan
-from srmdp.paper.tables import render_agreement
+from srmdp.paper.plan.preset import Plan
+from srmdp.paper.report.latex import run_logged
+from srmdp.paper.report.tables import render_agreement
 
 snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
 

@@ -1,11 +1,11 @@
-"""Render tables/beyond.tex (thin wrapper: the logic is srmdp.paper.beyond_table.render_table)."""
+"""Render tables/beyond.tex (thin wrapper: the logic is srmdp.paper.beyond.table.render_table)."""
 
 from pathlib import Path
 
-from srmdp.paper.beyond import BeyondPlan
-from srmdp.paper.beyond_table import render_table
-from srmdp.paper.latex import run_logged
-from srmdp.paper.plan import Plan
+from srmdp.paper.beyond.jobs import BeyondPlan
+from srmdp.paper.beyond.table import render_table
+from srmdp.paper.plan.preset import Plan
+from srmdp.paper.report.latex import run_logged
 
 snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
 

@@ -1,10 +1,10 @@
-"""Render tables/paper_tables_1_2.tex, claims.tex and lsmdp.tex (thin wrapper: srmdp.paper.claims_tables)."""
+"""Render tables/paper_tables_1_2.tex, claims.tex and lsmdp.tex (thin wrapper: srmdp.paper.report.claims.tables)."""
 
 from pathlib import Path
 
-from srmdp.paper import claims_tables
-from srmdp.paper.latex import run_logged
-from srmdp.paper.plan import Plan
+from srmdp.paper.plan.preset import Plan
+from srmdp.paper.report.claims import tables as claims_tables
+from srmdp.paper.report.latex import run_logged
 
 snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
 

@@ -1,10 +1,10 @@
-"""Render tables/preset.tex, the preset's LaTeX macros (thin wrapper around srmdp.paper.tables)."""
+"""Render tables/preset.tex, the preset's LaTeX macros (thin wrapper around srmdp.paper.report.tables)."""
 
 from pathlib import Path
 
-from srmdp.paper.latex import run_logged
-from srmdp.paper.plan import Plan
-from srmdp.paper.tables import render_preset
+from srmdp.paper.plan.preset import Plan
+from srmdp.paper.report.latex import run_logged
+from srmdp.paper.report.tables import render_preset
 
 snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
 

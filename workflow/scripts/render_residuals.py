@@ -1,10 +1,10 @@
-"""Render tables/residuals.tex, the residual experiments (thin wrapper around srmdp.paper.residuals)."""
+"""Render tables/residuals.tex, the residual experiments (thin wrapper around srmdp.paper.report.residuals)."""
 
 from pathlib import Path
 
-from srmdp.paper.latex import run_logged
-from srmdp.paper.plan import Plan
-from srmdp.paper.residuals import render_residuals
+from srmdp.paper.plan.preset import Plan
+from srmdp.paper.report.latex import run_logged
+from srmdp.paper.report.residuals import render_residuals
 
 snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
 

@@ -1,10 +1,11 @@
-"""Render tables/summary.tex: the summary page and the generated sentences (thin wrapper: srmdp.paper.summary)."""
+"""Render tables/summary.tex: the summary page and the generated sentences (thin wrapper:
+srmdp.paper.report.summary)."""
 
 from pathlib import Path
 
-from srmdp.paper.latex import run_logged
-from srmdp.paper.plan import Plan
-from srmdp.paper.summary import render_summary
+from srmdp.paper.plan.preset import Plan
+from srmdp.paper.report.latex import run_logged
+from srmdp.paper.report.summary import render_summary
 
 snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
 

@@ -1,10 +1,10 @@
-"""Render tables/<table>.tex (thin wrapper: the logic is srmdp.paper.tables.render_table)."""
+"""Render tables/<table>.tex (thin wrapper: the logic is srmdp.paper.report.tables.render_table)."""
 
 from pathlib import Path
 
-from srmdp.paper.latex import run_logged
-from srmdp.paper.plan import Plan
-from srmdp.paper.tables import render_table
+from srmdp.paper.plan.preset import Plan
+from srmdp.paper.report.latex import run_logged
+from srmdp.paper.report.tables import render_table
 
 snakemake = globals()["snakemake"]  # injected by Snakemake's script directive
 

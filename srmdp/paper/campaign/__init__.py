@@ -18,14 +18,14 @@ campaign's last lines name what was not started and why.
 
 **Never a repeated run.**  The run indices already present — chunk files under ``--data`` (the
 repository's ``data/gpu/``, the single-run files there included) and under ``--out`` — are read first
-(checksums verified, see :mod:`srmdp.paper.chunks` for which chunks belong together: same case, reading,
+(checksums verified, see :mod:`srmdp.paper.inputs.chunks` for which chunks belong together: same case, reading,
 precision, seed, test points and random streams); each new chunk takes the lowest free indices of its
 group.
 
 **Chunk size and the budget.**  A run of a case costs K M N (N+1) / 2 path-steps plus per-step and
 per-stratum overheads: this campaign's measurement of the case, else the repository's measurement of the
 same case on the same GPU model, else the shape model fitted to every GPU run measured in the repository
-(:mod:`srmdp.paper.shape_cost`: chunks and A/B files, per GPU model and arithmetic), else the throughput
+(:mod:`srmdp.paper.models.shape_cost`: chunks and A/B files, per GPU model and arithmetic), else the throughput
 table ``config/gpu_throughput.csv``; the first use of a (d, basis, precision) adds a compilation time.  A
 chunk holds as many runs as fit in both the time left (x ``--safety``, 1.3) and ``--max-chunk-seconds``; at least
 one; a heavy row (a run of ``HEAVY_RUN_SECONDS`` or more) one run per chunk.
@@ -40,6 +40,9 @@ in flight, whose temp file is hidden and never read).
 order, sizing), :mod:`.budget` (the alarm at the budget's end), :mod:`.device` (the device's model and check),
 :mod:`.chunk_files` (chunk names, the .tgz), :mod:`.runner` (the campaign loop), :mod:`.importer` and
 :mod:`.refresh` (``import``, ``refresh``), :mod:`.cli` (the command line; ``python -m srmdp.paper.campaign``).
+
+May import: the solver library, :mod:`srmdp.paper.inputs`, :mod:`srmdp.paper.models` and
+:mod:`srmdp.paper.plan`.
 """
 
 from .budget import CutOff

@@ -17,7 +17,7 @@ from ...case.cases import ARITHMETICS, PRECISIONS, ConfigError, check_seed_run, 
 from ...case.results import check_writable
 from ...cli.common import Parser, exit_status
 from ...options import add_arguments
-from ..cost import THROUGHPUT_FILE
+from ..models.cost import THROUGHPUT_FILE
 from .chunk_files import ARCHIVE_DIR
 from .importer import import_chunks
 from .planner import SAFETY

@@ -14,8 +14,8 @@ from ...case.cases import ConfigError
 from ...case.readings import reading_name, reading_of
 from ...case.results import write_json_atomic
 from ...runs.aggregate import ChunkError
-from .. import chunks as chunkmod
-from ..rows import case_of_record
+from ..inputs import chunks as chunkmod
+from ..inputs.rows import case_of_record
 from .chunk_files import chunk_name
 from .selection import DEFAULT_CONFIG, load_readings
 

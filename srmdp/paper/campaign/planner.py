@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 
 from ...case.results import DEFAULT_STREAMS, identity_hash
 from ...numerics.indicators import indicators
-from ..preset_reading import PresetReading
-from ..rows import PaperCase
+from ..inputs.preset_reading import PresetReading
+from ..inputs.rows import PaperCase
 from .selection import Row
 
 SAFETY = 1.3  # planned seconds x SAFETY must fit the time left

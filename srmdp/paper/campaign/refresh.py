@@ -10,7 +10,7 @@ from pathlib import Path
 from ...case.results import write_json_atomic
 from ...runs.aggregate import load_chunk
 from ...runs.run import run_case
-from ..rows import case_of_record
+from ..inputs.rows import case_of_record
 from .device import check_device
 
 

@@ -13,9 +13,9 @@ from pathlib import Path
 from ...case.cases import ConfigError
 from ...case.results import content_hash, write_json_atomic
 from ...runs.run import run_case
-from .. import chunks as chunkmod
-from ..cost import CostModel, compiled_key, load_throughput
-from ..shape_cost import bench_points
+from ..inputs import chunks as chunkmod
+from ..models.cost import CostModel, compiled_key, load_throughput
+from ..models.shape_cost import bench_points
 from .budget import Alarm, CutOff
 from .chunk_files import chunk_name, pack
 from .device import ASSUMED_GPU, check_device, device_model

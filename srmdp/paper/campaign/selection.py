@@ -11,16 +11,16 @@ from pathlib import Path
 from ...case.cases import ConfigError
 from ...options import make_case
 from .. import REPOSITORY
-from ..config_readings import check_readings, load_readings_data
-from ..preset_reading import PresetReading, readings_from_config  # a config's readings (z_cv, rows: see there)
-from ..rows import PaperCase, find_row, paper_case, paper_rows
+from ..inputs.config_readings import check_readings, load_readings_data
+from ..inputs.preset_reading import PresetReading, readings_from_config  # a config's readings (z_cv, rows: see there)
+from ..inputs.rows import PaperCase, find_row, paper_case, paper_rows
 
 DEFAULT_CONFIG = REPOSITORY / "config" / "config.yaml"
 
 
 def load_readings(config_path) -> list:
     """The config's readings, checked (:func:`readings_from_config`); PyYAML is not needed (see
-    :mod:`srmdp.paper.config_readings`)."""
+    :mod:`srmdp.paper.inputs.config_readings`)."""
     data = load_readings_data(config_path)
     check_readings(data, f"invalid config={str(config_path)!r}")
     try:
