@@ -17,7 +17,7 @@ from srmdp.paper.inputs.results import (
     run_indices,
     storage_of,
 )
-from srmdp.paper.report.verdict import MIN_SHARED_RUNS, correlated_chi2
+from srmdp.paper.report.consistency import MIN_SHARED_RUNS, correlated_chi2
 
 ROOT = Path(__file__).resolve().parent.parent
 

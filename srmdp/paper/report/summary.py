@@ -16,6 +16,7 @@ from ..inputs.results import threads_of
 from ..inputs.rows import paper_rows, table_ids
 from ..models.equivalence import model_tex
 from .claims.text import TEXT_VS_TABLE, all_claims, claim_outcome
+from .consistency import consistency
 from .judged import cells, report_readings
 from .latex import INDICATOR_TEX, jinja_env, tex_escape, write_text
 from .residuals import residuals_model
@@ -55,7 +56,6 @@ from .verdict import (
     HIGH_D,
     STRONG_RUNS,
     claim_scorecard,
-    consistency,
     evidence_totals,
     paper_noise_by_points,
     paper_numbers,

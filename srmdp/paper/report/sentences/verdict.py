@@ -113,7 +113,7 @@ def headline_sentence(t, rule, wanted, noise) -> str:
 
 
 def consistency_sentence(c, level: float) -> str:
-    """The global consistency test (:func:`srmdp.paper.report.verdict.consistency`)."""
+    """The global consistency test (:func:`srmdp.paper.report.consistency.consistency`)."""
     if c["p"] is None:
         return ""
     per = c["per_indicator"]
