@@ -326,12 +326,10 @@ def solve_stratum(coef, cvar, i, k, case, cell, x, xp, dw, inc, u, ph, z, zp, ph
 
     Returns (dropped directions, all coefficients finite).  The arguments are flat arrays that the calling kernel
     allocates where they belong on its target (:mod:`srmdp.kernels.cpu_kernels`: per worker;
-    :mod:`srmdp.kernels.cuda_kernels`:
-    local or shared memory), in four groups:
+    :mod:`srmdp.kernels.cuda_kernels`: local or shared memory), in four groups:
 
-    * what is solved: ``coef`` (N, K, 1 + d, nb) coefficients, read at i + 1.. and written at [i, k];
-      ``case`` the one-record case array (a record is passed by reference this way, also into a CPU ``prange``
-      body);
+    * what is solved: ``coef`` (N, K, 1 + d, nb) coefficients, read at i + 1.. and written at [i, k]; ``case`` the
+      one-record case array (a record is passed by reference this way, also into a CPU ``prange`` body);
     * the stratum's sampling data: ``cell`` (3d, :func:`srmdp.numerics.strata.cell_setup`);
     * one path's scratch, overwritten path by path (REAL, d or nb values): ``x`` the state, ``xp`` x at the
       previous date, ``dw`` Delta W_i, ``inc`` the later increments, ``u`` local coordinates, ``ph`` and ``phi``
