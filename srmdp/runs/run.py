@@ -15,6 +15,7 @@ import numpy as np
 
 from ..case import memory
 from ..case.cases import Case, check_seed_run, is_int, plain
+from ..case.readings import result_reading
 from ..case.results import identity_hash, peak_rss_bytes, provenance
 from ..exceptions import ConfigError, Interrupted, NumericalError, ProblemFunctionError
 from ..kernels import stop
@@ -223,15 +224,7 @@ def run_case(
             case=d,
             label=case.label,
             problem=problem.name,
-            reading={
-                "outside": case.outside,
-                "trunc_y": d["trunc_y"],
-                "trunc_z": d["trunc_z"],
-                "z_cv": bool(case.z_cv),
-                **({"martingale_cv": True} if case.martingale_cv else {}),
-                **({"curvature_correction": True} if case.curvature_correction else {}),
-                "arithmetic": case.arithmetic,
-            },
+            reading=result_reading(case),
             device=backend.device,
             seed=seed,
             run_start=run_start,
