@@ -30,7 +30,7 @@ from srmdp.runs.run import run_case
 # the campaign's own planning (its --budget is the campaign's seconds, its --out a folder of chunks).
 OWN = {
     "api": {"options", "report", "kwargs"},
-    "run_case": {"case", "backend", "on_run"},
+    "run_case": {"case", "backend", "on_run", "before_compute"},
     "campaign": {
         "budget",
         "out",

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..case import memory
 from ..case.cases import Case, check_seed_run, is_int, plain
+from ..case.defaults import DEFAULTS
 from ..case.readings import result_reading
 from ..case.results import identity_hash, peak_rss_bytes, provenance
 from ..exceptions import ConfigError, Interrupted, NumericalError, ProblemFunctionError
@@ -167,12 +168,12 @@ class _Progress:
 
 def run_case(
     case: Case,
-    runs: int = 1,
-    run_start: int = 0,
-    test_points: int = 1000,
-    seed: int = 0,
-    device: str = "cpu",
-    threads=None,
+    runs: int = 1,  # a chunk's (a workflow job's runs are given)
+    run_start: int = DEFAULTS["run_start"],
+    test_points: int = DEFAULTS["test_points"],
+    seed: int = DEFAULTS["seed"],
+    device: str = DEFAULTS["device"],
+    threads=DEFAULTS["threads"],
     progress=None,
     backend=None,
     on_run=None,
