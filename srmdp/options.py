@@ -28,6 +28,7 @@ import shlex
 from dataclasses import dataclass, field, fields
 
 from .case.cases import PRECISIONS
+from .case.defaults import DEFAULTS
 from .exceptions import ConfigError
 from .numerics.bases import BASES
 from .numerics.build import ARITHMETICS
@@ -123,7 +124,7 @@ class SolveOptions:
         differs={"run": Differs(None, RUN_GIVEN, "M, paths per stratum (free form)")},
     )
     outside: str = _opt(
-        "unbounded",
+        DEFAULTS["outside"],
         "reading outside the strata box [-L, L]^d (default unbounded)",
         {"choices": tuple(OUTSIDE_MODES)},
         on=CASE + ("lsmdp",),
@@ -135,10 +136,14 @@ class SolveOptions:
             )
         },
     )
-    trunc_y: float | None = _opt(None, "truncation bound of y (default none)", {"type": "number"}, on=CASE + LSMDP)
-    trunc_z: float | None = _opt(None, "truncation bound of z (default none)", {"type": "number"}, on=CASE + LSMDP)
+    trunc_y: float | None = _opt(
+        DEFAULTS["trunc_y"], "truncation bound of y (default none)", {"type": "number"}, on=CASE + LSMDP
+    )
+    trunc_z: float | None = _opt(
+        DEFAULTS["trunc_z"], "truncation bound of z (default none)", {"type": "number"}, on=CASE + LSMDP
+    )
     half_width: float | None = _opt(
-        None,
+        DEFAULTS["half_width"],
         "L of the strata box [-L, L]^d (default: the problem's BOX_HALF_WIDTH,"
         " else 6.5; with --strata adapted: standard deviations of X_t, default 3)",
         {"type": "number"},
@@ -154,7 +159,7 @@ class SolveOptions:
         differs={"run": Differs("box", RUN_BOX, "box (default): the problem's [-L, L]^d; adapted: as srmdp solve's")},
     )
     precision: str = _opt(
-        "float64",
+        DEFAULTS["precision"],
         "storage of the coefficients",
         {"choices": PRECISIONS},
         on=CASE + ("campaign",),
@@ -167,7 +172,7 @@ class SolveOptions:
         },
     )
     arithmetic: str = _opt(
-        "float64",
+        DEFAULTS["arithmetic"],
         "arithmetic of the kernels (float32: the paper's; storage: --precision)",
         {"choices": ARITHMETICS},
         on=CASE + ("campaign",),
@@ -182,7 +187,7 @@ class SolveOptions:
         },
     )
     device: str = _opt(
-        "cpu",
+        DEFAULTS["device"],
         "cpu or gpu",
         {"choices": DEVICES},
         on=RUN + ("campaign",),
@@ -193,7 +198,7 @@ class SolveOptions:
         },
     )
     seed: int = _opt(
-        0,
+        DEFAULTS["seed"],
         "seed",
         {"type": int},
         on=RUN + ("campaign",) + LSMDP + SUITE,
@@ -236,7 +241,7 @@ class SolveOptions:
         },
     )
     martingale_cv: bool = _opt(
-        False,
+        DEFAULTS["martingale_cv"],
         "with --z-cv (implied): also the martingale control variates z.dW in both"
         " regressions (beyond the paper; bench/zcv.md)",
         {"flag": "bool"},
@@ -257,9 +262,9 @@ class SolveOptions:
             )
         },
     )
-    threads: int | None = _opt(None, "CPU threads (default: all)", {"type": int}, on=RUN + ("campaign",))
+    threads: int | None = _opt(DEFAULTS["threads"], "CPU threads (default: all)", {"type": int}, on=RUN + ("campaign",))
     test_points: int = _opt(
-        1000,
+        DEFAULTS["test_points"],
         "test points per run and time step for the error indicators (exact solutions only)",
         {"type": int},
         on=RUN + ("campaign",) + LSMDP,
@@ -403,7 +408,7 @@ COMMAND_OPTIONS = (
     Option(
         "problem",
         "a registered problem (default gobet2016, the paper's) or path/to/file.py[:NAME]",
-        "gobet2016",
+        DEFAULTS["problem"],
         surfaces=("api", "solve", "run", "case") + SUITE,
         required=SUITE,
         differs={"beyond_solve": Differs(None, "a suite solve names its problem", "a problem of the suite")},
@@ -426,7 +431,7 @@ COMMAND_OPTIONS = (
     Option(
         "run_start",
         "index of the first run (chunking)",
-        0,
+        DEFAULTS["run_start"],
         int,
         surfaces=RUN,
         absent={"solve": "a solve's runs are 0..runs-1 at every level: the workflow chunks runs, not solves"},

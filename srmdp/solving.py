@@ -10,6 +10,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from .case.defaults import DEFAULTS
 from .exceptions import Interrupted
 from .kernels.backends import backend_spec
 from .options import SolveOptions
@@ -20,7 +21,7 @@ from .solutions.solve_request import SolveRequest
 
 
 def solve(
-    problem="gobet2016", *, options: SolveOptions | None = None, progress=None, report=None, **kwargs
+    problem=DEFAULTS["problem"], *, options: SolveOptions | None = None, progress=None, report=None, **kwargs
 ) -> Solution:
     """Solve the BSDE / semilinear PDE ``problem`` by SRMDP; returns a :class:`~srmdp.solutions.solution.Solution`.
 

@@ -180,8 +180,11 @@ def test_run_and_solve_take_the_same_strata():
 
 
 def _solution(rules, steps, cells, paths, refinement=()):
+    from srmdp.solutions.row import Row
+
     case = types.SimpleNamespace(steps=steps, time_step=1.0 / steps, cells=cells, paths=paths)
-    return types.SimpleNamespace(case=case, rules=rules, refinement=list(refinement), result={"runs": 4}, runs=4)
+    rows = [Row.of(r) for r in refinement]  # Solution.refinement: the rows as records
+    return types.SimpleNamespace(case=case, rules=rules, refinement=rows, result={"runs": 4}, runs=4)
 
 
 def test_the_rules_lines_describe_the_answer_returned():

@@ -1,13 +1,15 @@
-"""The results are frozen records (issue 50): a Solution, its SolveResult, the runs' RunResult and PerRun, and the
-ErrorEstimate refuse an attribute's assignment, and what they read out are copies; a changed result is a new
-record (dataclasses.replace, Solution.replace) and leaves the old one as it was."""
+"""The results are frozen records: a Solution, its SolveResult, the runs' RunResult and PerRun, the ErrorEstimate, a
+refinement's Row and its state (Climb) refuse an attribute's assignment, and what they read out are copies; a
+changed result is a new record (dataclasses.replace, Solution.replace) and leaves the old one as it was."""
 
 import dataclasses
 
 import pytest
 
+from srmdp.refine.climb import Climb
 from srmdp.runs.result import PerRun, RunResult
 from srmdp.solutions.error_estimate import ErrorEstimate
+from srmdp.solutions.row import Row
 from srmdp.solutions.solve_result import SolveResult
 
 
@@ -69,3 +71,49 @@ def test_a_solve_result_reads_back_its_json_object_the_extrapolated_u0_included(
     out = res.to_dict()
     assert out["u0"] == 1.5 and res.run.u0 == data["u0"] and list(out)[: len(data)] == list(data)
     assert SolveResult.from_dict(out) == res
+
+
+# a refinement's rows as a solution file has them: the level's keys, then what the climb learned, in its order
+ROWS = [
+    {"level": 0, "kind": "rule", "steps": 2, "dt": 0.5, "cells": 1, "paths": 50, "runs": 4, "u0": 1.2,
+     "u0_se": 0.01, "u0_error": None, "seconds": 0.1, "status": "ok", "remedies": [], "best": None},
+    {"level": 1, "kind": "dt-partner", "steps": 5, "dt": 0.2, "cells": 3, "paths": 200, "runs": 4, "u0": 1.1,
+     "u0_se": 0.01, "u0_error": 0.2, "seconds": 0.2, "status": "pooled", "remedies": ["adapted strata"],
+     "best": {"kind": "plain", "u0": 1.1, "u0_se": 0.01, "u0_error": 0.2}, "bias": 0.19, "against": 0},
+    {"level": 2, "kind": "fill-runs", "steps": 10, "dt": 0.1, "cells": 3, "paths": 200, "runs": 8, "u0": 1.05,
+     "u0_se": 0.007, "u0_error": None, "seconds": 0.3, "status": "ok", "remedies": ["adapted strata"],
+     "best": {"kind": "richardson", "u0": 1.0, "u0_se": 0.02, "u0_error": 0.05, "next_order": 0.0},
+     "pooled_with": 1,
+     "richardson": {"u0": 1.0, "u0_se": 0.02, "partners": [1], "partner_steps": [5], "order_confirmed": True},
+     "dt_part": 0.05, "plain_best": None},
+    {"level": 3, "kind": "rule", "steps": 20, "dt": 0.05, "cells": 5, "paths": 800, "runs": 4, "u0": None,
+     "u0_se": None, "u0_error": None, "seconds": 1.0, "status": "diverged", "remedies": [], "best": None,
+     "message": "divergence"},
+]  # fmt: skip
+
+
+def test_a_refinement_row_and_the_climb_refuse_assignment_and_a_new_version_replaces_its_level():
+    row = Row.from_dict(ROWS[2])
+    for obj, name in ((row, "u0"), (row, "best"), (Climb(), "rate"), (Climb(), "rows")):
+        with pytest.raises(AttributeError):
+            setattr(obj, name, None)
+    with pytest.raises(TypeError):  # the mappings inside are read-only
+        row.best["u0"] = 0.0
+    rows = [Row.from_dict(r) for r in ROWS]
+    state = Climb(rows=rows, done=[("case", r, "sol") for r in rows[:3]], answer=("sol", rows[2]))
+    new = dataclasses.replace(rows[2], status="pooled")
+    after = state.with_row(new)
+    assert after.rows[2] is new and after.done[2][1] is new and after.answer[1] is new
+    assert state.rows[2] is rows[2] and state.answer[1].status == "ok"  # the old state as it was
+
+
+def test_a_refinement_s_rows_read_back_from_a_solution_file_as_they_were_written(sol):
+    """A file's rows read as Rows and write back the same JSON objects, key for key in their order (a plain best
+    recorded as None included); the solution's refinement is the Rows."""
+    data = {**sol.result.to_dict(), "tol": 0.1, "budget_s": 10.0, "tol_met": False, "refinement": ROWS}
+    res = SolveResult.from_dict(data)
+    assert all(isinstance(r, Row) for r in res.refinement)
+    out = res.to_dict()["refinement"]
+    assert out == ROWS and [list(r) for r in out] == [list(r) for r in ROWS]
+    assert SolveResult.from_dict(res.to_dict()) == res
+    assert sol.replace(result=res).refinement[2].richardson["partner_steps"] == (5,)

@@ -516,12 +516,13 @@ def test_adapted_problems_compile_for_sm90(root, tmp_path):
 def test_a_level_that_jumps_by_orders_of_magnitude_is_not_an_answer():
     """refine's rule: s.e. x100 and u0 off by > 100 s.e. of the level below -> exploded (never returned)."""
     from srmdp.refine.refine import _jumped
+    from srmdp.solutions.row import Row
 
-    below = {"u0": 0.6, "u0_se": 0.01}
-    assert _jumped(below, {"u0": 1.0e6, "u0_se": 9.6e5})  # the issue's exploded run
-    assert not _jumped(below, {"u0": 0.65, "u0_se": 0.02})  # a level that moved, within reason
-    assert not _jumped(below, {"u0": 5.0, "u0_se": 0.5})  # moved far, but its noise did not explode
-    assert not _jumped({"u0": 0.6, "u0_se": None}, {"u0": 1e6, "u0_se": 1e6})  # one run: no s.e. to compare
+    below = Row(u0=0.6, u0_se=0.01)
+    assert _jumped(below, Row(u0=1.0e6, u0_se=9.6e5))  # the issue's exploded run
+    assert not _jumped(below, Row(u0=0.65, u0_se=0.02))  # a level that moved, within reason
+    assert not _jumped(below, Row(u0=5.0, u0_se=0.5))  # moved far, but its noise did not explode
+    assert not _jumped(Row(u0=0.6, u0_se=None), Row(u0=1e6, u0_se=1e6))  # one run: no s.e. to compare
 
 
 def test_the_gpu_guard_reads_n_values_from_the_device():
@@ -692,9 +693,10 @@ def test_richardson_in_dt_removes_a_first_order_time_error(monkeypatch):
 
 def test_richardson_order_check():
     from srmdp.refine.richardson import richardson
+    from srmdp.solutions.row import Row
 
     def row(n, u, level):
-        return {"steps": n, "u0": u, "u0_se": 1e-4, "level": level}
+        return Row(steps=n, u0=u, u0_se=1e-4, level=level)
 
     first = [row(n, 1.0 + 0.5 / n, i) for i, n in enumerate((2, 5, 10))]
     out = richardson(first[2], first[1], first[0])
@@ -710,10 +712,12 @@ def test_a_richardson_value_without_a_coarser_one_is_estimated_against_a_correct
     the plain level N = 5, #C 3, M 100; its dt term removed by the pair's slope leaves 1 + 0.4/9 exactly, so the
     estimate is the cells' difference / (rho - 1), rho = min((5/3)^2, 400 x 5 / (100 x 10)) = 2, plus the noise
     term, and covers the error 0.4/25.  With N' = N1 the corrected value is u1 itself (the weight of u is 0)."""
+    from dataclasses import replace
     from types import SimpleNamespace
 
     from srmdp.refine.richardson import corrected, extrapolate
     from srmdp.refine.step_choice import estimable
+    from srmdp.solutions.row import Row
 
     def u0(n, c):
         return 1.0 + 0.5 / n + 0.4 / c**2
@@ -722,29 +726,26 @@ def test_a_richardson_value_without_a_coarser_one_is_estimated_against_a_correct
     done = []
     for i, (n, c, m) in enumerate([(5, 3, 100), (2, 5, 400), (5, 5, 400), (10, 5, 400)]):
         case = SimpleNamespace(steps=n, cells=c, paths=m, basis="LP1")
-        row = {"level": i, "steps": n, "cells": c, "paths": m, "u0": u0(n, c), "u0_se": se, "u0_error": None}
-        row["best"] = None
-        extrapolate(case, row, done)
+        row = extrapolate(case, Row(level=i, steps=n, cells=c, paths=m, u0=u0(n, c), u0_se=se), done)
         done.append((case, row, None))
-    ext = done[-1][1]["richardson"]
+    ext = done[-1][1].richardson
     assert ext["order_confirmed"] and ext["against_kind"] == "corrected plain" and ext["rho"] == pytest.approx(2.0)
     diff = 0.4 / 9 - 0.4 / 25
     assert ext["bias"] == pytest.approx(diff, rel=0.05) and ext["u0_error"] >= abs(ext["u0"] - 1.0) >= 0.4 / 25 - 1e-3
-    assert done[-1][1]["best"]["kind"] == "richardson"  # the plain value has no estimate here: N = 5 is not coarser
+    assert done[-1][1].best["kind"] == "richardson"  # the plain value has no estimate here: N = 5 is not coarser
     fine, p1 = done[-1][1], done[-2][1]
-    ref, diff_se = corrected(fine, p1, dict(p1, u0=p1["u0"] + 0.1))  # N' = N1 = 5
+    ref, diff_se = corrected(fine, p1, replace(p1, u0=p1.u0 + 0.1))  # N' = N1 = 5
     assert ext["u0"] - ref == pytest.approx(-0.1, rel=1e-9) and diff_se == pytest.approx(math.hypot(se, se))
     # the refinement's step choice knows it: a Richardson value at (10, 5, 400) is estimable from the plain level
-    rows = [dict(done[0][1], status="ok")]
+    rows = [done[0][1]]
     assert estimable(done[-1][0], rows, richardson=True) and not estimable(done[-1][0], [], richardson=True)
 
 
 # ------------------------------------------------------------------ the error model that chooses the steps
 def _rows(u0, cases, se=1e-4):
-    return [
-        {"steps": n, "cells": c, "paths": m, "u0": u0(n, c, m), "u0_se": se, "status": "ok", "level": i}
-        for i, (n, c, m) in enumerate(cases)
-    ]
+    from srmdp.solutions.row import Row
+
+    return [Row(steps=n, cells=c, paths=m, u0=u0(n, c, m), u0_se=se, level=i) for i, (n, c, m) in enumerate(cases)]
 
 
 def test_the_error_model_recovers_its_terms_with_their_signs():
@@ -862,6 +863,7 @@ def test_every_rule_level_of_the_ladder_has_a_level_below_of_its_parity():
 def test_the_model_fits_only_the_levels_of_the_answers_remedies():
     """A remedy (other strata, truncation) restarts the ladder on another problem: the levels before it are left
     out of the model's fit and of the estimability check."""
+    from dataclasses import replace
     from types import SimpleNamespace
 
     from srmdp.refine.climb import Climb
@@ -871,9 +873,9 @@ def test_the_model_fits_only_the_levels_of_the_answers_remedies():
         return 1.0 + 0.3 / n + 0.2 / c**2 - 2.0 * n / m
 
     cases = [(2, 3, 125), (5, 3, 500), (10, 3, 500), (10, 5, 500), (5, 5, 2000)]
-    before = [dict(r, remedies=[], u0=r["u0"] + 5.0) for r in _rows(u0, cases)]  # another problem: off by 5
-    after = [dict(r, remedies=["truncation"]) for r in _rows(u0, cases)]
-    row = dict(after[3], best={"kind": "plain", "u0_error": 0.1, "u0_se": 1e-4})
+    before = [replace(r, u0=r.u0 + 5.0) for r in _rows(u0, cases)]  # another problem: off by 5
+    after = [replace(r, level=r.level + len(cases), remedies=("truncation",)) for r in _rows(u0, cases)]
+    row = replace(after[3], best={"kind": "plain", "u0_error": 0.1, "u0_se": 1e-4})
     state = Climb(rows=before + after, answer=(SimpleNamespace(case=_request(d=2).case_at(10)[0]), row))
     assert same_ladder(state) == after
     assert answer_model(state)["u_inf"] == pytest.approx(1.0, abs=1e-3)

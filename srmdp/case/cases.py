@@ -17,6 +17,7 @@ from ..numerics.build import ARITHMETICS  # the type the kernels compute a path 
 from ..numerics.rng import PATH_BITS, RUN_BITS, SEED_BITS, STEP_BITS, STRATUM_BITS
 from ..numerics.strata import MAX_HALF_WIDTH, OUTSIDE_MODES
 from ..problems import load_problem
+from .defaults import DEFAULTS
 
 # The case as the kernels see it: one record, fields by name (srmdp.numerics.scheme reads c.dt, c.paths, ...).
 RECORD = np.dtype(
@@ -81,17 +82,19 @@ class Case:
     basis: str
     cells: int
     paths: int
-    outside: str = "unbounded"
-    trunc_y: float = math.inf
-    trunc_z: float = math.inf
-    precision: str = "float64"
+    outside: str = DEFAULTS["outside"]
+    trunc_y: float = truncation_for_case(DEFAULTS["trunc_y"])  # inf: no truncation
+    trunc_z: float = truncation_for_case(DEFAULTS["trunc_z"])
+    precision: str = DEFAULTS["precision"]
     maturity: float | None = None  # None: the problem's MATURITY
-    half_width: float | None = None  # None: the problem's BOX_HALF_WIDTH
-    problem: str = field(default="gobet2016")
-    z_cv: bool = False  # the control variate of the Z regression (srmdp.numerics.scheme), beyond the paper
-    martingale_cv: bool = False  # with z_cv: the martingale control variates too (srmdp.numerics.scheme, bench/zcv.md)
-    arithmetic: str = "float64"  # the kernels' arithmetic (float32: the paper's, §5), independent of precision
-    curvature_correction: bool = False  # the driver's curvature correction (srmdp.problems.curvature), beyond the paper
+    half_width: float | None = DEFAULTS["half_width"]  # None: the problem's BOX_HALF_WIDTH
+    problem: str = field(default=DEFAULTS["problem"])
+    z_cv: bool = DEFAULTS["z_cv"]  # the control variate of the Z regression (srmdp.numerics.scheme), beyond the paper
+    # with z_cv: the martingale control variates too (srmdp.numerics.scheme, bench/zcv.md)
+    martingale_cv: bool = DEFAULTS["martingale_cv"]
+    arithmetic: str = DEFAULTS["arithmetic"]  # the kernels' arithmetic (float32: the paper's, §5), apart from precision
+    # the driver's curvature correction (srmdp.problems.curvature), beyond the paper
+    curvature_correction: bool = DEFAULTS["curvature_correction"]
 
     def __post_init__(self):
         if self.maturity is None or self.half_width is None:

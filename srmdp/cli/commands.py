@@ -17,6 +17,7 @@ from importlib.metadata import entry_points
 
 from .. import __version__
 from ..case.cases import Case
+from ..case.readings import reading_names
 from ..case.results import write_json_atomic
 from ..exceptions import ConfigError, Interrupted
 from ..kernels import stop
@@ -79,21 +80,7 @@ def _plugin_help(ep) -> str:
 def case_from_args(args) -> Case:
     """The case of ``srmdp run``'s arguments: a paper row (``--table``) under the given reading, or the free case."""
     given = {o.name: getattr(args, o.name) for o in on("case") if "run" in o.surfaces}
-    options = case_options(
-        {
-            k: given[k]
-            for k in (
-                "outside",
-                "trunc_y",
-                "trunc_z",
-                "precision",
-                "arithmetic",
-                "z_cv",
-                "martingale_cv",
-                "curvature_correction",
-            )
-        }
-    )
+    options = case_options({k: given[k] for k in reading_names() + ("precision",)})  # the reading (Reading's fields)
     free = {"d": args.d, "basis": args.basis, "cells": args.cells, "paths": args.paths}
     box = {"half-width": args.half_width, "strata": None if args.strata == "box" else args.strata}
     if args.table:

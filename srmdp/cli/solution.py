@@ -132,11 +132,11 @@ def answer_lines(sol) -> list:
         else:
             lines.append(f"{key}: {expected[key][1]} (a step of the refinement changed it; its rule gave {how})")
     key = (c.steps, c.cells, c.paths)
-    same = [r for r in sol.refinement if (r.get("steps"), r.get("cells"), r.get("paths")) == key]
+    same = [r for r in sol.refinement if (r.steps, r.cells, r.paths) == key]
     row = same[-1] if same else None
     if row is not None:
         lines.append(
-            f"answer: level {row['level']} ({row['kind']}) of the refinement: N = {c.steps}, dt = {c.time_step:g},"
+            f"answer: level {row.level} ({row.kind}) of the refinement: N = {c.steps}, dt = {c.time_step:g},"
             f" #C = {c.cells}, M = {c.paths}, {sol.result.get('runs', sol.runs)} runs"
         )
     return lines

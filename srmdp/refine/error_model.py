@@ -47,24 +47,19 @@ def features(steps, cells, paths, p):
 
 
 def fit(rows, parity, q):
-    """The model fitted to ``rows`` (refinement rows: steps, cells, paths, u0, u0_se, status): {"u_inf", "coef":
+    """The model fitted to ``rows`` (refinement rows, :class:`srmdp.solutions.row.Row`): {"u_inf", "coef":
     {term: value}, "p": the cells' order, "chi2": residual chi^2 per degree of freedom, "levels": how many} or None
     when fewer than MIN_TERMS terms can be identified with a residual degree of freedom (``q``: the basis's order,
     p where it is not fitted)."""
     pts = [
         r
         for r in rows
-        if r.get("status") == "ok"
-        and r.get("u0") is not None
-        and r.get("u0_se")
-        and r["steps"] >= 2
-        and r["cells"] >= 2
-        and r["cells"] % 2 == parity
+        if r.status == "ok" and r.u0 is not None and r.u0_se and r.steps >= 2 and r.cells >= 2 and r.cells % 2 == parity
     ]
     if len(pts) < MIN_TERMS + 2:
         return None
     base = _fit(pts, q)
-    if base is None or base["coef"]["cells"] is None or len({r["cells"] for r in pts}) < 3:
+    if base is None or base["coef"]["cells"] is None or len({r.cells for r in pts}) < 3:
         return base
     terms = [k for k, c in base["coef"].items() if c is not None]
     if len(pts) <= len(terms) + 2:  # no degree of freedom left for p
@@ -79,9 +74,9 @@ def fit(rows, parity, q):
 
 def _fit(pts, p):
     """fit's least squares at the cells' order ``p``."""
-    x = np.array([features(r["steps"], r["cells"], r["paths"], p) for r in pts])
-    y = np.array([r["u0"] for r in pts])
-    w = 1.0 / np.array([r["u0_se"] for r in pts])
+    x = np.array([features(r.steps, r.cells, r.paths, p) for r in pts])
+    y = np.array([r.u0 for r in pts])
+    w = 1.0 / np.array([r.u0_se for r in pts])
     # a term is fitted only where the levels vary in it (relative spread), and where it adds to the rank
     cols = [j for j in range(3) if np.ptp(x[:, j]) > 1e-9 * np.max(np.abs(x[:, j]))]
     while cols:

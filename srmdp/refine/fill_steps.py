@@ -62,21 +62,22 @@ def predicted_gain(kind, case, best, dt_part):
 
 
 def choose_fill(req, state, ran, left, pending=()):
-    """(kind, [cases]) of the fill step with the largest predicted error reduction per second that fits in
-    ``left`` seconds, or (None, why).  While the answer has no estimate the model has nothing to fit: the
-    cheapest step, a later ladder level included (one finer in #C may be estimated where the answer is not)."""
-    kind, cases, _ = rank_fills(req, state, ran, left, pending)
-    return kind, cases
+    """(kind, [cases], runs) of the fill step with the largest predicted error reduction per second that fits in
+    ``left`` seconds (``runs``: a pooling step's batch, the runs each of its levels runs), or (None, why, 0).
+    While the answer has no estimate the model has nothing to fit: the cheapest step, a later ladder level
+    included (one finer in #C may be estimated where the answer is not)."""
+    kind, cases, _, runs = rank_fills(req, state, ran, left, pending)
+    return kind, cases, runs
 
 
 def rank_fills(req, state, ran, left, pending=(), model_only=False):
-    """choose_fill's choice and its predicted error reduction per second: (kind, [cases], gain per second), or
-    (None, why, 0); ``model_only``: only the steps the error model prices."""
+    """choose_fill's choice and its predicted error reduction per second: (kind, [cases], gain per second, runs),
+    or (None, why, 0, 0); ``model_only``: only the steps the error model prices."""
     ans = state.answer
     rate = state.rate
     if ans is None or rate is None:
-        return None, "nothing to refine from", 0.0
-    row, best = ans[1], ans[1]["best"]
+        return None, "nothing to refine from", 0.0, 0
+    row, best = ans[1], ans[1].best
     case = ans[0].case
     model = answer_model(state)
     options = []
@@ -101,7 +102,7 @@ def rank_fills(req, state, ran, left, pending=(), model_only=False):
                 gain = (
                     runs_gain(kind, row, best, runs)
                     if kind in RUNS_KINDS
-                    else predicted_gain(kind, case, best, row.get("dt_part"))
+                    else predicted_gain(kind, case, best, row.dt_part)
                 )
             options.append((gain / secs, -secs, kind, cs, runs))
     if best is None:
@@ -110,8 +111,7 @@ def rank_fills(req, state, ran, left, pending=(), model_only=False):
             if secs <= left and c.path_steps > case.path_steps / 8:  # not a partner far below the answer
                 options.append((1.0 / secs, -secs, "ladder", [c], req.runs))
     if not options:
-        return None, "no step from the answer fits", 0.0
+        return None, "no step from the answer fits", 0.0, 0
     options.sort(key=lambda o: o[:2])
     per_s, _, kind, cs, runs = options[-1]
-    state.batch = runs  # a pooling step's runs (srmdp.refine.refine runs its levels with as many)
-    return kind, cs, per_s
+    return kind, cs, per_s, runs  # runs: a pooling step's (srmdp.refine.refine runs its levels with as many)

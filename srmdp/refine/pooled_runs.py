@@ -56,7 +56,9 @@ def runs_steps(state):
     per-run values to pool."""
     ans = state.answer
     done = state.done
-    if ans is None or "u0" not in ans[0].result.get("per_run", {}) or not any(r is ans[1] for _, r, _ in done):
+    if ans is None or "u0" not in ans[0].result.get("per_run", {}):
+        return []
+    if not any(r.level == ans[1].level for _, r, _ in done):
         return []
     case = ans[0].case
     partners = sorted(
@@ -75,12 +77,12 @@ def runs_gain(kind, row, best, batch, partner_se=None):
     of which ``runs`` shrinks the N part only (``partner_se``: s1, the partner's s.e.)."""
     err, se = best["u0_error"], best["u0_se"]
     bias2 = max(err * err - se * se, 0.0)
-    shrink = math.sqrt(row["runs"] / (row["runs"] + batch))
+    shrink = math.sqrt(row.runs / (row.runs + batch))
     if best["kind"] == "richardson" and kind == "runs":
-        ext = row["richardson"]
-        n, n1 = row["steps"], ext["partner_steps"][0]
+        ext = row.richardson
+        n, n1 = row.steps, ext["partner_steps"][0]
         s1 = se * (n - n1) / math.hypot(n, n1) if partner_se is None else partner_se
-        after = math.hypot(n * row["u0_se"] * shrink, n1 * s1) / (n - n1)
+        after = math.hypot(n * row.u0_se * shrink, n1 * s1) / (n - n1)
     else:
         after = se * shrink
     return max(err - math.sqrt(bias2 + after * after), 0.0)

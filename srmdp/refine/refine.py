@@ -17,7 +17,7 @@ Its estimate compares it with the latest Richardson value strictly coarser in N,
 coarser in M only -- with rho_dt squared (the first-order term is gone), or where there is none, with the latest
 plain level strictly coarser, u' - a / N' (its dt term removed by the pair's slope a, so that it has R's dt bias:
 none; rho of #C and M only; :func:`srmdp.refine.richardson.corrected`), plus the next order, |R - R'| N2 / (N - N2) from
-the triple's coarse pair R', and its own s.e.  A level's best value (``row["best"]``) is the one of the two with
+the triple's coarse pair R', and its own s.e.  A level's best value (``Row.best``) is the one of the two with
 the smaller estimate.
 
 **tol met** needs the best estimate <= tol at two consecutive estimated levels: one noisy difference (two
@@ -66,6 +66,7 @@ from dataclasses import replace
 
 from ..exceptions import ConfigError
 from ..solutions.prediction import DEFAULT_BUDGET_S, check_budget
+from ..solutions.row import Row
 from .climb import Climb
 from .fill_steps import choose_fill, rank_fills
 from .ladder import check_rules_grow, ladder
@@ -82,17 +83,17 @@ CONSECUTIVE = 2  # estimates <= tol needed in a row for "tol met"
 
 
 def prefer_step(req, state, ran, left, pending, group, secs):
-    """(kind, [cases]) of a step from the answer whose predicted error reduction per second (the error model fitted
-    to the levels so far, :mod:`srmdp.refine.error_model`) beats the ladder's next group of levels (``secs`` seconds),
-    or
-    None: the ladder's level.  Only where the model prices both (it identifies the terms the steps change)."""
+    """(kind, [cases], runs) of a step from the answer whose predicted error reduction per second (the error model
+    fitted to the levels so far, :mod:`srmdp.refine.error_model`) beats the ladder's next group of levels (``secs``
+    seconds), or None: the ladder's level.  Only where the model prices both (it identifies the terms the steps
+    change)."""
     gain = ladder_gain(answer_model(state), state, [lv[0] for lv in pending[:group]])
     if gain is None:
         return None
-    kind, cases, per_s = rank_fills(req, state, ran, left, model_only=True)
+    kind, cases, per_s, runs = rank_fills(req, state, ran, left, model_only=True)
     if kind is None or per_s <= gain / max(secs, 1e-9) or per_s <= 0.0:
         return None
-    return kind, cases
+    return kind, cases, runs
 
 
 def refine(req, tol, budget_s=None, report=None):
@@ -117,7 +118,7 @@ def refine(req, tol, budget_s=None, report=None):
             f"refining to tol = {tol:g} within {budget:g} s: up to {len(levels)} levels, {req.runs} runs each"
             + (f" (remedies: {', '.join(req.remedies)})" if req.remedies else "")
         )
-        out = _climb(req, levels, end, tol, budget, t_start, state, say)
+        out, state = _climb(req, levels, end, tol, budget, t_start, state, say)
         if out != "diverged":
             break
         # a divergence: the next remedy, or stop (module docstring)
@@ -134,35 +135,36 @@ def refine(req, tol, budget_s=None, report=None):
                     trunc_z=bounds[1],
                 )
                 continue
-        state.why = (
-            f"divergence at N = {case.steps}, #C = {case.cells}, M = {case.paths} after the remedies"
-            f" ({', '.join(req.remedies) or 'none left'}); set trunc_y and trunc_z to the solution's known"
-            " bounds (|u| and |sigma^T grad u|), or more paths (paths=)"
+        state = replace(
+            state,
+            why=(
+                f"divergence at N = {case.steps}, #C = {case.cells}, M = {case.paths} after the remedies"
+                f" ({', '.join(req.remedies) or 'none left'}); set trunc_y and trunc_z to the solution's known"
+                " bounds (|u| and |sigma^T grad u|), or more paths (paths=)"
+            ),
         )
         break
     return answer(state, tol, budget, say, CONSECUTIVE)
 
 
 def _climb(req, levels, end, tol, budget, t_start, state, say):
-    """Run the levels, then fill steps; returns "diverged" (state.diverged_case set) or None (stopped,
-    state.why set)."""
+    """Run the levels, then fill steps; returns ("diverged", state) (its diverged_case set) or (None, state)
+    (stopped, its why set): the state is a frozen record, a new one at each thing learned."""
     from ..exceptions import Interrupted
     from ..kernels.divergence import DivergenceError
 
-    rows = state.rows
-    done = []  # (case, row, solution) of this ladder's completed levels
-    state.done = done  # (the pooling steps pool runs into these: srmdp.refine.pooled_runs)
+    state = replace(state, done=(), why=end)  # this ladder's completed levels (a pooling step pools into these)
     ran = set()  # (N, #C, M) run in this ladder (a fill step may be a later ladder level)
-    queue = []  # the rest of a fill step of several levels
+    queue = []  # the rest of a fill step of several levels: (case, rules, kind, runs)
     met = 0
-    state.why = end
     pending = list(levels)
     while True:
         pending = [lv for lv in pending if (lv[0].steps, lv[0].cells, lv[0].paths) not in ran]
         elapsed = _clock() - t_start
         rate = state.rate
+        batch = None  # a pooling step's runs (the step's choice says how many)
         if queue:
-            case, rules, kind = queue.pop(0)
+            case, rules, kind, batch = queue.pop(0)
         else:
             fits = False
             if pending:
@@ -173,63 +175,59 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
                 )
                 work = sum(lv[0].path_steps for lv in pending[:group]) * req.runs
                 if rate is None and elapsed > budget / 2:
-                    state.why = (
+                    why = (
                         f"budget: level N = {case.steps} cannot be predicted (no level measured yet) and"
                         f" half of {budget:g} s is spent"
                     )
-                    return None
+                    return None, replace(state, why=why)
                 fits = rate is None or elapsed + work / rate <= budget
                 if not fits:
                     c = pending[group - 1][0]
-                    state.why = (
-                        f"budget: level N = {c.steps} (#C = {c.cells}, M = {c.paths}) would take about"
-                        f" {work / rate:.0f} s, {budget - elapsed:.0f} s of {budget:g} s are left"
+                    state = replace(
+                        state,
+                        why=(
+                            f"budget: level N = {c.steps} (#C = {c.cells}, M = {c.paths}) would take about"
+                            f" {work / rate:.0f} s, {budget - elapsed:.0f} s of {budget:g} s are left"
+                        ),
                     )
             swap = None
             if fits and rate is not None:  # the ladder's next level(s), or a step from the answer the model prefers
                 swap = prefer_step(req, state, ran, budget - elapsed, pending, group, work / rate)
             if swap is not None:
                 rules = dict(getattr(state.answer[0], "rules", {}))
-                queue = [(c, rules, "step-" + swap[0]) for c in swap[1]]
-                case, rules, kind = queue.pop(0)
+                queue = [(c, rules, "step-" + swap[0], swap[2]) for c in swap[1]]
+                case, rules, kind, batch = queue.pop(0)
             elif fits:
                 pending.pop(0)
             else:  # the next level does not fit (or the ladder ended): a fill step, where the model says
-                kind, cases = choose_fill(req, state, ran, budget - elapsed, pending)
+                kind, cases, runs = choose_fill(req, state, ran, budget - elapsed, pending)
                 if kind is None:
-                    state.why = f"{state.why}; {cases}"
-                    return None
+                    return None, replace(state, why=f"{state.why}; {cases}")
                 rules = dict(getattr(state.answer[0], "rules", {}))
-                queue = [(c, rules, "fill-" + kind) for c in cases]
-                case, rules, kind = queue.pop(0)
+                queue = [(c, rules, "fill-" + kind, runs) for c in cases]
+                case, rules, kind, batch = queue.pop(0)
         ran.add((case.steps, case.cells, case.paths))
         # more runs of a level run (a pooling step): its runs continue the level's run indices, pooled with them
-        prior = next((e for e in done if key(e[0]) == key(case)), None) if _pooling(kind) else None
+        prior = next((e for e in state.done if key(e[0]) == key(case)), None) if _pooling(kind) else None
         t0 = _clock()
-        row = {
-            "level": len(rows),
-            "kind": kind,
-            "steps": case.steps,
-            "dt": case.dt,
-            "cells": case.cells,
-            "paths": case.paths,
-            "runs": req.runs,
-            "u0": None,
-            "u0_se": None,
-            "u0_error": None,
-            "seconds": None,
-            "status": "ok",
-            "remedies": list(req.remedies),
-            "best": None,
-        }
+        row = Row(
+            level=len(state.rows),
+            kind=kind,
+            steps=case.steps,
+            dt=case.dt,
+            cells=case.cells,
+            paths=case.paths,
+            runs=req.runs,
+            remedies=tuple(req.remedies),
+        )
         try:
             if prior is None:
                 sol = req.run(case, rules)
             else:
-                sol = req.run(case, rules, runs=state.batch, run_start=prior[2].result["runs"])
+                sol = req.run(case, rules, runs=batch, run_start=prior[2].result["runs"])
         except Interrupted as exc:  # a signal: the levels completed and the answer so far go with it
-            exc.levels = [r for r in rows if r.get("status") == "ok"]
-            exc.stage = f"level {len(rows)} ({kind}, {case.label}) of the refinement to tol = {tol:g}"
+            exc.levels = [r for r in state.rows if r.status == "ok"]
+            exc.stage = f"level {len(state.rows)} ({kind}, {case.label}) of the refinement to tol = {tol:g}"
             if state.answer is not None:
                 exc.answer = state.answer[0].result
             raise
@@ -237,60 +235,61 @@ def _climb(req, levels, end, tol, budget, t_start, state, say):
             secs = _clock() - t0
             per_run = getattr(exc, "seconds_per_run", None)  # None: it diverged in its first run
             if per_run:  # a run's seconds without the compilation (secs includes it, and it can be most of secs)
-                state.rate = max(rate or 0.0, case.path_steps / max(per_run, 1e-9))
-            row.update(status="diverged", seconds=secs, message=str(exc))
-            rows.append(row)
+                state = replace(state, rate=max(rate or 0.0, case.path_steps / max(per_run, 1e-9)))
+            row = replace(row, status="diverged", seconds=secs, message=str(exc))
+            state = replace(state, rows=state.rows + (row,), diverged_case=case)
             say(line(row, _clock() - t_start, budget))
-            state.diverged_case = case
-            return "diverged"
+            return "diverged", state
         res = sol.result
         compute = (res["seconds_per_run"] + res["error_seconds_per_run"]) * req.runs  # without compilation
         now = case.path_steps * req.runs / max(compute, 1e-9)
         # the rate of the latest level of a size that counts (>= 1/4 of the largest so far: a tiny level's rate is
         # its overhead's), so that a load that rises during the solve shows in the predictions
-        state.largest = max(state.largest, case.path_steps)
-        state.rate = now if case.path_steps >= state.largest / 4 or rate is None else max(rate, now)
+        largest = max(state.largest, case.path_steps)
+        state = replace(
+            state, largest=largest, rate=now if case.path_steps >= largest / 4 or rate is None else max(rate, now)
+        )
         if prior is not None:  # the level's row and solution are replaced by the pooled ones
             sol = pooled(prior[2], sol)
             res = sol.result
-            row.update(runs=res["runs"], pooled_with=prior[1]["level"])
-        u, se = res["u0"], res["u0_se"]
-        row.update(u0=u, u0_se=se, seconds=_clock() - t0)
-        below = done[-1][1] if done else None
+            row = replace(row, runs=res["runs"], pooled_with=prior[1].level)
+        row = replace(row, u0=res["u0"], u0_se=res["u0_se"], seconds=_clock() - t0)
+        below = state.done[-1][1] if state.done else None
         if below is not None and _jumped(below, row):
-            row["status"] = "exploded"
+            row = replace(row, status="exploded")
         else:
             if prior is not None:  # its row is superseded (left out of the estimates and the model's fit)
-                done.remove(prior)
-                prior[1]["status"] = "pooled"
-            sol = sol.replace(result=replace(res, error_estimate=_estimate(case, row, done)))
-            for c_fine, r_fine, _ in done:  # a partner run after its finer level (a fill step): extrapolate it now
+                state = replace(state, done=tuple(e for e in state.done if e[1].level != prior[1].level))
+                state = state.with_row(replace(prior[1], status="pooled"))
+            est, row = _estimate(case, row, state.done)
+            sol = sol.replace(result=replace(res, error_estimate=est))
+            for i in range(len(state.done)):  # a partner run after its finer level (a fill step): extrapolate it now
+                c_fine, r_fine, _ = state.done[i]
                 if (c_fine.cells, c_fine.paths) == (case.cells, case.paths) and c_fine.steps > case.steps:
-                    extrapolate(c_fine, r_fine, done + [(case, row, sol)])
-            done.append((case, row, sol))
+                    state = state.with_row(extrapolate(c_fine, r_fine, state.done + ((case, row, sol),)))
             prev = state.answer
+            state = replace(state, done=state.done + ((case, row, sol),))
             # the answer: the finest completed level with an estimate (else the finest completed level); a dt
             # partner or a fill step only where its estimate is also the smaller (a step the model chose may fail)
-            rank = (row["best"] is not None, case.path_steps)
-            if prior is not None and prev is not None and prev[1] is prior[1]:
-                state.answer = (sol, row)  # the answer's level with more runs: the answer, whatever its estimate
-            elif prev is None or rank >= (prev[1]["best"] is not None, prev[0].case.path_steps):
+            rank = (row.best is not None, case.path_steps)
+            if prior is not None and prev is not None and prev[1].level == prior[1].level:
+                state = replace(state, answer=(sol, row))  # the answer's level with more runs, whatever its estimate
+            elif prev is None or rank >= (prev[1].best is not None, prev[0].case.path_steps):
                 side = kind in ("dt-partner", "below") or kind.startswith(("fill-", "step-"))
                 if not (
                     side
                     and prev is not None
-                    and prev[1]["best"] is not None
-                    and row["best"]["u0_error"] > prev[1]["best"]["u0_error"]
+                    and prev[1].best is not None
+                    and row.best["u0_error"] > prev[1].best["u0_error"]
                 ):
-                    state.answer = (sol, row)
-        rows.append(row)
+                    state = replace(state, answer=(sol, row))
+        state = replace(state, rows=state.rows + (row,))
         say(line(row, _clock() - t_start, budget))
-        if row["best"] is not None:
+        if row.best is not None:
             # a pooled level is the same level, not one more in a row (its estimate may still reset the count)
-            met = met + (prior is None) if row["best"]["u0_error"] <= tol else 0
+            met = met + (prior is None) if row.best["u0_error"] <= tol else 0
             if met >= CONSECUTIVE:
-                state.met = True
-                return None
+                return None, replace(state, met=True)
 
 
 def _pooling(kind):
@@ -299,12 +298,13 @@ def _pooling(kind):
 
 
 def _estimate(case, row, done):
-    """The level's plain estimate (against the latest completed level strictly coarser in N, #C and M), returned,
-    and its Richardson value in dt (pairs at the same #C and M, checked by a third level; module docstring);
-    row["best"] is the one of the two with the smaller estimate (None if neither has one)."""
+    """The level's plain estimate (against the latest completed level strictly coarser in N, #C and M) and the
+    row with it and its Richardson value in dt (pairs at the same #C and M, checked by a third level; module
+    docstring): (estimate, row), the row's best value the one of the two with the smaller estimate (None if
+    neither has one)."""
     from ..solutions.error_estimate import ErrorEstimate, coarser, total_error
 
-    u, se = row["u0"], row["u0_se"]
+    u, se = row.u0, row.u0_se
     est = ErrorEstimate(
         u0_error=None,
         reason="no completed level below it is strictly coarser in N, #C and M (with #C of the same parity)",
@@ -312,25 +312,24 @@ def _estimate(case, row, done):
     for c_low, r_low, _ in reversed(done):
         rho, _why = coarser(case, c_low)
         if rho:
-            err, bias = total_error(u, se, r_low["u0"], r_low["u0_se"], rho)
-            row.update(u0_error=err, bias=bias, against=r_low["level"])
+            err, bias = total_error(u, se, r_low.u0, r_low.u0_se, rho)
+            row = replace(row, u0_error=err, bias=bias, against=r_low.level)
             est = ErrorEstimate(
                 u0_error=err,
                 bias=bias,
                 rho=rho,
-                coarse_u0=r_low["u0"],
-                coarse_u0_se=r_low["u0_se"],
+                coarse_u0=r_low.u0,
+                coarse_u0_se=r_low.u0_se,
                 coarse_case=c_low.as_dict(),
             )
             break
-    if row["u0_error"] is not None:
-        row["best"] = {"kind": "plain", "u0": u, "u0_se": se, "u0_error": row["u0_error"]}
-    extrapolate(case, row, done)
-    return est
+    if row.u0_error is not None:
+        row = replace(row, best={"kind": "plain", "u0": u, "u0_se": se, "u0_error": row.u0_error})
+    return est, extrapolate(case, row, done)
 
 
 def _jumped(below, row):
-    s0, s1 = below["u0_se"], row["u0_se"]
+    s0, s1 = below.u0_se, row.u0_se
     if s0 is None or s1 is None or s0 <= 0:
         return False
-    return s1 > EXPLODED_FACTOR * s0 and abs(row["u0"] - below["u0"]) > EXPLODED_FACTOR * s0
+    return s1 > EXPLODED_FACTOR * s0 and abs(row.u0 - below.u0) > EXPLODED_FACTOR * s0

@@ -27,14 +27,13 @@ def same_ladder(state):
     ans = state.answer
     if ans is None:
         return []
-    remedies = ans[1].get("remedies", [])
-    return [r for r in state.rows if r.get("remedies", []) == remedies]
+    return [r for r in state.rows if r.remedies == ans[1].remedies]
 
 
 def answer_model(state):
     """The error model fitted to the refinement's rows at the answer's #C parity (None: not enough levels)."""
     ans = state.answer
-    if ans is None or ans[1]["best"] is None:
+    if ans is None or ans[1].best is None:
         return None
     case = ans[0].case
     return fit(same_ladder(state), case.cells % 2, exponent(case.basis))
@@ -42,10 +41,10 @@ def answer_model(state):
 
 def _now(model, case, row, best):
     """The model's error of the answer's best value (plain, or Richardson with its finer partner)."""
-    ext = row.get("richardson")
+    ext = row.richardson
     if best["kind"] == "richardson" and ext is not None and ext.get("partner_steps"):
-        return predicted_error(model, case.steps, case.cells, case.paths, row["u0_se"], ext["partner_steps"][0])
-    return predicted_error(model, case.steps, case.cells, case.paths, row["u0_se"])
+        return predicted_error(model, case.steps, case.cells, case.paths, row.u0_se, ext["partner_steps"][0])
+    return predicted_error(model, case.steps, case.cells, case.paths, row.u0_se)
 
 
 def estimable(case, rows, richardson=False):
@@ -57,9 +56,9 @@ def estimable(case, rows, richardson=False):
     from .richardson import reduction_richardson
 
     for r in rows:
-        if r.get("status") != "ok" or r.get("u0") is None:
+        if r.status != "ok" or r.u0 is None:
             continue
-        low = SimpleNamespace(steps=r["steps"], cells=r["cells"], paths=r["paths"], basis=case.basis)
+        low = SimpleNamespace(steps=r.steps, cells=r.cells, paths=r.paths, basis=case.basis)
         if coarser(case, low)[0] is not None and (
             not richardson or reduction_richardson(case, low, dt=False) >= RHO_MIN
         ):
@@ -78,7 +77,7 @@ def model_gain(model, kind, case, row, best, rows=(), batch=None):
     term = {"dt": "dt", "dt-partners": "dt", "paths": "paths", "cells": "cells"}[kind]
     if bias_terms(model, case.steps, case.cells, case.paths)[term] is None:
         return None
-    se = row["u0_se"]
+    se = row.u0_se
     now = _now(model, case, row, best)
     n, c, m = case.steps, case.cells, case.paths
     after = now
@@ -103,9 +102,9 @@ def _pooling_gain(model, kind, case, row, best, rows, batch):
     """The model's noise term: the answer's s.e. x (R / (R + k))^(1/2), its bias unchanged ("runs": its own
     level's runs; "runs-partners": its Richardson partners' too, so that a Richardson value, the answer's or one
     that could be estimated, has the pooled s.e.)."""
-    n, c, m, se = case.steps, case.cells, case.paths, row["u0_se"]
-    shrunk = se * math.sqrt(row["runs"] / (row["runs"] + batch))
-    ext = row.get("richardson")
+    n, c, m, se = case.steps, case.cells, case.paths, row.u0_se
+    shrunk = se * math.sqrt(row.runs / (row.runs + batch))
+    ext = row.richardson
     if best["kind"] == "richardson":
         n1 = ext["partner_steps"][0]
         # predicted_error takes one s.e. for both levels of a Richardson value: with "runs", the answer's share only
@@ -124,9 +123,9 @@ def ladder_gain(model, state, group):
     the model or a term of the group's steps is not identified, or where the last level could not be estimated
     yet (a stepping stone of the ladder: the ladder's order then)."""
     ans = state.answer
-    if model is None or ans is None or ans[1]["best"] is None:
+    if model is None or ans is None or ans[1].best is None:
         return None
-    case, row, best = ans[0].case, ans[1], ans[1]["best"]
+    case, row, best = ans[0].case, ans[1], ans[1].best
     last = group[-1]
     for name, a, b in (
         ("dt", case.steps, last.steps),
@@ -138,10 +137,10 @@ def ladder_gain(model, state, group):
     rows = same_ladder(state)
     if not estimable(last, rows):
         return None
-    se = row["u0_se"] * math.sqrt(case.paths / last.paths)
+    se = row.u0_se * math.sqrt(case.paths / last.paths)
     after = predicted_error(model, last.steps, last.cells, last.paths, se)
     # its Richardson partners: in the group, or run already (the ladder's dt partners run before their level)
-    done = [(r["steps"], r["cells"], r["paths"]) for r in rows if r.get("status") == "ok"]
+    done = [(r.steps, r.cells, r.paths) for r in rows if r.status == "ok"]
     partners = [
         n
         for n, c, m in [(c.steps, c.cells, c.paths) for c in group[:-1]] + done

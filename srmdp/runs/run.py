@@ -15,6 +15,8 @@ import numpy as np
 
 from ..case import memory
 from ..case.cases import Case, check_seed_run, is_int, plain
+from ..case.defaults import DEFAULTS
+from ..case.readings import result_reading
 from ..case.results import identity_hash, peak_rss_bytes, provenance
 from ..exceptions import ConfigError, Interrupted, NumericalError, ProblemFunctionError
 from ..kernels import stop
@@ -166,12 +168,12 @@ class _Progress:
 
 def run_case(
     case: Case,
-    runs: int = 1,
-    run_start: int = 0,
-    test_points: int = 1000,
-    seed: int = 0,
-    device: str = "cpu",
-    threads=None,
+    runs: int = 1,  # a chunk's (a workflow job's runs are given)
+    run_start: int = DEFAULTS["run_start"],
+    test_points: int = DEFAULTS["test_points"],
+    seed: int = DEFAULTS["seed"],
+    device: str = DEFAULTS["device"],
+    threads=DEFAULTS["threads"],
     progress=None,
     backend=None,
     on_run=None,
@@ -223,15 +225,7 @@ def run_case(
             case=d,
             label=case.label,
             problem=problem.name,
-            reading={
-                "outside": case.outside,
-                "trunc_y": d["trunc_y"],
-                "trunc_z": d["trunc_z"],
-                "z_cv": bool(case.z_cv),
-                **({"martingale_cv": True} if case.martingale_cv else {}),
-                **({"curvature_correction": True} if case.curvature_correction else {}),
-                "arithmetic": case.arithmetic,
-            },
+            reading=result_reading(case),
             device=backend.device,
             seed=seed,
             run_start=run_start,

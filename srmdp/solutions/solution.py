@@ -185,8 +185,9 @@ class Solution:
 
     @property
     def refinement(self) -> list:
-        """With ``tol``: the ladder, one dict per level (N, dt, cells, paths, u0, u0_se, u0_error, seconds, ...)."""
-        return list(self.result.get("refinement") or [])
+        """With ``tol``: the ladder, one :class:`srmdp.solutions.row.Row` per level (N, dt, cells, paths, u0, u0_se,
+        u0_error, seconds, ...; ``result["refinement"]`` has them as JSON objects)."""
+        return list(self.result.refinement or [])
 
     # --- time grid
     @property

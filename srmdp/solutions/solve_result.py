@@ -17,6 +17,7 @@ from dataclasses import dataclass, fields
 
 from ..runs.result import RunResult, freeze, thaw
 from .error_estimate import ErrorEstimate
+from .row import Row
 
 __all__ = ["OWN", "SolveResult"]
 
@@ -57,7 +58,7 @@ class SolveResult:
     tol: float | None = None  # a refinement's tolerance, budget, whether met, rows, stop and answer's level
     budget_s: float | None = None
     tol_met: bool | None = None
-    refinement: tuple | None = None
+    refinement: tuple | None = None  # the refinement's rows (srmdp.solutions.row.Row), in the order run
     refinement_stop: str | None = None
     chosen_level: int | None = None
     extrapolated: Mapping | None = None  # the answer's Richardson value in dt, with the plain one it replaces
@@ -69,6 +70,8 @@ class SolveResult:
                 object.__setattr__(self, f.name, freeze(v))
         if isinstance(self.error_estimate, Mapping):
             object.__setattr__(self, "error_estimate", ErrorEstimate.from_dict(self.error_estimate))
+        if self.refinement is not None:  # a file's rows (JSON objects) as records
+            object.__setattr__(self, "refinement", tuple(Row.of(r) for r in self.refinement))
 
     @classmethod
     def of(cls, result) -> SolveResult:
@@ -105,6 +108,8 @@ class SolveResult:
         v = getattr(self, key)
         if v is None and not (key in REFINEMENT and self.tol is not None):
             raise KeyError(key)
+        if key == "refinement" and v is not None:
+            return [r.to_dict() for r in v]
         return v.to_dict() if isinstance(v, ErrorEstimate) else thaw(v)
 
     def _items(self):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ...case.readings import BOUND, CHOICE, reading_fields, reading_names
 from ...exceptions import ConfigError
 
 _KEY = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*):(?:\s+(.*))?$")
@@ -161,7 +162,15 @@ def load_readings_data(path) -> list:
     return data.get("readings") or []
 
 
-_READING_KEYS = {"name", "outside", "trunc_y", "trunc_z", "z_cv", "martingale_cv", "arithmetic", "rows"}
+_OWN_KEYS = {"name", "rows"}  # a preset's reading: its name and rows, and the fields of Reading (reading_keys())
+
+
+def reading_keys() -> set:
+    """The keys a config's reading may name: its name, its rows and the fields of
+    :class:`srmdp.case.readings.Reading`."""
+    return _OWN_KEYS | set(reading_names())
+
+
 _RESERVED = {"timing", "lsmdp", "gpu", "beyond", "residuals", "multicore", "likeforlike"}
 
 
@@ -174,9 +183,10 @@ def check_readings(entries, where: str) -> None:
         at = f"{where}: reading {i + 1}"
         if not isinstance(r, dict):
             raise ConfigError(f"{at} is not a mapping")
-        extra = sorted(set(r) - _READING_KEYS)
+        keys = reading_keys()
+        extra = sorted(set(r) - keys)
         if extra:
-            allowed = ", ".join(sorted(_READING_KEYS))
+            allowed = ", ".join(sorted(keys))
             raise ConfigError(f"{at} has unknown key(s) {', '.join(extra)}; allowed: {allowed}")
         name = r.get("name")
         if not (isinstance(name, str) and re.fullmatch(r"[A-Za-z0-9_-]+", name) and name not in _RESERVED):
@@ -184,17 +194,22 @@ def check_readings(entries, where: str) -> None:
                 f"{at}: name={name!r} must be letters, digits, '_' or '-', and not one of"
                 f" {', '.join(sorted(_RESERVED))}"
             )
-        if r.get("outside") not in ("unbounded", "zero", "clamp"):
-            raise ConfigError(f"{at} ({name}): outside={r.get('outside')!r} must be unbounded, zero or clamp")
-        for k in ("trunc_y", "trunc_z"):
-            v = r.get(k)
-            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0):
-                raise ConfigError(f"{at} ({name}): {k}={v!r} must be a number > 0 or null")
-        for k in ("z_cv", "martingale_cv"):
-            if k in r and not isinstance(r[k], bool):
-                raise ConfigError(f"{at} ({name}): {k}={r[k]!r} must be true or false")
-        if r.get("arithmetic", "float64") not in ("float64", "float32"):
-            raise ConfigError(f"{at} ({name}): arithmetic={r.get('arithmetic')!r} must be float64 or float32")
+        for f in reading_fields():
+            _check_field(f, r, f"{at} ({name})")
         rows = r.get("rows")
         if rows is not None and not (isinstance(rows, list) and rows and all(isinstance(x, str) for x in rows)):
             raise ConfigError(f"{at} ({name}): rows must be a non-empty list of row keys (LP0d4_r1, ...)")
+
+
+def _check_field(f, r: dict, at: str) -> None:
+    """The check of one field of :class:`srmdp.case.readings.Reading` in a config's reading ``r``, by its kind."""
+    k, kind, v = f.name, f.metadata["kind"], r.get(f.name)
+    if kind == CHOICE:
+        choices = f.metadata["choices"]
+        if r.get(k, None if f.metadata["required"] else f.default) not in choices:
+            raise ConfigError(f"{at}: {k}={v!r} must be {', '.join(choices[:-1])} or {choices[-1]}")
+    elif kind == BOUND:
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0):
+            raise ConfigError(f"{at}: {k}={v!r} must be a number > 0 or null")
+    elif k in r and not isinstance(v, bool):
+        raise ConfigError(f"{at}: {k}={v!r} must be true or false")

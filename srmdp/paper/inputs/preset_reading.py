@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...case.readings import reading_key, reading_name
+from ...case.readings import FLAG, Reading, reading_fields, reading_key, reading_name
 from ...options import case_options, command_line, taken_by
 
 
@@ -18,9 +18,15 @@ def _rows(n: int) -> str:
 
 
 @dataclass(frozen=True)
-class PresetReading:
-    """One named reading of a preset (config ``readings``): how the scheme is run (outside the box, truncation,
-    Z control variate).
+class _Named:
+    name: str
+
+
+@dataclass(frozen=True)
+class PresetReading(Reading, _Named):
+    """One named reading of a preset (config ``readings``): its name, then the fields of
+    :class:`srmdp.case.readings.Reading` (how the scheme is run: outside the box, truncation, the control
+    variates, the arithmetic, the curvature correction), then the rows it runs.
 
     ``z_cv``: the Z control variate (``srmdp run --z-cv``, beyond the paper); such a reading is left out of
     the paper's tables and agreement and shown in ``tables/zcv.tex``.  ``rows``: the row keys
@@ -29,27 +35,17 @@ class PresetReading:
     float64 twin in ``tables/arithmetic.tex``, not shown in the paper's tables.
     """
 
-    name: str
-    outside: str
-    trunc_y: float | None
-    trunc_z: float | None
-    z_cv: bool = False
     rows: tuple | None = None
-    martingale_cv: bool = False  # with z_cv: the martingale control variates too (srmdp run --martingale-cv)
-    arithmetic: str = "float64"
 
     def run_options(self, surface: str = "run") -> dict:
         """The reading as options of ``srmdp run`` (or of the command ``surface``, :func:`srmdp.options.taken_by`;
-        None: the default): the arithmetic only where it is not float64, so that a float64 reading's jobs keep the
-        command line they had before the option."""
-        values = {
-            "outside": self.outside,
-            "trunc_y": self.trunc_y,
-            "trunc_z": self.trunc_z,
-            "z_cv": bool(self.z_cv),
-            "martingale_cv": bool(self.martingale_cv),
-            "arithmetic": None if self.arithmetic == "float64" else self.arithmetic,
-        }
+        None: the default): a field declared "unset_at_default" (the arithmetic) only where it is not its default, so
+        that those jobs keep the command line they had before the option."""
+        values = {}
+        for f in reading_fields():
+            v = getattr(self, f.name)
+            v = bool(v) if f.metadata["kind"] == FLAG else v
+            values[f.name] = None if f.metadata["job"] == "unset_at_default" and v == f.default else v
         return taken_by(values, surface)
 
     def options(self) -> dict:
@@ -73,6 +69,8 @@ class PresetReading:
         if self.arithmetic != "float64":
             out += f", {self.arithmetic} path arithmetic (sums over paths and solves in float64"
             out += f"; {_rows(len(self.rows))})" if self.rows is not None else ")"
+        if self.curvature_correction:
+            out += ", the driver's curvature correction (beyond the paper)"
         return out
 
     def runs_row(self, key: str) -> bool:
@@ -83,17 +81,12 @@ class PresetReading:
 def reading_from_config(r: dict) -> PresetReading:
     """A :class:`PresetReading` from one entry of a config's ``readings`` list."""
     rows = r.get("rows")
-    mart = bool(r.get("martingale_cv", False))
-    return PresetReading(
-        r["name"],
-        r["outside"],
-        r.get("trunc_y"),
-        r.get("trunc_z"),
-        bool(r.get("z_cv", False)) or mart,
-        None if rows is None else tuple(rows),
-        mart,
-        r.get("arithmetic", "float64"),
-    )
+    values = {}
+    for f in reading_fields():  # a field the entry does not name: its default (a required one is checked before)
+        v = r[f.name] if f.metadata["required"] else r.get(f.name, f.default)
+        values[f.name] = bool(v) if f.metadata["kind"] == FLAG else v
+    values["z_cv"] = values["z_cv"] or values["martingale_cv"]  # the martingale control variates imply z_cv
+    return PresetReading(name=r["name"], rows=None if rows is None else tuple(rows), **values)
 
 
 def _g(x):

@@ -15,7 +15,7 @@ import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ...case.readings import reading_key, reading_name, same_reading
+from ...case.readings import reading_fields, reading_key, reading_name, same_reading
 from ...exceptions import ConfigError
 from .. import REPOSITORY
 from ..inputs import chunks
@@ -68,7 +68,8 @@ class GpuGroup:
 class Variant:
     """One residual experiment (config ``residuals.variants``): the residual reading with one thing changed.
 
-    ``changes``: ((key, value), ...) among precision, arithmetic, seed, trunc_y, trunc_z (None = no truncation).
+    ``changes``: ((key, value), ...) among :func:`variant_keys` (precision, seed, trunc_y, trunc_z, arithmetic;
+    None = no truncation).
     ``rows``: the rows it reruns (None: every row of ``residuals.rows``); ``runs``: its runs (None: the row's);
     ``predicted``: the sign it predicts for ours - paper's shift, written before it was run."""
 
@@ -83,7 +84,13 @@ class Variant:
         return dict(self.changes).get(key, default)
 
 
-VARIANT_KEYS = ("precision", "arithmetic", "seed", "trunc_y", "trunc_z")
+def variant_keys() -> tuple:
+    """What a residual variant may change: the precision, the seed and the fields of the reading declared
+    ``variant`` (:class:`srmdp.case.readings.Reading`)."""
+    return ("precision", "seed") + tuple(f.name for f in reading_fields() if f.metadata["variant"])
+
+
+VARIANT_KEYS = variant_keys()
 
 
 def _paper_keys(rows, where: str, paper_keys) -> list:
@@ -190,7 +197,7 @@ class Plan(PlanFiles, PlanJobs):
             Variant(
                 v["name"],
                 v["hypothesis"],
-                tuple((k, v[k]) for k in VARIANT_KEYS if k in v),
+                tuple((k, v[k]) for k in variant_keys() if k in v),
                 None if v.get("rows") is None else tuple(_paper_keys(v["rows"], "residuals.variants.rows", paper_keys)),
                 v.get("runs"),
                 v.get("predicted", ""),
