@@ -284,8 +284,11 @@ def test_nan_through_the_cli_exits_3_without_a_result(nan_problem, tmp_path):
             ]
         )
     assert status == 3
-    lines = err.getvalue().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("srmdp: numerical error: ") and "Traceback" not in err.getvalue()
+    said = err.getvalue().splitlines()
+    # the one line of the error, after the cost said before compute (srmdp.solutions.prediction.run_line)
+    assert len(said) == 2 and said[0].startswith("srmdp: case N = 2, #C = 3, M = 20, K = 3, 2 runs: predicted ")
+    lines = said[1:]
+    assert lines[0].startswith("srmdp: numerical error: ") and "Traceback" not in err.getvalue()
     assert "time step i=1, stratum k=2" in lines[0]
     assert not out.exists() and not list(tmp_path.iterdir())
 
