@@ -34,10 +34,12 @@ def test_run_records_peak_rss_next_to_the_model(tmp_path):
 
 # --- a solve's peak resident memory held by its model -------------------------------------------------------------
 _CHILD = """
-import re, resource, sys
+import re, sys
 import srmdp
-def peak():  # bytes (Linux: ru_maxrss in KiB)
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+def peak():  # bytes: this process's high-water mark (VmHWM; ru_maxrss would carry the parent's across exec)
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
 kw = eval(sys.argv[1])
 srmdp.solve(**dict(kw, cells=4))  # the same kernels, loaded from the disk cache: the interpreter's baseline
 base = peak()
